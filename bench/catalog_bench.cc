@@ -1,0 +1,46 @@
+// Catalog start-up and lookup costs: every command pays the load once, lookups many times.
+#include <benchmark/benchmark.h>
+
+#include "rigplan/catalog.h"
+#include "rigplan/catalog_query.h"
+
+namespace {
+
+void BM_LoadEmbeddedCatalog(benchmark::State& state) {
+  const auto files = rigplan::embedded_catalog();
+  for (auto _ : state) {
+    auto catalog = rigplan::load_catalog(files);
+    benchmark::DoNotOptimize(catalog);
+  }
+}
+BENCHMARK(BM_LoadEmbeddedCatalog)->Unit(benchmark::kMillisecond);
+
+void BM_FindGpuByName(benchmark::State& state) {
+  const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());
+  for (auto _ : state) {
+    auto gpu = catalog->find_gpu("GeForce RTX 4090");
+    benchmark::DoNotOptimize(gpu);
+  }
+}
+BENCHMARK(BM_FindGpuByName);
+
+void BM_FindGpuTypo(benchmark::State& state) {
+  const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());
+  for (auto _ : state) {
+    auto gpu = catalog->find_gpu("rtx 4900");  // unknown: computes suggestions
+    benchmark::DoNotOptimize(gpu);
+  }
+}
+BENCHMARK(BM_FindGpuTypo);
+
+void BM_QueryGpusSorted(benchmark::State& state) {
+  const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());
+  const rigplan::GpuQuery query{.min_memory_gb = 16.0, .sort = "-mem_bandwidth_gbps"};
+  for (auto _ : state) {
+    auto gpus = rigplan::query_gpus(*catalog, query);
+    benchmark::DoNotOptimize(gpus);
+  }
+}
+BENCHMARK(BM_QueryGpusSorted);
+
+}  // namespace

@@ -1,0 +1,220 @@
+// The hardware catalog: GPUs, CPUs, cloud offers, regions and interconnects, each figure with
+// its source and date. The loader (catalog_loader.h) produces these plain structs from the
+// TOML files under data/catalog/; models never see TOML. Units are in the field names; `_gbps`
+// is GB/s (1e9 bytes per second) everywhere in rigplan. See docs/catalog.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rigplan/date.h"
+#include "rigplan/status.h"
+
+namespace rigplan {
+
+// Where an entry's figures come from.
+struct Provenance {
+  std::string source;      // where the entry's figures come from
+  std::string confidence;  // "cited", "mixed" or "recall" (docs/catalog.md)
+  std::string notes;       // conflicts between sources and the choices made
+  std::map<std::string, std::string, std::less<>> field_sources;  // field -> its own source
+  std::string file;  // catalog file the entry was read from (last one, for overlays)
+  int line = 0;      // line of the entry in that file
+
+  // The source of one field: its own when it has one, else the entry's.
+  const std::string& source_of(std::string_view field) const;
+};
+
+struct Gpu {
+  std::string id;
+  std::string vendor;  // nvidia, amd, intel
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string segment;       // consumer, workstation, datacenter
+  std::string architecture;  // pascal ... blackwell, rdna3, cdna2, cdna3
+  std::string compute_capability;
+  std::string form_factor;  // pcie, sxm, oam, superchip, laptop
+  Date release_date;
+  std::optional<double> launch_price_usd;
+  std::optional<double> street_price_usd;
+  std::optional<Date> street_price_date;
+  std::optional<double> used_price_usd;
+  std::optional<Date> used_price_date;
+  int sm_count = 0;
+  double boost_clock_mhz = 0;
+  bool tensor_cores = false;
+  double fp32_tflops = 0;
+  std::optional<double> tf32_tflops;          // dense tensor TF32
+  std::optional<double> fp16_tflops;          // dense tensor FP16, FP32 accumulate
+  std::optional<double> fp16_fp16acc_tflops;  // dense tensor FP16, FP16 accumulate
+  std::optional<double> bf16_tflops;          // dense tensor BF16
+  std::optional<double> fp8_tflops;           // dense tensor FP8
+  std::optional<double> int8_tops;            // dense tensor INT8
+  double memory_gb = 0;
+  std::string memory_type;
+  int memory_bus_bits = 0;
+  double mem_bandwidth_gbps = 0;
+  double l2_cache_mb = 0;
+  double shared_mem_per_sm_kb = 0;
+  double board_power_w = 0;
+  std::optional<double> slot_width;
+  std::string cooler;                         // blower, open-air, passive, liquid
+  std::vector<std::string> power_connectors;  // 6-pin, 8-pin, eps-8pin, 12vhpwr, 12v-2x6
+  std::optional<double> card_length_mm;
+  int pcie_gen = 0;
+  int pcie_lanes = 0;
+  std::string gpu_link;  // none, nvlink-bridge, nvswitch, infinity-fabric
+  std::optional<double> gpu_link_bw_gbps;
+  Provenance provenance;
+};
+
+struct Cpu {
+  std::string id;
+  std::string vendor;
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string family;
+  std::string segment;  // desktop, hedt, workstation, server
+  std::string socket;
+  Date release_date;
+  int cores = 0;
+  int threads = 0;
+  double base_clock_ghz = 0;
+  double boost_clock_ghz = 0;
+  int pcie_lanes = 0;  // CPU lanes usable for devices
+  int pcie_gen = 0;
+  int memory_channels = 0;
+  double max_memory_gb = 0;
+  std::string memory_type;
+  bool ecc = false;
+  int max_sockets = 1;
+  double tdp_w = 0;
+  double price_usd = 0;
+  Date price_date;
+  std::string price_kind;  // launch-msrp, 1ku, street
+  Provenance provenance;
+};
+
+struct Offer {
+  std::string id;
+  std::string provider;
+  std::string provider_kind;  // hyperscaler, gpu-cloud, marketplace, serverless
+  std::string instance;
+  std::string region;  // a Region id, or empty
+  std::string gpu;     // a Gpu id
+  int gpu_count = 0;
+  std::optional<int> vcpus;
+  std::optional<double> ram_gb;
+  double price_per_hour_usd = 0;  // whole instance, on demand
+  std::optional<double> spot_price_per_hour_usd;
+  std::string billing;  // on-demand, serverless, reserved-1y, reserved-3y
+  Date price_date;
+  Provenance provenance;
+};
+
+struct Region {
+  std::string id;
+  std::string name;
+  std::string kind;     // world, country, us-state, cloud-region
+  std::string country;  // ISO 3166-1 alpha-2, lowercase
+  std::string parent;   // a Region id, or empty
+  std::optional<double> electricity_usd_per_kwh;
+  std::optional<Date> electricity_date;
+  std::string electricity_source;
+  std::optional<double> carbon_gco2_per_kwh;
+  std::optional<int> carbon_year;
+  std::string carbon_source;
+  std::optional<double> pue;
+  Provenance provenance;
+};
+
+struct Interconnect {
+  std::string id;
+  std::string family;  // pcie, nvlink, infinity-fabric, infiniband, ethernet
+  std::string name;
+  int year = 0;
+  std::optional<int> lanes;
+  double bw_per_direction_gbps = 0;
+  std::optional<double> line_rate_gbit;
+  Provenance provenance;
+};
+
+// A price with its date and kind, as chosen for display and filtering.
+struct PriceQuote {
+  double usd = 0;
+  std::optional<Date> date;
+  std::string_view kind;  // "street", "launch" or "used"
+};
+
+// The best-known new price of a GPU: street price when the catalog has one, else launch price.
+std::optional<PriceQuote> new_price(const Gpu& gpu);
+
+class NameIndex;
+
+// The loaded catalog. Entries keep the order of the files they came from.
+class Catalog {
+ public:
+  Catalog();
+  ~Catalog();
+  Catalog(Catalog&&) noexcept;
+  Catalog& operator=(Catalog&&) noexcept;
+
+  std::vector<Gpu> gpus;
+  std::vector<Cpu> cpus;
+  std::vector<Offer> offers;
+  std::vector<Region> regions;
+  std::vector<Interconnect> interconnects;
+
+  // Looks up by id, alias or name, case-insensitively and ignoring spaces, hyphens and vendor
+  // prefixes ("RTX 4090", "geforce rtx 4090", "rtx-4090"). An unknown name is a kNotFound
+  // Status with the closest names ("did you mean 'rtx-4090'?").
+  Result<const Gpu*> find_gpu(std::string_view name) const;
+  Result<const Cpu*> find_cpu(std::string_view name) const;
+  Result<const Offer*> find_offer(std::string_view id) const;
+  Result<const Region*> find_region(std::string_view name) const;
+  Result<const Interconnect*> find_interconnect(std::string_view id) const;
+
+  // Exact-id lookups, nullptr when absent.
+  const Gpu* gpu(std::string_view id) const;
+  const Region* region(std::string_view id) const;
+
+  // Rebuilds the name indexes; the loader calls it once the vectors are final. A name that
+  // already stands for another entry of the same kind is left out and reported to `on_clash`
+  // with the kind ("gpu"), the entry's index, the field it came from ("id", "name" or
+  // "aliases"), the name and the other entry's id.
+  using ClashHandler = std::function<void(std::string_view kind, size_t index,
+                                          std::string_view field, const std::string& name,
+                                          const std::string& other_id)>;
+  void build_indexes(const ClashHandler& on_clash = {});
+
+ private:
+  std::unique_ptr<NameIndex> gpu_index_, cpu_index_, offer_index_, region_index_,
+      interconnect_index_;
+};
+
+// A catalog file: its path (for messages) and its text.
+struct CatalogFile {
+  std::string path;
+  std::string text;
+};
+
+// The default catalog compiled into the binary.
+std::vector<CatalogFile> embedded_catalog();
+
+// Reads every *.toml file of a directory, in name order. A missing or unreadable directory is
+// a kIoError Status.
+Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir);
+
+// Parses and checks a catalog: the base files, then the overlay files, whose entries add new
+// ids or replace the fields they name in existing ones. Every problem found in every file is
+// reported in one kInvalidInput Status, a line each, as "file:line:column: message".
+Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
+                             const std::vector<CatalogFile>& overlay = {});
+
+}  // namespace rigplan

@@ -1,0 +1,50 @@
+// Rendering of results: plain-text tables for people, JSON for programs. Renderers only format;
+// they compute nothing that a model or the catalog does not already hold. JSON output is
+// deterministic: keys keep their declared order and numbers print in their shortest exact form.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rigplan/catalog.h"
+
+namespace rigplan::report {
+
+using Json = nlohmann::ordered_json;
+
+// A plain-text table: a header, a rule, then rows; columns separated by two spaces.
+class Table {
+ public:
+  enum class Align { kLeft, kRight };
+  struct Column {
+    std::string header;
+    Align align = Align::kLeft;
+  };
+
+  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  void add_row(std::vector<std::string> cells);
+  std::string render() const;
+
+ private:
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// Every field an entry has (absent optionals are left out), then its provenance:
+// {"id": ..., ..., "source": ..., "confidence": ..., "notes": ..., "field_sources": {...},
+//  "defined_at": "file:line"}.
+Json to_json(const Gpu& gpu);
+Json to_json(const Cpu& cpu);
+Json to_json(const Offer& offer);
+Json to_json(const Region& region);
+Json to_json(const Interconnect& interconnect);
+
+// Every field with its value, unit and source, as a table, followed by the entry's provenance.
+std::string show_text(const Gpu& gpu);
+std::string show_text(const Cpu& cpu);
+std::string show_text(const Offer& offer);
+std::string show_text(const Region& region);
+
+}  // namespace rigplan::report

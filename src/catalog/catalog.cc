@@ -1,0 +1,94 @@
+#include "rigplan/catalog.h"
+
+#include "catalog/name_index.h"
+
+namespace rigplan {
+
+const std::string& Provenance::source_of(std::string_view field) const {
+  auto it = field_sources.find(field);
+  return it != field_sources.end() ? it->second : source;
+}
+
+std::optional<PriceQuote> new_price(const Gpu& gpu) {
+  if (gpu.street_price_usd) return PriceQuote{*gpu.street_price_usd, gpu.street_price_date, "street"};
+  if (gpu.launch_price_usd) return PriceQuote{*gpu.launch_price_usd, gpu.release_date, "launch"};
+  return std::nullopt;
+}
+
+Catalog::Catalog() = default;
+Catalog::~Catalog() = default;
+Catalog::Catalog(Catalog&&) noexcept = default;
+Catalog& Catalog::operator=(Catalog&&) noexcept = default;
+
+namespace {
+
+template <class T>
+std::unique_ptr<NameIndex> index_entries(std::string_view kind, std::string list_command,
+                                         const std::vector<T>& entries,
+                                         const Catalog::ClashHandler& on_clash) {
+  auto index = std::make_unique<NameIndex>(std::string(kind == "gpu" ? "GPU"
+                                                       : kind == "cpu" ? "CPU"
+                                                                       : kind),
+                                           std::move(list_command));
+  auto add = [&](size_t i, std::string_view field, const std::string& name) {
+    const std::string other = index->add_name(i, name);
+    if (!other.empty() && on_clash) on_clash(kind, i, field, name, other);
+  };
+  for (size_t i = 0; i < entries.size(); ++i) index->add_entry(entries[i].id);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if constexpr (requires { entries[i].name; }) add(i, "name", entries[i].name);
+    if constexpr (requires { entries[i].aliases; }) {
+      for (const auto& alias : entries[i].aliases) add(i, "aliases", alias);
+    }
+  }
+  return index;
+}
+
+template <class T>
+Result<const T*> find_in(const NameIndex* index, const std::vector<T>& entries,
+                         std::string_view name) {
+  assert(index && "build_indexes() runs before lookups");
+  auto found = index->find(name);
+  if (!found) return found.status();
+  return &entries[*found];
+}
+
+template <class T>
+const T* find_id(const std::vector<T>& entries, std::string_view id) {
+  for (const auto& e : entries) {
+    if (e.id == id) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void Catalog::build_indexes(const ClashHandler& on_clash) {
+  gpu_index_ = index_entries("gpu", "rigplan gpus list", gpus, on_clash);
+  cpu_index_ = index_entries("cpu", "rigplan cpus list", cpus, on_clash);
+  offer_index_ = index_entries("offer", "rigplan offers list", offers, on_clash);
+  region_index_ = index_entries("region", "rigplan regions list", regions, on_clash);
+  interconnect_index_ =
+      index_entries("interconnect", "rigplan catalog check", interconnects, on_clash);
+}
+
+Result<const Gpu*> Catalog::find_gpu(std::string_view name) const {
+  return find_in(gpu_index_.get(), gpus, name);
+}
+Result<const Cpu*> Catalog::find_cpu(std::string_view name) const {
+  return find_in(cpu_index_.get(), cpus, name);
+}
+Result<const Offer*> Catalog::find_offer(std::string_view id) const {
+  return find_in(offer_index_.get(), offers, id);
+}
+Result<const Region*> Catalog::find_region(std::string_view name) const {
+  return find_in(region_index_.get(), regions, name);
+}
+Result<const Interconnect*> Catalog::find_interconnect(std::string_view id) const {
+  return find_in(interconnect_index_.get(), interconnects, id);
+}
+
+const Gpu* Catalog::gpu(std::string_view id) const { return find_id(gpus, id); }
+const Region* Catalog::region(std::string_view id) const { return find_id(regions, id); }
+
+}  // namespace rigplan

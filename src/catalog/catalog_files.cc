@@ -1,0 +1,42 @@
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "rigplan/catalog.h"
+#include "util/embedded_file.h"
+
+namespace rigplan {
+
+std::vector<CatalogFile> embedded_catalog() {
+  std::vector<CatalogFile> files;
+  for (const auto& f : embedded_catalog_files()) files.push_back({std::string(f.path), std::string(f.text)});
+  return files;
+}
+
+Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    return Status::io_error(fmt::format("{}: not a directory", dir));
+  }
+  std::vector<fs::path> paths;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".toml") paths.push_back(entry.path());
+  }
+  if (ec) return Status::io_error(fmt::format("{}: {}", dir, ec.message()));
+  std::sort(paths.begin(), paths.end());
+  std::vector<CatalogFile> files;
+  for (const auto& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) return Status::io_error(fmt::format("{}: cannot read the file", path.string()));
+    files.push_back({path.string(), text.str()});
+  }
+  return files;
+}
+
+}  // namespace rigplan

@@ -1,0 +1,206 @@
+#include "rigplan/schema.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "util/strings.h"
+
+namespace rigplan {
+namespace {
+
+constexpr bool kRequired = true;
+constexpr bool kOptional = false;
+
+// Accepted ranges. Bounds are sanity limits, wide enough for any part of the coming decade,
+// narrow enough to catch unit mistakes (MB for GB, MHz for GHz, W for kW).
+constexpr Range positive(double hi) { return {0, hi, false}; }
+constexpr Range at_least(double lo, double hi) { return {lo, hi, true}; }
+constexpr Range kPrice = positive(10'000'000);
+constexpr Range kPcieGen = at_least(1, 6);
+constexpr Range kTflops = positive(50'000);
+
+}  // namespace
+
+std::string Range::describe() const {
+  std::string lo_text = fmt::format("{} {}", lo_inclusive ? ">=" : ">", format_number(lo));
+  if (std::isinf(hi)) return lo_text;
+  return fmt::format("{} and <= {}", lo_text, format_number(hi));
+}
+
+const std::vector<FieldSpec<Gpu>>& gpu_fields() {
+  using G = Gpu;
+  static const std::vector<FieldSpec<G>> kFields = {
+      {"id", &G::id, kRequired},
+      {"vendor", &G::vendor, kRequired, "", {"nvidia", "amd", "intel"}},
+      {"name", &G::name, kRequired},
+      {"aliases", &G::aliases, kOptional},
+      {"segment", &G::segment, kRequired, "", {"consumer", "workstation", "datacenter"}},
+      {"architecture", &G::architecture, kRequired, "",
+       {"pascal", "volta", "turing", "ampere", "ada", "hopper", "blackwell", "rdna3", "cdna2",
+        "cdna3"}},
+      {"compute_capability", &G::compute_capability, kRequired},
+      {"form_factor", &G::form_factor, kRequired, "", {"pcie", "sxm", "oam", "superchip", "laptop"}},
+      {"release_date", &G::release_date, kRequired},
+      {"launch_price_usd", &G::launch_price_usd, kOptional, "USD", {}, kPrice},
+      {"street_price_usd", &G::street_price_usd, kOptional, "USD", {}, kPrice},
+      {"street_price_date", &G::street_price_date, kOptional},
+      {"used_price_usd", &G::used_price_usd, kOptional, "USD", {}, kPrice},
+      {"used_price_date", &G::used_price_date, kOptional},
+      {"sm_count", &G::sm_count, kRequired, "", {}, at_least(1, 1000)},
+      {"boost_clock_mhz", &G::boost_clock_mhz, kRequired, "MHz", {}, at_least(100, 5000)},
+      {"tensor_cores", &G::tensor_cores, kRequired},
+      {"fp32_tflops", &G::fp32_tflops, kRequired, "TFLOPS", {}, kTflops},
+      {"tf32_tflops", &G::tf32_tflops, kOptional, "TFLOPS", {}, kTflops},
+      {"fp16_tflops", &G::fp16_tflops, kOptional, "TFLOPS", {}, kTflops},
+      {"fp16_fp16acc_tflops", &G::fp16_fp16acc_tflops, kOptional, "TFLOPS", {}, kTflops},
+      {"bf16_tflops", &G::bf16_tflops, kOptional, "TFLOPS", {}, kTflops},
+      {"fp8_tflops", &G::fp8_tflops, kOptional, "TFLOPS", {}, kTflops},
+      {"int8_tops", &G::int8_tops, kOptional, "TOPS", {}, kTflops},
+      {"memory_gb", &G::memory_gb, kRequired, "GB", {}, positive(4096)},
+      {"memory_type", &G::memory_type, kRequired, "",
+       {"GDDR5", "GDDR5X", "GDDR6", "GDDR6X", "GDDR7", "HBM2", "HBM2e", "HBM3", "HBM3e",
+        "LPDDR5X"}},
+      {"memory_bus_bits", &G::memory_bus_bits, kRequired, "bit", {}, at_least(32, 16384)},
+      {"mem_bandwidth_gbps", &G::mem_bandwidth_gbps, kRequired, "GB/s", {}, positive(50'000)},
+      {"l2_cache_mb", &G::l2_cache_mb, kRequired, "MB", {}, positive(2048)},
+      {"shared_mem_per_sm_kb", &G::shared_mem_per_sm_kb, kRequired, "KB", {}, positive(2048)},
+      {"board_power_w", &G::board_power_w, kRequired, "W", {}, positive(5000)},
+      {"slot_width", &G::slot_width, kOptional, "slots", {}, at_least(1, 5)},
+      {"cooler", &G::cooler, kRequired, "", {"blower", "open-air", "passive", "liquid"}},
+      {"power_connectors", &G::power_connectors, kRequired, "",
+       {"6-pin", "8-pin", "eps-8pin", "12vhpwr", "12v-2x6"}},
+      {"card_length_mm", &G::card_length_mm, kOptional, "mm", {}, positive(600)},
+      {"pcie_gen", &G::pcie_gen, kRequired, "", {}, kPcieGen},
+      {"pcie_lanes", &G::pcie_lanes, kRequired, "", {}, at_least(1, 16)},
+      {"gpu_link", &G::gpu_link, kRequired, "",
+       {"none", "nvlink-bridge", "nvswitch", "infinity-fabric"}},
+      {"gpu_link_bw_gbps", &G::gpu_link_bw_gbps, kOptional, "GB/s", {}, positive(100'000)},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<Cpu>>& cpu_fields() {
+  using C = Cpu;
+  static const std::vector<FieldSpec<C>> kFields = {
+      {"id", &C::id, kRequired},
+      {"vendor", &C::vendor, kRequired, "", {"amd", "intel"}},
+      {"name", &C::name, kRequired},
+      {"aliases", &C::aliases, kOptional},
+      {"family", &C::family, kRequired, "",
+       {"ryzen", "threadripper", "threadripper-pro", "epyc", "core", "core-ultra", "xeon-w",
+        "xeon-scalable", "xeon-6"}},
+      {"segment", &C::segment, kRequired, "", {"desktop", "hedt", "workstation", "server"}},
+      {"socket", &C::socket, kRequired},
+      {"release_date", &C::release_date, kRequired},
+      {"cores", &C::cores, kRequired, "", {}, at_least(1, 1024)},
+      {"threads", &C::threads, kRequired, "", {}, at_least(1, 2048)},
+      {"base_clock_ghz", &C::base_clock_ghz, kRequired, "GHz", {}, positive(10)},
+      {"boost_clock_ghz", &C::boost_clock_ghz, kRequired, "GHz", {}, positive(10)},
+      {"pcie_lanes", &C::pcie_lanes, kRequired, "", {}, at_least(0, 512)},
+      {"pcie_gen", &C::pcie_gen, kRequired, "", {}, kPcieGen},
+      {"memory_channels", &C::memory_channels, kRequired, "", {}, at_least(1, 24)},
+      {"max_memory_gb", &C::max_memory_gb, kRequired, "GB", {}, positive(65'536)},
+      {"memory_type", &C::memory_type, kRequired, "", {"DDR4", "DDR5"}},
+      {"ecc", &C::ecc, kRequired},
+      {"max_sockets", &C::max_sockets, kRequired, "", {}, at_least(1, 8)},
+      {"tdp_w", &C::tdp_w, kRequired, "W", {}, positive(1000)},
+      {"price_usd", &C::price_usd, kRequired, "USD", {}, kPrice},
+      {"price_date", &C::price_date, kRequired},
+      {"price_kind", &C::price_kind, kRequired, "", {"launch-msrp", "1ku", "street"}},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<Offer>>& offer_fields() {
+  using O = Offer;
+  static const std::vector<FieldSpec<O>> kFields = {
+      {"id", &O::id, kRequired},
+      {"provider", &O::provider, kRequired},
+      {"provider_kind", &O::provider_kind, kRequired, "",
+       {"hyperscaler", "gpu-cloud", "marketplace", "serverless"}},
+      {"instance", &O::instance, kRequired},
+      {"region", &O::region, kOptional},
+      {"gpu", &O::gpu, kRequired},
+      {"gpu_count", &O::gpu_count, kRequired, "", {}, at_least(1, 1024)},
+      {"vcpus", &O::vcpus, kOptional, "", {}, at_least(1, 4096)},
+      {"ram_gb", &O::ram_gb, kOptional, "GB", {}, positive(65'536)},
+      {"price_per_hour_usd", &O::price_per_hour_usd, kRequired, "USD/h", {}, positive(10'000)},
+      {"spot_price_per_hour_usd", &O::spot_price_per_hour_usd, kOptional, "USD/h", {},
+       positive(10'000)},
+      {"billing", &O::billing, kRequired, "",
+       {"on-demand", "serverless", "reserved-1y", "reserved-3y"}},
+      {"price_date", &O::price_date, kRequired},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<Region>>& region_fields() {
+  using R = Region;
+  static const std::vector<FieldSpec<R>> kFields = {
+      {"id", &R::id, kRequired},
+      {"name", &R::name, kRequired},
+      {"kind", &R::kind, kRequired, "", {"world", "country", "us-state", "cloud-region"}},
+      {"country", &R::country, kRequired},
+      {"parent", &R::parent, kOptional},
+      {"electricity_usd_per_kwh", &R::electricity_usd_per_kwh, kOptional, "USD/kWh", {},
+       positive(5)},
+      {"electricity_date", &R::electricity_date, kOptional},
+      {"electricity_source", &R::electricity_source, kOptional},
+      {"carbon_gco2_per_kwh", &R::carbon_gco2_per_kwh, kOptional, "gCO2/kWh", {},
+       at_least(0, 2000)},
+      {"carbon_year", &R::carbon_year, kOptional, "", {}, at_least(1990, 2100)},
+      {"carbon_source", &R::carbon_source, kOptional},
+      {"pue", &R::pue, kOptional, "", {}, at_least(1, 3)},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<Interconnect>>& interconnect_fields() {
+  using I = Interconnect;
+  static const std::vector<FieldSpec<I>> kFields = {
+      {"id", &I::id, kRequired},
+      {"family", &I::family, kRequired, "",
+       {"pcie", "nvlink", "infinity-fabric", "infiniband", "ethernet"}},
+      {"name", &I::name, kRequired},
+      {"year", &I::year, kRequired, "", {}, at_least(1990, 2100)},
+      {"lanes", &I::lanes, kOptional, "", {}, at_least(1, 1024)},
+      {"bw_per_direction_gbps", &I::bw_per_direction_gbps, kRequired, "GB/s", {},
+       positive(100'000)},
+      {"line_rate_gbit", &I::line_rate_gbit, kOptional, "Gbit/s", {}, positive(100'000)},
+  };
+  return kFields;
+}
+
+std::optional<double> numeric(const FieldValue& value) {
+  if (const auto* d = std::get_if<double>(&value)) return *d;
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);
+  if (const auto* b = std::get_if<bool>(&value)) return *b ? 1.0 : 0.0;
+  if (const auto* d = std::get_if<Date>(&value)) return static_cast<double>(d->days_since_epoch());
+  return std::nullopt;
+}
+
+std::string display_text(const FieldValue& value) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, std::monostate>) {
+          return "";
+        } else if constexpr (std::is_same_v<V, std::string>) {
+          return v;
+        } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+          return join(v, ", ");
+        } else if constexpr (std::is_same_v<V, double>) {
+          return format_number(v);
+        } else if constexpr (std::is_same_v<V, std::int64_t>) {
+          return std::to_string(v);
+        } else if constexpr (std::is_same_v<V, bool>) {
+          return v ? "yes" : "no";
+        } else {
+          return v.to_string();
+        }
+      },
+      value);
+}
+
+}  // namespace rigplan

@@ -1,0 +1,49 @@
+// What every subcommand shares: the global options, catalog loading, and the mapping of a
+// Status to an error message and exit code (0 success, 2 bad input, 1 internal error).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "rigplan/catalog.h"
+#include "rigplan/report.h"
+#include "rigplan/status.h"
+
+namespace rigplan::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitBadInput = 2;
+
+struct CliContext {
+  std::string catalog_dir;  // --catalog: replaces the embedded catalog
+  std::string overlay_dir;  // --overlay, $RIGPLAN_OVERLAY or ~/.config/rigplan/overlay
+  bool json = false;        // --json
+  int exit_code = kExitOk;  // set by the subcommand that ran
+  std::ostream* out;
+  std::ostream* err;
+
+  // The catalog the options name: embedded or --catalog, plus the overlay when it exists.
+  Result<Catalog> load() const;
+
+  // Prints "rigplan: <message>" to stderr; returns the exit code for the status.
+  int fail(const Status& status) const;
+  // Prints JSON (pretty, 2-space indent, newline) to stdout.
+  void print_json(const report::Json& value) const;
+};
+
+// The overlay directory when none is given: $RIGPLAN_OVERLAY, else
+// $XDG_CONFIG_HOME/rigplan/overlay, else $HOME/.config/rigplan/overlay.
+std::string default_overlay_dir();
+
+// Subcommand registration, one per cmd_<name>.cc.
+void add_gpus_command(CLI::App& app, CliContext& ctx);
+void add_cpus_command(CLI::App& app, CliContext& ctx);
+void add_offers_command(CLI::App& app, CliContext& ctx);
+void add_regions_command(CLI::App& app, CliContext& ctx);
+void add_catalog_command(CLI::App& app, CliContext& ctx);
+void add_overview_command(CLI::App& app, CliContext& ctx);
+
+}  // namespace rigplan::cli

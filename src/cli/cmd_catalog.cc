@@ -1,0 +1,59 @@
+// rigplan catalog check [DIR]
+#include <fmt/format.h>
+
+#include "cli/cli_context.h"
+
+namespace rigplan::cli {
+namespace {
+
+report::Json counts_json(const Catalog& c) {
+  return {{"gpus", c.gpus.size()},       {"cpus", c.cpus.size()},
+          {"offers", c.offers.size()},   {"regions", c.regions.size()},
+          {"interconnects", c.interconnects.size()}};
+}
+
+}  // namespace
+
+void add_catalog_command(CLI::App& app, CliContext& ctx) {
+  auto* catalog = app.add_subcommand("catalog", "Check a catalog directory");
+  catalog->require_subcommand(1);
+
+  static std::string dir;
+  auto* check = catalog->add_subcommand(
+      "check", "Validate a catalog directory (default: the catalog in use) and report every problem");
+  check->add_option("dir", dir, "Catalog directory");
+  check->callback([&ctx] {
+    Result<Catalog> loaded = Status::internal("not loaded");
+    if (dir.empty()) {
+      loaded = ctx.load();
+    } else {
+      auto files = read_catalog_dir(dir);
+      loaded = files ? load_catalog(*files) : Result<Catalog>(files.status());
+    }
+    if (ctx.json) {
+      report::Json out = {{"ok", loaded.ok()}};
+      if (loaded) {
+        out["counts"] = counts_json(*loaded);
+      } else {
+        report::Json problems = report::Json::array();
+        std::string_view text = loaded.status().message();
+        // One problem per line; the last line is the summary.
+        for (size_t end; (end = text.find('\n')) != std::string_view::npos; text.remove_prefix(end + 1)) {
+          problems.push_back(std::string(text.substr(0, end)));
+        }
+        out["problems"] = problems;
+        out["summary"] = std::string(text);
+      }
+      ctx.print_json(out);
+      ctx.exit_code = loaded ? kExitOk : (loaded.status().is_user_error() ? kExitBadInput : kExitInternal);
+      return;
+    }
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& c = *loaded;
+    *ctx.out << fmt::format("catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects\n",
+                            c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(),
+                            c.interconnects.size());
+  });
+}
+
+}  // namespace rigplan::cli

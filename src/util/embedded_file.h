@@ -1,0 +1,17 @@
+// Files compiled into the binary by cmake/embed_files.cmake.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace rigplan {
+
+struct EmbeddedFile {
+  std::string_view path;  // relative to the repository root, e.g. "data/catalog/gpus.toml"
+  std::string_view text;
+};
+
+// The default catalog: every data/catalog/*.toml file, in name order.
+std::span<const EmbeddedFile> embedded_catalog_files();
+
+}  // namespace rigplan

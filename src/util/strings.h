@@ -1,0 +1,32 @@
+// Small string helpers shared by the loader, the name index and the renderers.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rigplan {
+
+std::string to_lower(std::string_view text);
+std::string join(std::span<const std::string> parts, std::string_view separator);
+
+// The shortest decimal text that reads back as the same double: 82.6, 1000, 0.125.
+std::string format_number(double value);
+
+// Edit distance with adjacent transpositions (optimal string alignment).
+int edit_distance(std::string_view a, std::string_view b);
+
+// Up to `limit` candidates closest to `query` (case-insensitive), best first; only candidates
+// within a distance that makes them plausible typos, or that contain the query.
+std::vector<std::string> closest_matches(std::string_view query,
+                                         std::span<const std::string> candidates,
+                                         size_t limit = 3);
+
+// " (did you mean 'a' or 'b'?)" for the closest matches, or "" when there are none.
+std::string did_you_mean(std::string_view query, std::span<const std::string> candidates);
+
+// "'a', 'b' or 'c'".
+std::string quoted_list(std::span<const std::string> items, std::string_view last_word = "or");
+
+}  // namespace rigplan

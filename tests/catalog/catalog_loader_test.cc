@@ -1,0 +1,196 @@
+// The loader's messages are the user's only guide to a broken catalog: they are checked
+// verbatim, each naming file:line:column, the entry, the field and what is accepted.
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "rigplan/catalog.h"
+
+namespace rigplan {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The valid two-GPU catalog of tests/data/catalog_small, as in-memory files.
+std::vector<CatalogFile> small_catalog() {
+  const std::string dir = std::string(RIGPLAN_TEST_DATA) + "/catalog_small/";
+  return {{"gpus.toml", read_file(dir + "gpus.toml")}, {"world.toml", read_file(dir + "world.toml")}};
+}
+
+// The small catalog with `from` replaced by `to` (once) in gpus.toml.
+std::vector<CatalogFile> with_gpu_edit(const std::string& from, const std::string& to) {
+  auto files = small_catalog();
+  std::string& text = files[0].text;
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  return files;
+}
+
+std::string problems(const std::vector<CatalogFile>& files,
+                     const std::vector<CatalogFile>& overlay = {}) {
+  auto catalog = load_catalog(files, overlay);
+  EXPECT_FALSE(catalog.ok());
+  return catalog.status().message();
+}
+
+TEST(CatalogLoader, LoadsTheSmallCatalog) {
+  auto catalog = load_catalog(small_catalog());
+  ASSERT_TRUE(catalog.ok()) << catalog.status().message();
+  ASSERT_EQ(catalog->gpus.size(), 2u);
+  const Gpu& g = catalog->gpus[0];
+  EXPECT_EQ(g.id, "rtx-4090");
+  EXPECT_DOUBLE_EQ(g.mem_bandwidth_gbps, 1008);
+  EXPECT_DOUBLE_EQ(*g.bf16_tflops, 165.2);
+  EXPECT_EQ(g.release_date, (Date{2022, 10, 12}));
+  EXPECT_EQ(g.power_connectors, std::vector<std::string>{"12vhpwr"});
+  EXPECT_FALSE(g.fp8_tflops.has_value());
+  EXPECT_EQ(g.provenance.file, "gpus.toml");
+  EXPECT_EQ(g.provenance.line, 2);
+  const Gpu& a100 = catalog->gpus[1];
+  EXPECT_EQ(a100.provenance.source_of("street_price_usd"), "test figure");
+  EXPECT_EQ(a100.provenance.source_of("memory_gb"), "NVIDIA A100 datasheet");
+  EXPECT_EQ(catalog->offers[0].gpu_count, 8);
+  EXPECT_EQ(catalog->cpus[0].threads, 32);
+  EXPECT_EQ(catalog->regions[1].parent, "us");
+}
+
+TEST(CatalogLoader, ReportsEveryProblemOfABrokenDirectoryInOneRun) {
+  const std::string dir = std::string(RIGPLAN_TEST_DATA) + "/catalog_broken";
+  auto files = read_catalog_dir(dir);
+  ASSERT_TRUE(files.ok());
+  std::string message = problems(*files);
+  // Paths are as given; strip the directory so the expectation does not depend on it.
+  for (size_t at; (at = message.find(dir + "/")) != std::string::npos;) message.erase(at, dir.size() + 1);
+  EXPECT_EQ(message,
+            "gpus.toml:2:1: gpu 'rtx-4090': missing required field 'memory_gb'\n"
+            "gpus.toml:7:11: gpu 'rtx-4090': field 'segment': 'consumr' is not accepted; expected "
+            "'consumer', 'workstation' or 'datacenter' (did you mean 'consumer'?)\n"
+            "gpus.toml:21:13: gpu 'rtx-4090': unknown field 'memroy_gb' (did you mean "
+            "'memory_gb'?)\n"
+            "gpus.toml:51:15: gpu 'a100-sxm4-80gb': field 'tf32_tflops': 15.6 is below "
+            "fp32_tflops 19.5; a tensor-core rate cannot be lower than the FP32 rate\n"
+            "gpus.toml:67:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': -15000 is out of "
+            "range; expected > 0 and <= 10000000\n"
+            "world.toml:30:7: offer 'aws-p4de.24xlarge': field 'gpu': unknown GPU "
+            "'a100-sxm4-80g' (did you mean 'a100-sxm4-80gb'?)\n"
+            "world.toml:49:9: cpu 'ryzen-9-7950x': field 'cores': expected an integer, got a "
+            "string\n"
+            "7 problems in 2 files");
+}
+
+TEST(CatalogLoader, RejectsADuplicateId) {
+  auto files = small_catalog();
+  files.push_back({"more.toml", "[[interconnect]]\nid = \"pcie-4-x16\"\nfamily = \"pcie\"\n"
+                                "name = \"again\"\nyear = 2017\nbw_per_direction_gbps = 31.5\n"
+                                "source = \"x\"\nconfidence = \"cited\"\n"});
+  EXPECT_EQ(problems(files),
+            "more.toml:2:6: interconnect 'pcie-4-x16': duplicate id; first defined at "
+            "world.toml:67\n"
+            "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, RejectsAnAliasThatNamesAnotherGpu) {
+  EXPECT_EQ(problems(with_gpu_edit("aliases = [\"A100 SXM 80GB\"]", "aliases = [\"rtx 4090\"]")),
+            "gpus.toml:41:11: gpu 'a100-sxm4-80gb': field 'aliases': 'rtx 4090' also names gpu "
+            "'rtx-4090'; ids, names and aliases must be unique\n"
+            "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, RequiresADateWithEveryPrice) {
+  EXPECT_EQ(problems(with_gpu_edit("street_price_date = 2025-01-01\n", "")),
+            "gpus.toml:67:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': a price needs its "
+            "date: add 'street_price_date'\n"
+            "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, RejectsADateWrittenAsAString) {
+  EXPECT_EQ(problems(with_gpu_edit("release_date = 2022-10-12", "release_date = \"2022-10-12\"")),
+            "gpus.toml:11:16: gpu 'rtx-4090': field 'release_date': expected a date such as "
+            "2024-06-01 (unquoted), got a string\n"
+            "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, RejectsALinkBandwidthWithoutALink) {
+  EXPECT_EQ(problems(with_gpu_edit("gpu_link = \"none\"", "gpu_link = \"none\"\ngpu_link_bw_gbps = 64")),
+            "gpus.toml:34:20: gpu 'rtx-4090': field 'gpu_link_bw_gbps': a link bandwidth on a GPU "
+            "with gpu_link = \"none\"\n"
+            "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, RejectsAFieldSourceForAFieldThatDoesNotExist) {
+  EXPECT_EQ(problems(with_gpu_edit("street_price_usd = \"test figure\"", "street_prise_usd = \"x\"")),
+            "gpus.toml:72:20: gpu 'a100-sxm4-80gb': field_sources: 'street_prise_usd' is not a "
+            "field (did you mean 'street_price_usd' or 'street_price_date'?)\n"
+            "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, ReportsATomlSyntaxErrorWithItsPosition) {
+  auto files = small_catalog();
+  files.push_back({"bad.toml", "[[gpu]]\nid = \"x\nname = 1\n"});
+  const std::string message = problems(files);
+  EXPECT_EQ(message.rfind("bad.toml:2:", 0), 0u) << message;
+  EXPECT_NE(message.find("TOML syntax error"), std::string::npos) << message;
+}
+
+TEST(CatalogLoader, RejectsAnUnknownSection) {
+  auto files = small_catalog();
+  files.push_back({"extra.toml", "[[gpus]]\nid = \"x\"\n"});
+  EXPECT_EQ(problems(files),
+            "extra.toml:1:1: unknown section 'gpus'; expected 'gpu', 'cpu', 'offer', 'region' or "
+            "'interconnect' (did you mean 'gpu' or 'cpu'?)\n"
+            "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, OverlayReplacesOnlyTheFieldsItNames) {
+  const std::vector<CatalogFile> overlay = {
+      {"overlay.toml",
+       "[[gpu]]\nid = \"rtx-4090\"\nstreet_price_usd = 1750\nstreet_price_date = 2026-11-01\n"
+       "[gpu.field_sources]\nstreet_price_usd = \"local shop\"\n"}};
+  auto catalog = load_catalog(small_catalog(), overlay);
+  ASSERT_TRUE(catalog.ok()) << catalog.status().message();
+  const Gpu& g = catalog->gpus[0];
+  EXPECT_DOUBLE_EQ(*g.street_price_usd, 1750);
+  EXPECT_EQ(*g.street_price_date, (Date{2026, 11, 1}));
+  EXPECT_EQ(g.provenance.source_of("street_price_usd"), "local shop");
+  EXPECT_DOUBLE_EQ(g.memory_gb, 24);  // untouched fields keep their base values
+  EXPECT_EQ(catalog->gpus.size(), 2u);
+}
+
+TEST(CatalogLoader, OverlayProblemsPointIntoTheOverlayFile) {
+  const std::vector<CatalogFile> overlay = {
+      {"overlay.toml", "[[gpu]]\nid = \"rtx-4090\"\nstreet_price_usd = 1750\n"}};
+  EXPECT_EQ(problems(small_catalog(), overlay),
+            "overlay.toml:3:20: gpu 'rtx-4090': field 'street_price_usd': a price needs its "
+            "date: add 'street_price_date'\n"
+            "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, OverlayCanAddAnEntry) {
+  auto base = small_catalog();
+  std::string cpu = base[1].text.substr(base[1].text.find("[[cpu]]"));
+  cpu = cpu.substr(0, cpu.find("[[interconnect]]"));
+  cpu.replace(cpu.find("ryzen-9-7950x"), 13, "ryzen-9-7900x");
+  cpu.replace(cpu.find("AMD Ryzen 9 7950X"), 17, "AMD Ryzen 9 7900X");
+  cpu.replace(cpu.find("[\"7950X\"]"), 9, "[\"7900X\"]");
+  auto catalog = load_catalog(base, {{"mine.toml", cpu}});
+  ASSERT_TRUE(catalog.ok()) << catalog.status().message();
+  EXPECT_EQ(catalog->cpus.size(), 2u);
+  EXPECT_EQ(catalog->cpus[1].provenance.file, "mine.toml");
+}
+
+TEST(CatalogLoader, MissingDirectoryIsAnIoError) {
+  auto files = read_catalog_dir("/nonexistent/rigplan");
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.status().code(), Status::Code::kIoError);
+  EXPECT_EQ(files.status().message(), "/nonexistent/rigplan: not a directory");
+}
+
+}  // namespace
+}  // namespace rigplan

@@ -1,0 +1,133 @@
+// The embedded default catalog: complete for the ids the product promises, and right where a
+// datasheet can be checked by hand.
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "rigplan/catalog.h"
+
+namespace rigplan {
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog kCatalog = [] {
+    auto loaded = load_catalog(embedded_catalog());
+    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
+    return std::move(loaded).value();
+  }();
+  return kCatalog;
+}
+
+// PRODUCT.md, "Identifiers".
+constexpr const char* kPromisedGpus[] = {
+    "gtx-1060-6gb", "gtx-1070", "gtx-1080", "gtx-1080-ti", "rtx-2060", "rtx-2070",
+    "rtx-2080-ti", "titan-rtx", "rtx-3060-12gb", "rtx-3070", "rtx-3080", "rtx-3080-ti",
+    "rtx-3090", "rtx-3090-ti", "rtx-4060-ti-16gb", "rtx-4070", "rtx-4070-ti",
+    "rtx-4070-ti-super", "rtx-4080", "rtx-4080-super", "rtx-4090", "rtx-5060-ti-16gb",
+    "rtx-5070", "rtx-5070-ti", "rtx-5080", "rtx-5090", "quadro-rtx-5000", "quadro-rtx-6000",
+    "quadro-rtx-8000", "rtx-a4000", "rtx-a4500", "rtx-a5000", "rtx-a5500", "rtx-a6000",
+    "rtx-4000-ada", "rtx-5000-ada", "rtx-6000-ada", "rtx-pro-6000-blackwell", "t4", "v100-16gb",
+    "v100-32gb", "v100-sxm2-16gb", "a10", "a10g", "a40", "l4", "l40", "l40s", "a100-pcie-40gb",
+    "a100-pcie-80gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-pcie-80gb", "h100-sxm5-80gb",
+    "h100-nvl-94gb", "h200-sxm-141gb", "h200-nvl-141gb", "gh200-96gb", "b200-sxm-192gb",
+    "mi210", "mi250", "mi250x", "mi300x", "mi325x", "rx-7900-xtx"};
+
+TEST(DefaultCatalog, HasEveryPromisedGpu) {
+  for (const char* id : kPromisedGpus) EXPECT_NE(catalog().gpu(id), nullptr) << id;
+}
+
+TEST(DefaultCatalog, MeetsTheMinimumSizes) {
+  EXPECT_GE(catalog().cpus.size(), 40u);
+  EXPECT_GE(catalog().offers.size(), 200u);
+  std::set<std::string> providers;
+  for (const auto& o : catalog().offers) providers.insert(o.provider);
+  EXPECT_GE(providers.size(), 5u);
+  for (const char* region : {"world", "us", "us-ca", "us-tx", "de", "fr", "gb", "cn", "jp", "in",
+                             "aws-us-east-1"}) {
+    EXPECT_NE(catalog().region(region), nullptr) << region;
+  }
+}
+
+struct DatasheetRow {
+  const char* id;
+  double memory_gb, mem_bandwidth_gbps, fp32_tflops, bf16_tflops;  // bf16 0: none
+};
+
+// Vendor datasheets and whitepapers (dense tensor rates, no sparsity).
+constexpr DatasheetRow kDatasheets[] = {
+    {"rtx-3090", 24, 936, 35.6, 71},         // Ampere GA102 whitepaper: half-rate FP32 accumulate
+    {"rtx-4090", 24, 1008, 82.6, 165.2},     // Ada whitepaper v2.1, table 2
+    {"rtx-5090", 32, 1792, 104.8, 209.5},    // Blackwell RTX whitepaper
+    {"rtx-a6000", 48, 768, 38.7, 154.8},     // RTX A6000 datasheet: full-rate accumulate
+    {"a100-sxm4-40gb", 40, 1555, 19.5, 312},  // A100 datasheet
+    {"a100-sxm4-80gb", 80, 2039, 19.5, 312},  // A100 80GB datasheet
+    {"h100-sxm5-80gb", 80, 3350, 66.9, 989.4},  // H100 datasheet
+    {"mi300x", 192, 5300, 163.4, 1307.4},      // AMD Instinct MI300X datasheet
+    {"gtx-1080-ti", 11, 484, 11.34, 0},        // Pascal: no tensor cores
+};
+
+TEST(DefaultCatalog, AgreesWithTheDatasheets) {
+  for (const auto& row : kDatasheets) {
+    const Gpu* g = catalog().gpu(row.id);
+    ASSERT_NE(g, nullptr) << row.id;
+    EXPECT_DOUBLE_EQ(g->memory_gb, row.memory_gb) << row.id;
+    EXPECT_DOUBLE_EQ(g->mem_bandwidth_gbps, row.mem_bandwidth_gbps) << row.id;
+    EXPECT_NEAR(g->fp32_tflops, row.fp32_tflops, 0.05) << row.id;
+    if (row.bf16_tflops == 0) {
+      EXPECT_FALSE(g->bf16_tflops.has_value()) << row.id;
+    } else {
+      ASSERT_TRUE(g->bf16_tflops.has_value()) << row.id;
+      EXPECT_NEAR(*g->bf16_tflops, row.bf16_tflops, 0.05) << row.id;
+    }
+  }
+}
+
+TEST(DefaultCatalog, GeForceCardsRunFp32AccumulateAtHalfRate) {
+  for (const char* id : {"rtx-3090", "rtx-4090", "rtx-5090"}) {
+    const Gpu* g = catalog().gpu(id);
+    ASSERT_TRUE(g->fp16_tflops && g->fp16_fp16acc_tflops) << id;
+    EXPECT_NEAR(*g->fp16_fp16acc_tflops / *g->fp16_tflops, 2.0, 0.01) << id;
+  }
+  const Gpu* a6000 = catalog().gpu("rtx-a6000");
+  EXPECT_DOUBLE_EQ(*a6000->fp16_fp16acc_tflops, *a6000->fp16_tflops);
+}
+
+TEST(DefaultCatalog, EveryEntryHasASourceAndEveryOfferAKnownGpu) {
+  for (const auto& g : catalog().gpus) EXPECT_FALSE(g.provenance.source.empty()) << g.id;
+  for (const auto& c : catalog().cpus) EXPECT_FALSE(c.provenance.source.empty()) << c.id;
+  for (const auto& o : catalog().offers) {
+    EXPECT_FALSE(o.provenance.source.empty()) << o.id;
+    EXPECT_NE(catalog().gpu(o.gpu), nullptr) << o.id;
+  }
+}
+
+TEST(DefaultCatalog, FindsGpusByTheNamesPeopleType) {
+  const std::pair<const char*, const char*> kNames[] = {
+      {"RTX 4090", "rtx-4090"},          {"geforce rtx 4090", "rtx-4090"},
+      {"NVIDIA GeForce RTX 3090", "rtx-3090"}, {"H100 SXM", "h100-sxm5-80gb"},
+      {"A6000", "rtx-a6000"},            {"RTX 6000 Ada", "rtx-6000-ada"},
+      {"Tesla T4", "t4"},                {"MI300X", "mi300x"},
+      {"7900 XTX", "rx-7900-xtx"},       {"RTX-4090", "rtx-4090"}};
+  for (const auto& [name, id] : kNames) {
+    auto found = catalog().find_gpu(name);
+    ASSERT_TRUE(found.ok()) << name << ": " << found.status().message();
+    EXPECT_EQ((*found)->id, id) << name;
+  }
+}
+
+TEST(DefaultCatalog, AnAmbiguousNameGetsCandidatesNotAGuess) {
+  auto found = catalog().find_gpu("A100");
+  ASSERT_FALSE(found.ok());
+  EXPECT_NE(found.status().message().find("a100-"), std::string::npos)
+      << found.status().message();
+}
+
+TEST(DefaultCatalog, FindsCpusByTheNamesPeopleType) {
+  auto cpu = catalog().find_cpu("7950X");
+  ASSERT_TRUE(cpu.ok()) << cpu.status().message();
+  EXPECT_EQ((*cpu)->id, "ryzen-9-7950x");
+  EXPECT_EQ((*cpu)->cores, 16);
+}
+
+}  // namespace
+}  // namespace rigplan

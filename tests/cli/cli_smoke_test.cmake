@@ -1,0 +1,32 @@
+# CLI smoke tests: the real binary's exit codes and the key parts of its output.
+# Run by CTest as `cmake -DRIGPLAN=... -DDATA=... -P cli_smoke_test.cmake`.
+
+# expect(<exit code> <text the output must contain> <args>...)
+function(expect code needle)
+  execute_process(COMMAND ${RIGPLAN} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err)
+  if(NOT rc EQUAL code)
+    message(FATAL_ERROR "rigplan ${ARGN}: exit ${rc}, expected ${code}\n${out}${err}")
+  endif()
+  string(FIND "${out}${err}" "${needle}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "rigplan ${ARGN}: output lacks '${needle}'\n${out}${err}")
+  endif()
+endfunction()
+
+set(ENV{RIGPLAN_OVERLAY} "${DATA}/no-such-overlay-dir-is-fine")
+expect(0 "\"id\": \"rtx-4090\"" gpus list --json)
+expect(0 "\"mem_bandwidth_gbps\": 3350.0" gpus list --json --segment datacenter)
+expect(0 "used_price_usd" gpus show "GeForce RTX 4090")
+expect(2 "did you mean 'rtx-4090'" gpus show rtx-4900)
+expect(2 "expected 'consumer', 'workstation' or 'datacenter'" gpus list --segment consumr)
+expect(0 "catalog OK" catalog check)
+expect(2 "7 problems in 2 files" catalog check ${DATA}/catalog_broken)
+expect(2 "\"ok\": false" catalog check ${DATA}/catalog_broken --json)
+expect(0 "1750" --catalog ${DATA}/catalog_small --overlay ${DATA}/overlay gpus show rtx-4090)
+expect(2 "not a directory" --catalog ${DATA}/missing gpus list)
+expect(0 "ryzen-9-7950x" cpus list --vendor amd)
+expect(0 "p4de.24xlarge" offers list --gpu "A100 SXM 80GB")
+expect(0 "Germany" regions show de)
+expect(2 "--bogus" gpus list --bogus)
+expect(0 "GB/s per kUSD" overview)

@@ -1,0 +1,35 @@
+#include "util/strings.h"
+
+#include <gtest/gtest.h>
+
+namespace rigplan {
+namespace {
+
+TEST(Strings, EditDistanceCountsATranspositionAsOneEdit) {
+  EXPECT_EQ(edit_distance("4090", "4900"), 1);
+  EXPECT_EQ(edit_distance("consumr", "consumer"), 1);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3);
+  EXPECT_EQ(edit_distance("", "abc"), 3);
+}
+
+TEST(Strings, FormatsNumbersInTheirShortestExactForm) {
+  EXPECT_EQ(format_number(82.6), "82.6");
+  EXPECT_EQ(format_number(1000.0), "1000");
+  EXPECT_EQ(format_number(0.125), "0.125");
+  EXPECT_EQ(format_number(-15000), "-15000");
+}
+
+TEST(Strings, DidYouMeanListsOnlyPlausibleMatches) {
+  const std::vector<std::string> accepted = {"consumer", "workstation", "datacenter"};
+  EXPECT_EQ(did_you_mean("consumr", accepted), " (did you mean 'consumer'?)");
+  EXPECT_EQ(did_you_mean("laptop", accepted), "");
+}
+
+TEST(Strings, QuotedListUsesTheLastWord) {
+  const std::vector<std::string> items = {"a", "b", "c"};
+  EXPECT_EQ(quoted_list(items), "'a', 'b' or 'c'");
+  EXPECT_EQ(quoted_list(items, "and"), "'a', 'b' and 'c'");
+}
+
+}  // namespace
+}  // namespace rigplan
