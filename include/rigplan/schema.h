@@ -26,7 +26,7 @@ template <class T>
 using FieldMember =
     std::variant<std::string T::*, std::vector<std::string> T::*, double T::*,
                  std::optional<double> T::*, int T::*, std::optional<int> T::*, bool T::*,
-                 Date T::*, std::optional<Date> T::*>;
+                 Date T::*, std::optional<Date> T::*, std::int64_t T::*>;
 
 // Accepted range of a number: lo < x (or lo <= x when lo_inclusive) and x <= hi.
 struct Range {
@@ -65,7 +65,8 @@ template <class T>
 FieldType FieldSpec<T>::type() const {
   constexpr FieldType kTypes[] = {FieldType::kText,    FieldType::kTextList, FieldType::kNumber,
                                   FieldType::kNumber,  FieldType::kInteger,  FieldType::kInteger,
-                                  FieldType::kBool,    FieldType::kDate,     FieldType::kDate};
+                                  FieldType::kBool,    FieldType::kDate,     FieldType::kDate,
+                                  FieldType::kInteger};
   return kTypes[member.index()];
 }
 
@@ -89,7 +90,7 @@ FieldValue field_value(const T& entry, const FieldSpec<T>& field) {
           return v;
         } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
           return v;
-        } else if constexpr (std::is_same_v<V, int>) {
+        } else if constexpr (std::is_same_v<V, int> || std::is_same_v<V, std::int64_t>) {
           return static_cast<std::int64_t>(v);
         } else if constexpr (std::is_same_v<V, std::optional<int>>) {
           if (!v) return std::monostate{};

@@ -1,0 +1,300 @@
+// Decoding TOML tables against FieldSpec tables, with every problem reported as
+// file:line:column and the accepted values. Shared by the catalog and workload loaders.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "rigplan/schema.h"
+#include "util/strings.h"
+
+namespace rigplan::toml_decode {
+
+
+struct Problem {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string message;
+};
+
+class Problems {
+ public:
+  void add(const toml::source_region& where, std::string message) {
+    list_.push_back({where.path ? *where.path : std::string("<input>"),
+                     static_cast<int>(where.begin.line), static_cast<int>(where.begin.column),
+                     std::move(message)});
+  }
+  bool empty() const { return list_.empty(); }
+
+  Status to_status() {
+    std::stable_sort(list_.begin(), list_.end(), [](const Problem& a, const Problem& b) {
+      return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);
+    });
+    std::string text;
+    std::vector<std::string> files;
+    for (const auto& p : list_) {
+      text += fmt::format("{}:{}:{}: {}\n", p.file, p.line, p.column, p.message);
+      if (std::find(files.begin(), files.end(), p.file) == files.end()) files.push_back(p.file);
+    }
+    text += fmt::format("{} problem{} in {} file{}", list_.size(), list_.size() == 1 ? "" : "s",
+                        files.size(), files.size() == 1 ? "" : "s");
+    return Status::invalid_input(std::move(text));
+  }
+
+ private:
+  std::vector<Problem> list_;
+};
+
+// An entry as read from a file, before decoding.
+struct RawEntry {
+  toml::table table;
+  std::string id;  // empty when the entry has no usable id
+};
+
+inline const char* type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date: return "a date";
+    case toml::node_type::time: return "a time";
+    case toml::node_type::date_time: return "a date-time";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::table: return "a table";
+    default: return "nothing";
+  }
+}
+
+inline const char* expected_name(FieldType type) {
+  switch (type) {
+    case FieldType::kText: return "a string";
+    case FieldType::kTextList: return "an array of strings";
+    case FieldType::kNumber: return "a number";
+    case FieldType::kInteger: return "an integer";
+    case FieldType::kBool: return "true or false";
+    case FieldType::kDate: return "a date such as 2024-06-01 (unquoted)";
+  }
+  return "";
+}
+
+inline std::vector<std::string> to_strings(std::span<const std::string_view> views) {
+  return {views.begin(), views.end()};
+}
+
+// Reports problems about one entry (or one of its sub-tables), positioned at the offending
+// field when there is one.
+class EntryContext {
+ public:
+  EntryContext(std::string_view kind, const RawEntry& entry, Problems& problems)
+      : kind_(kind), id_(entry.id), table_(&entry.table), problems_(problems) {}
+
+  // A context for a sub-table of the entry: `[workload.transformer]` is scope "transformer".
+  EntryContext within(const toml::table& sub, std::string_view scope) const {
+    EntryContext ctx = *this;
+    ctx.table_ = &sub;
+    ctx.scope_ = scope;
+    return ctx;
+  }
+
+  void error(std::string_view field, std::string_view message) const {
+    const toml::node* node = field.empty() ? nullptr : table_->get(field);
+    const auto& where = node ? node->source() : table_->source();
+    problems_.add(where, prefix() + (field.empty() ? std::string(message)
+                                                   : fmt::format("field '{}': {}", field, message)));
+  }
+  void error_at(const toml::node& node, std::string_view message) const {
+    problems_.add(node.source(), prefix() + std::string(message));
+  }
+  void error_in(const toml::table& table, std::string_view message) const { error_at(table, message); }
+  std::string prefix() const {
+    std::string out = id_.empty() ? fmt::format("{}: ", kind_) : fmt::format("{} '{}': ", kind_, id_);
+    if (!scope_.empty()) out += fmt::format("{}: ", scope_);
+    return out;
+  }
+  const toml::table& table() const { return *table_; }
+
+ private:
+  std::string_view kind_;
+  std::string_view id_;
+  const toml::table* table_;
+  std::string scope_;
+  Problems& problems_;
+};
+
+// Decodes one field's node into the entry; reports and returns false when it does not fit.
+template <class T>
+bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
+                  const EntryContext& ctx) {
+  auto fail = [&](std::string message) {
+    ctx.error(spec.key, message);
+    return false;
+  };
+  auto type_error = [&] {
+    return fail(fmt::format("expected {}, got {}", expected_name(spec.type()), type_name(node)));
+  };
+  auto check_choice = [&](const std::string& value) {
+    if (spec.choices.empty() ||
+        std::find(spec.choices.begin(), spec.choices.end(), value) != spec.choices.end()) {
+      return true;
+    }
+    const auto accepted = to_strings(spec.choices);
+    return fail(fmt::format("'{}' is not accepted; expected {}{}", value, quoted_list(accepted),
+                            did_you_mean(value, accepted)));
+  };
+  auto check_range = [&](double value) {
+    if (spec.range.contains(value)) return true;
+    return fail(fmt::format("{} is out of range; expected {}", format_number(value),
+                            spec.range.describe()));
+  };
+  auto read_date = [&](Date& date) {
+    const auto* d = node.as_date();
+    if (!d) return type_error();
+    const toml::date v = d->get();
+    date = {static_cast<int>(v.year), static_cast<int>(v.month), static_cast<int>(v.day)};
+    if (date.year < 1990 || date.year > 2100) {
+      return fail(fmt::format("{} is out of range; expected a date from 1990 to 2100",
+                              date.to_string()));
+    }
+    return true;
+  };
+  return std::visit(
+      [&](auto member) -> bool {
+        auto& target = out.*member;
+        using V = std::decay_t<decltype(target)>;
+        if constexpr (std::is_same_v<V, std::string>) {
+          const auto* s = node.as_string();
+          if (!s) return type_error();
+          if (s->get().empty()) return fail("must not be empty");
+          target = s->get();
+          return check_choice(target);
+        } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
+          const auto* array = node.as_array();
+          if (!array) return type_error();
+          bool ok = true;
+          for (const auto& item : *array) {
+            const auto* s = item.as_string();
+            if (!s) return type_error();
+            target.push_back(s->get());
+            ok = check_choice(target.back()) && ok;
+          }
+          return ok;
+        } else if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::optional<double>>) {
+          double value = 0;
+          if (const auto* f = node.as_floating_point()) {
+            value = f->get();
+          } else if (const auto* i = node.as_integer()) {
+            value = static_cast<double>(i->get());
+          } else {
+            return type_error();
+          }
+          target = value;
+          return check_range(value);
+        } else if constexpr (std::is_same_v<V, std::int64_t>) {
+          const auto* i = node.as_integer();
+          if (!i) return type_error();
+          target = i->get();
+          return check_range(static_cast<double>(i->get()));
+        } else if constexpr (std::is_same_v<V, int> || std::is_same_v<V, std::optional<int>>) {
+          const auto* i = node.as_integer();
+          if (!i) return type_error();
+          target = static_cast<int>(i->get());
+          return check_range(static_cast<double>(i->get()));
+        } else if constexpr (std::is_same_v<V, bool>) {
+          const auto* b = node.as_boolean();
+          if (!b) return type_error();
+          target = b->get();
+          return true;
+        } else if constexpr (std::is_same_v<V, Date>) {
+          return read_date(target);
+        } else {
+          Date date;
+          if (!read_date(date)) return false;
+          target = date;
+          return true;
+        }
+      },
+      spec.member);
+}
+
+template <class T>
+void decode_provenance(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields,
+                       Provenance& out) {
+  const toml::table& table = ctx.table();
+  auto text = [&](std::string_view key, bool required, std::string& target) {
+    const toml::node* node = table.get(key);
+    if (!node) {
+      if (required) ctx.error("", fmt::format("missing required field '{}'", key));
+      return;
+    }
+    const auto* s = node->as_string();
+    if (!s || s->get().empty()) {
+      ctx.error(key, fmt::format("expected a non-empty string, got {}", type_name(*node)));
+      return;
+    }
+    target = s->get();
+  };
+  text("source", true, out.source);
+  text("confidence", true, out.confidence);
+  text("notes", false, out.notes);
+  if (!out.confidence.empty()) {
+    const auto levels = to_strings(kConfidenceLevels);
+    if (std::find(levels.begin(), levels.end(), out.confidence) == levels.end()) {
+      ctx.error("confidence", fmt::format("'{}' is not accepted; expected {}{}", out.confidence,
+                                          quoted_list(levels), did_you_mean(out.confidence, levels)));
+    }
+  }
+  const toml::node* sources = table.get("field_sources");
+  if (!sources) return;
+  const auto* sub = sources->as_table();
+  if (!sub) {
+    ctx.error("field_sources", fmt::format("expected a table, got {}", type_name(*sources)));
+    return;
+  }
+  std::vector<std::string> keys;
+  for (const auto& f : fields) keys.emplace_back(f.key);
+  for (const auto& [key, node] : *sub) {
+    const std::string name(key.str());
+    if (!find_field(fields, name)) {
+      ctx.error_at(node, fmt::format("field_sources: '{}' is not a field{}", name,
+                                         did_you_mean(name, keys)));
+    } else if (const auto* s = node.as_string(); !s || s->get().empty()) {
+      ctx.error_at(node, fmt::format("field_sources: '{}': expected a non-empty string", name));
+    } else {
+      out.field_sources.emplace(name, s->get());
+    }
+  }
+}
+
+
+// Decodes the fields of `table` that `fields` declares into `out`, and reports missing
+// required fields and keys that are neither fields nor in `also_accepted`.
+template <class T>
+void decode_fields(const EntryContext& ctx, const toml::table& table,
+                   const std::vector<FieldSpec<T>>& fields, T& out,
+                   std::span<const std::string_view> also_accepted) {
+  for (const auto& spec : fields) {
+    const toml::node* node = table.get(spec.key);
+    if (!node) {
+      if (spec.required) ctx.error_in(table, fmt::format("missing required field '{}'", spec.key));
+      continue;
+    }
+    decode_field(*node, spec, out, ctx);
+  }
+  std::vector<std::string> accepted;
+  for (const auto& f : fields) accepted.emplace_back(f.key);
+  for (auto key : also_accepted) accepted.emplace_back(key);
+  for (const auto& [key, node] : table) {
+    const std::string name(key.str());
+    if (std::find(accepted.begin(), accepted.end(), name) == accepted.end()) {
+      ctx.error_at(node, fmt::format("unknown field '{}'{}", name, did_you_mean(name, accepted)));
+    }
+  }
+}
+
+}  // namespace rigplan::toml_decode
