@@ -48,3 +48,24 @@ std::string show_text(const Offer& offer);
 std::string show_text(const Region& region);
 
 }  // namespace rigplan::report
+
+#include "rigplan/memory.h"
+#include "rigplan/validate.h"
+
+namespace rigplan::report {
+
+// `rigplan memory`: the breakdown (a `breakdown` object of GB per term), the totals, whether it
+// fits, the largest batch, the fewest GPUs, suggestions, and each term's formula.
+Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& estimate);
+std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEstimate& estimate,
+                        bool explain);
+
+// A workload with its computed parameter count beside the published one.
+Json to_json(const Workload& workload);
+std::string show_text(const Workload& workload);
+
+// `rigplan validate`: each row and the summaries (PRODUCT.md's `summary` keys).
+Json to_json(const ValidationReport& report);
+std::string validation_text(const ValidationReport& report);
+
+}  // namespace rigplan::report

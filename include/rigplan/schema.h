@@ -26,7 +26,8 @@ template <class T>
 using FieldMember =
     std::variant<std::string T::*, std::vector<std::string> T::*, double T::*,
                  std::optional<double> T::*, int T::*, std::optional<int> T::*, bool T::*,
-                 Date T::*, std::optional<Date> T::*, std::int64_t T::*>;
+                 Date T::*, std::optional<Date> T::*, std::int64_t T::*,
+                 std::optional<std::int64_t> T::*, std::optional<bool> T::*>;
 
 // Accepted range of a number: lo < x (or lo <= x when lo_inclusive) and x <= hi.
 struct Range {
@@ -66,7 +67,7 @@ FieldType FieldSpec<T>::type() const {
   constexpr FieldType kTypes[] = {FieldType::kText,    FieldType::kTextList, FieldType::kNumber,
                                   FieldType::kNumber,  FieldType::kInteger,  FieldType::kInteger,
                                   FieldType::kBool,    FieldType::kDate,     FieldType::kDate,
-                                  FieldType::kInteger};
+                                  FieldType::kInteger, FieldType::kInteger, FieldType::kBool};
   return kTypes[member.index()];
 }
 
@@ -92,9 +93,13 @@ FieldValue field_value(const T& entry, const FieldSpec<T>& field) {
           return v;
         } else if constexpr (std::is_same_v<V, int> || std::is_same_v<V, std::int64_t>) {
           return static_cast<std::int64_t>(v);
-        } else if constexpr (std::is_same_v<V, std::optional<int>>) {
+        } else if constexpr (std::is_same_v<V, std::optional<int>> ||
+                             std::is_same_v<V, std::optional<std::int64_t>>) {
           if (!v) return std::monostate{};
           return static_cast<std::int64_t>(*v);
+        } else if constexpr (std::is_same_v<V, std::optional<bool>>) {
+          if (!v) return std::monostate{};
+          return *v;
         } else if constexpr (std::is_same_v<V, std::optional<double>> ||
                              std::is_same_v<V, std::optional<Date>>) {
           if (!v) return std::monostate{};

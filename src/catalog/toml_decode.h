@@ -195,7 +195,8 @@ bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
           }
           target = value;
           return check_range(value);
-        } else if constexpr (std::is_same_v<V, std::int64_t>) {
+        } else if constexpr (std::is_same_v<V, std::int64_t> ||
+                             std::is_same_v<V, std::optional<std::int64_t>>) {
           const auto* i = node.as_integer();
           if (!i) return type_error();
           target = i->get();
@@ -205,7 +206,7 @@ bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
           if (!i) return type_error();
           target = static_cast<int>(i->get());
           return check_range(static_cast<double>(i->get()));
-        } else if constexpr (std::is_same_v<V, bool>) {
+        } else if constexpr (std::is_same_v<V, bool> || std::is_same_v<V, std::optional<bool>>) {
           const auto* b = node.as_boolean();
           if (!b) return type_error();
           target = b->get();

@@ -2,7 +2,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
 
 namespace rigplan::cli {
 
@@ -37,6 +41,34 @@ Result<Catalog> CliContext::load() const {
     overlay = std::move(files).value();
   }
   return load_catalog(base, overlay);
+}
+
+Result<Zoo> CliContext::load_zoo() const {
+  std::vector<CatalogFile> files = embedded_workloads();
+  if (!workloads_dir.empty()) {
+    auto mine = read_catalog_dir(workloads_dir);
+    if (!mine) return mine.status();
+    files.insert(files.end(), mine->begin(), mine->end());
+  }
+  return rigplan::load_zoo(files);
+}
+
+Result<Workload> CliContext::resolve_workload(const Zoo& zoo, const std::string& name,
+                                              const std::string& hf_config) const {
+  if (!hf_config.empty()) {
+    if (!name.empty()) {
+      return Status::invalid_input("give a workload name or --hf-config FILE, not both");
+    }
+    std::ifstream in(hf_config, std::ios::binary);
+    if (!in) return Status::io_error(fmt::format("{}: cannot read the file", hf_config));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return import_hf_config(hf_config, text.str());
+  }
+  if (name.empty()) return Status::invalid_input("name a workload (`rigplan workloads list`) or give --hf-config FILE");
+  auto found = zoo.find(name);
+  if (!found) return found.status();
+  return **found;
 }
 
 int CliContext::fail(const Status& status) const {

@@ -10,6 +10,7 @@
 #include "rigplan/catalog.h"
 #include "rigplan/report.h"
 #include "rigplan/status.h"
+#include "rigplan/workload.h"
 
 namespace rigplan::cli {
 
@@ -20,6 +21,7 @@ inline constexpr int kExitBadInput = 2;
 struct CliContext {
   std::string catalog_dir;  // --catalog: replaces the embedded catalog
   std::string overlay_dir;  // --overlay, $RIGPLAN_OVERLAY or ~/.config/rigplan/overlay
+  std::string workloads_dir;  // --workloads: user workload files added to the zoo
   bool json = false;        // --json
   int exit_code = kExitOk;  // set by the subcommand that ran
   std::ostream* out;
@@ -27,6 +29,12 @@ struct CliContext {
 
   // The catalog the options name: embedded or --catalog, plus the overlay when it exists.
   Result<Catalog> load() const;
+
+  // The zoo: the embedded workloads plus --workloads DIR.
+  Result<Zoo> load_zoo() const;
+  // A workload by name from the zoo, or imported from a Hugging Face config.json.
+  Result<Workload> resolve_workload(const Zoo& zoo, const std::string& name,
+                                    const std::string& hf_config) const;
 
   // Prints "rigplan: <message>" to stderr; returns the exit code for the status.
   int fail(const Status& status) const;
@@ -45,5 +53,8 @@ void add_offers_command(CLI::App& app, CliContext& ctx);
 void add_regions_command(CLI::App& app, CliContext& ctx);
 void add_catalog_command(CLI::App& app, CliContext& ctx);
 void add_overview_command(CLI::App& app, CliContext& ctx);
+void add_workloads_command(CLI::App& app, CliContext& ctx);
+void add_memory_command(CLI::App& app, CliContext& ctx);
+void add_validate_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace rigplan::cli

@@ -13,7 +13,9 @@ using rigplan::cli::CliContext;
 constexpr void (*kCommands[])(CLI::App&, CliContext&) = {
     rigplan::cli::add_overview_command, rigplan::cli::add_gpus_command,
     rigplan::cli::add_cpus_command,     rigplan::cli::add_offers_command,
-    rigplan::cli::add_regions_command,  rigplan::cli::add_catalog_command,
+    rigplan::cli::add_regions_command,  rigplan::cli::add_workloads_command,
+    rigplan::cli::add_memory_command,   rigplan::cli::add_validate_command,
+    rigplan::cli::add_catalog_command,
 };
 
 int run(int argc, char** argv) {
@@ -28,6 +30,8 @@ int run(int argc, char** argv) {
   app.add_option("--overlay", ctx.overlay_dir,
                  "Overlay directory whose entries add to or patch the catalog by id "
                  "(default: $RIGPLAN_OVERLAY or ~/.config/rigplan/overlay, when it exists)");
+  app.add_option("--workloads", ctx.workloads_dir,
+                 "Directory of workload files added to the zoo (docs/workloads.md)");
   app.add_flag("--json", ctx.json, "Print JSON instead of tables");
   for (auto add : kCommands) add(app, ctx);
   try {

@@ -15,3 +15,10 @@ struct EmbeddedFile {
 std::span<const EmbeddedFile> embedded_catalog_files();
 
 }  // namespace rigplan
+
+namespace rigplan {
+
+// The default workload zoo: every data/workloads/*.toml file, in name order.
+std::span<const EmbeddedFile> embedded_workload_files();
+
+}  // namespace rigplan

@@ -1,0 +1,73 @@
+// GPU memory of a training or inference run: the breakdown by term, each with its formula,
+// whether it fits, the largest batch that fits, and the fewest GPUs that would hold it.
+// docs/memory.md derives every term.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rigplan/catalog.h"
+#include "rigplan/status.h"
+#include "rigplan/workload.h"
+
+namespace rigplan {
+
+// How a workload is run. Empty strings and zeros take the documented defaults.
+struct RunConfig {
+  std::string mode = "train";  // train, infer (prefill and decode are inference)
+  std::string precision;       // fp32, tf32, fp16, bf16, fp8; default: the workload's
+  std::string weights;         // storage of the weights: f16, bf16, fp32, fp8, int8, nf4, nf4-dq,
+                               // q4_0, q4_k_m, q5_k_m, q8_0, int4; default: per precision
+  std::string method = "full";        // full, lora, qlora
+  std::string optimizer = "adamw";    // adamw, adam8bit, sgd, sgd-momentum, adafactor
+  int lora_rank = 8;
+  std::vector<std::string> lora_targets = {"q", "v"};  // q, k, v, o, gate, up, down, all
+  bool pure_16bit = false;  // all state in 16-bit, no fp32 master copy (Lightning "bf16-true")
+  std::optional<int> batch;    // per GPU; default: the workload's
+  std::optional<int> seq_len;  // training sequence or prompt; default: the workload's
+  int gen_tokens = 0;       // inference: tokens generated after the prompt (KV cache grows)
+  bool checkpointing = false;
+  bool flash_attention = true;
+  int zero = 0;  // 0 none; 1 optimizer states, 2 + gradients, 3 + weights (FSDP full shard)
+  int gpus = 1;
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+  std::string offload = "none";  // none, cpu: optimizer states (and weights with zero 3) in host RAM
+  // ZeRO-3/FSDP: the checkpoint is loaded as a full state dict into the sharded model, which
+  // materializes the unsharded weights on every GPU beside its shard (PyTorch FSDP
+  // FULL_STATE_DICT loading, as LitGPT's 2024 fine-tuning scripts did). The peak is the larger
+  // of that load and a training step.
+  bool full_state_load = false;
+};
+
+struct MemoryTerm {
+  std::string name;     // weights, gradients, optimizer, master_weights, activations, ...
+  double gb = 0;        // 1e9 bytes, per GPU
+  std::string formula;  // symbolic
+  std::string values;   // the formula with the numbers filled in
+};
+
+struct MemoryEstimate {
+  RunConfig config;  // with defaults resolved
+  std::vector<MemoryTerm> terms;
+  double allocated_gb = 0;  // sum of the tensor terms (what max_memory_allocated reports)
+  double total_gb = 0;      // + allocator fragmentation + CUDA context: what the GPU must hold
+  double capacity_gb = 0;   // the GPU's memory in GB (1e9 bytes)
+  bool fits = false;
+  double headroom_gb = 0;  // capacity - total (negative: short by that much)
+  int max_batch = 0;       // largest batch per GPU that fits (0: not even one)
+  int min_gpus = 0;        // fewest GPUs that hold it (training: ZeRO-3; inference: split layers);
+                           // 0: not within 1024
+  std::vector<std::string> suggestions;  // when it does not fit: changes that make it fit
+};
+
+// A malformed configuration (zero batch, negative rank, unknown precision) is a kInvalidInput
+// Status naming the option and the accepted values. Not fitting is a result, not an error.
+Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
+                                       const RunConfig& config);
+
+// Bits per weight of a storage format (nf4: 4.5 with its fp32 block scales), nullopt if unknown.
+std::optional<double> bits_per_weight(std::string_view format);
+
+}  // namespace rigplan

@@ -1,0 +1,145 @@
+// Workloads: model architectures (the zoo, user files, Hugging Face config.json) and what they
+// cost in parameters and FLOPs. docs/workloads.md is the file format and the formulas.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rigplan/catalog.h"
+#include "rigplan/status.h"
+
+namespace rigplan {
+
+struct TransformerConfig {
+  std::string arch;  // decoder, encoder, encoder-decoder
+  int hidden_size = 0;
+  int num_layers = 0;      // decoder layers (encoder-only: encoder layers)
+  int encoder_layers = 0;  // encoder-decoder only
+  int num_heads = 0;
+  std::optional<int> num_kv_heads;  // default num_heads
+  std::optional<int> head_dim;      // default hidden_size / num_heads
+  int ffn_size = 0;
+  std::string ffn_type;  // gelu, relu, swiglu, geglu
+  int vocab_size = 0;
+  bool tied_embeddings = false;
+  std::string position;  // rope, learned, alibi, relative, sinusoidal
+  int max_positions = 0;
+  std::string norm;  // layernorm, layernorm-nobias, rmsnorm
+  std::optional<int> norms_per_layer;
+  std::optional<bool> attention_bias, qkv_bias, mlp_bias, lm_head_bias, parallel_block;
+  std::optional<int> num_experts, experts_top_k, type_vocab_size;
+  std::optional<bool> embedding_norm, final_norm, pooler;
+  std::optional<int> relative_attention_buckets;
+  std::optional<std::int64_t> extra_params;
+  std::optional<bool> dropout;
+
+  // Resolved values of the optional fields (docs/workloads.md gives the defaults).
+  int kv_heads() const { return num_kv_heads.value_or(num_heads); }
+  int head_size() const { return head_dim.value_or(hidden_size / num_heads); }
+  int experts() const { return num_experts.value_or(1); }
+  int top_k() const { return experts_top_k.value_or(1); }
+  bool gated() const { return ffn_type == "swiglu" || ffn_type == "geglu"; }
+  int total_layers() const { return num_layers + encoder_layers; }
+};
+
+struct ResNetConfig {
+  int depth = 0;
+  int image_size = 224;
+  int num_classes = 1000;
+};
+
+// One layer (or `count` identical ones) of a network described as a layer list. Shapes are per
+// sample; which fields apply depends on `op` (docs/workloads.md).
+struct Layer {
+  std::string op;  // conv2d, conv_transpose2d, linear, embedding, lstm, norm, attention, elementwise
+  std::string name;
+  int count = 1;
+  // conv2d, conv_transpose2d
+  int in_channels = 0, out_channels = 0, kernel = 0;
+  std::optional<int> kernel_h, kernel_w;
+  int stride = 1, groups = 1;
+  std::optional<bool> bias;  // default: false for convolutions, true for linear layers
+  int out_h = 0, out_w = 0;
+  // linear
+  int in_features = 0, out_features = 0;
+  std::int64_t tokens = 1;
+  // embedding
+  std::int64_t num_embeddings = 0;
+  int dim = 0;
+  std::int64_t lookups = 1;
+  // lstm
+  int input_size = 0, hidden_size = 0;
+  bool bidirectional = false;
+  std::int64_t steps = 0;
+  // norm
+  std::string kind;
+  int channels = 0;
+  // norm, elementwise
+  std::int64_t elements = 0;
+  // attention
+  int heads = 0, head_dim = 0;
+  std::int64_t query_len = 0, key_len = 0;
+};
+
+struct Workload {
+  std::string id;
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string task;
+  std::int64_t published_params = 0;
+  std::string params_source;
+  std::string default_precision;  // fp32, fp16, bf16
+  int default_batch = 1;
+  std::optional<int> default_seq_len;
+  std::string throughput_unit;
+  std::optional<TransformerConfig> transformer;
+  std::optional<ResNetConfig> resnet;
+  std::vector<Layer> layers;  // the layer list; generated for a ResNet
+  Provenance provenance;
+};
+
+// Parameters, and where they sit, computed from the architecture (not from published_params).
+struct ParamCounts {
+  std::int64_t total = 0;
+  std::int64_t embedding = 0;  // input embeddings and position tables
+  std::int64_t head = 0;       // an untied LM head
+  std::int64_t per_layer = 0;  // one transformer layer (decoder layer for encoder-decoders)
+  std::int64_t active = 0;     // used per token: MoE counts top-k experts only
+};
+ParamCounts count_params(const Workload& workload);
+
+// Linear layers of one transformer layer, for LoRA: (name, in, out).
+struct LinearShape {
+  std::string_view name;  // q, k, v, o, gate, up, down
+  std::int64_t in = 0, out = 0;
+};
+std::vector<LinearShape> layer_linears(const TransformerConfig& t);
+
+// The zoo: workloads by id, alias or name.
+class NameIndex;
+class Zoo {
+ public:
+  Zoo();
+  ~Zoo();
+  Zoo(Zoo&&) noexcept;
+  Zoo& operator=(Zoo&&) noexcept;
+
+  std::vector<Workload> workloads;
+  Result<const Workload*> find(std::string_view name) const;
+  void build_index(const Catalog::ClashHandler& on_clash = {});
+
+ private:
+  std::unique_ptr<NameIndex> index_;
+};
+
+std::vector<CatalogFile> embedded_workloads();
+Result<Zoo> load_zoo(const std::vector<CatalogFile>& files);
+
+// Imports a Hugging Face config.json (llama, mistral, mixtral, qwen2, gemma, gemma2, phi, phi3,
+// falcon, gpt2, gpt_neox, bert). `path` names the file in messages.
+Result<Workload> import_hf_config(const std::string& path, const std::string& json_text);
+
+}  // namespace rigplan

@@ -1,0 +1,33 @@
+// rigplan validate FILE.csv
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/cli_context.h"
+#include "rigplan/validate.h"
+
+namespace rigplan::cli {
+
+void add_validate_command(CLI::App& app, CliContext& ctx) {
+  static std::string path;
+  auto* cmd = app.add_subcommand("validate", "Predictions against measurements (PRODUCT.md contract)");
+  cmd->add_option("file", path, "Measurement CSV, e.g. validation/memory.csv")->required();
+  cmd->callback([&ctx] {
+    auto catalog = ctx.load();
+    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
+    auto zoo = ctx.load_zoo();
+    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return void(ctx.exit_code = ctx.fail(Status::io_error(fmt::format("{}: cannot read the file", path))));
+    std::ostringstream text;
+    text << in.rdbuf();
+    *ctx.err << fmt::format("rigplan: validating {}\n", path);
+    auto report = validate_measurements(*catalog, *zoo, path, text.str());
+    if (!report) return void(ctx.exit_code = ctx.fail(report.status()));
+    if (ctx.json) return ctx.print_json(report::to_json(*report));
+    *ctx.out << report::validation_text(*report);
+  });
+}
+
+}  // namespace rigplan::cli

@@ -1,0 +1,57 @@
+// Named constants of the memory model, each with its source (docs/memory.md).
+#pragma once
+
+namespace rigplan::memory_constants {
+
+// GPU memory is marketed in binary units: a "24 GB" card has 24 GiB (nvidia-smi shows 24576 MiB
+// on an RTX 3090, 40960 MiB on an A100 40GB). rigplan reports GB = 1e9 bytes.
+constexpr double kBytesPerMarketedGb = 1073741824.0;
+
+// CUDA context, kernels, cuBLAS/cuDNN handles of a PyTorch process, not counted by
+// torch.cuda.max_memory_allocated. Measured 1.343 GiB with nvidia-smi for PyTorch on a V100
+// (Hugging Face transformers docs, model_memory_anatomy.md); lazy module loading (CUDA >= 11.7)
+// brings it to ~0.3-0.5 GB (PyTorch PR #86509). rigplan takes the conservative middle.
+constexpr double kCudaContextGb = 1.0;
+
+// Caching-allocator fragmentation on top of the allocated peak: 5-15% (models.md 2.6,
+// assumption); rigplan uses the low end for one GPU and adds NCCL buffers for several.
+constexpr double kFragmentation = 0.05;
+constexpr double kNcclBuffersGb = 0.5;  // NCCL communicator buffers per GPU (models.md 2.6)
+
+// Bytes kept per token for the loss: the logits in the activation type plus an fp32 copy for
+// the softmax / cross entropy (models.md 2.6, after llm-analysis).
+constexpr double kLossFp32BytesPerLogit = 4.0;
+
+// bitsandbytes NF4: 4-bit codes + one fp32 absmax per 64 weights = 4.5 bits; double
+// quantization stores the absmax in 8 bit per 256 blocks: 4 + 8/64 + 32/(64*256) = 4.127 bits
+// (Dettmers et al. 2023, QLoRA, section 3).
+constexpr double kNf4Bits = 4.5;
+constexpr double kNf4DqBits = 4.127;
+// GGUF k-quants, bits per weight over a whole Llama-7B file as llama.cpp reports them
+// (llama.cpp quantize tool table: Q4_K_M 4.85, Q5_K_M 5.69, Q8_0 8.50, Q4_0 4.55).
+constexpr double kQ4KmBits = 4.85;
+constexpr double kQ5KmBits = 5.69;
+constexpr double kQ8Bits = 8.5;
+constexpr double kQ40Bits = 4.55;
+// GPTQ/AWQ int4 with group size 128: 4 + (16-bit scale + 4-bit zero)/128 (models.md 2.6).
+constexpr double kInt4G128Bits = 4.16;
+
+// 8-bit Adam (bitsandbytes): two 1-byte states per parameter plus block statistics
+// (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
+constexpr double kAdam8bitBytes = 2.0;
+
+// DeepSpeed ZeRO-3 `stage3_max_live_parameters` default: parameters kept on the GPU at once
+// when they are offloaded (DeepSpeed configuration documentation, ZeRO section).
+constexpr double kZero3MaxLiveParams = 1e9;
+
+// QLoRA training with bitsandbytes needs memory beyond the 4-bit weights, the LoRA state and
+// the activations, in proportion to the model: 0.27 B per frozen parameter, fitted to the four
+// LitGPT QLoRA models of validation/memory.csv (phi-1.5, StableLM 3B, Llama 2 7B and 13B:
+// 0.22-0.33 each; leave-one-model-out error in docs/memory.md).
+constexpr double kQloraWorkspaceBytesPerParam = 0.27;
+
+// Inference: peak transient activations of one layer at prefill, as a multiple of the widest
+// layer output (llm-analysis: max over attention / MLP / norm tensors).
+constexpr int kPrefillLiveTensors = 2;
+
+}  // namespace rigplan::memory_constants

@@ -1,0 +1,89 @@
+#include <fmt/format.h>
+
+#include "rigplan/report.h"
+#include "util/strings.h"
+
+namespace rigplan::report {
+namespace {
+
+double round2(double x) { return std::round(x * 100) / 100; }
+
+std::string run_summary(const RunConfig& c) {
+  std::string out = fmt::format("{}, {}", c.mode, c.precision);
+  if (c.weights != "bf16" && c.weights != "f16" && c.weights != "fp32") out += ", weights " + c.weights;
+  if (c.mode == "train") {
+    out += fmt::format(", {}", c.method);
+    if (c.method != "full") out += fmt::format(" r={}", c.lora_rank);
+    out += fmt::format(", {}", c.optimizer);
+    if (c.checkpointing) out += ", checkpointing";
+    if (c.zero > 0) out += fmt::format(", ZeRO-{}", c.zero);
+  }
+  out += fmt::format(", batch {}, seq {}", *c.batch, *c.seq_len);
+  if (c.gpus > 1) out += fmt::format(", {} GPUs", c.gpus);
+  return out;
+}
+
+}  // namespace
+
+Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) {
+  const RunConfig& c = e.config;
+  Json breakdown = Json::object();
+  Json terms = Json::array();
+  for (const auto& t : e.terms) {
+    breakdown[t.name] = round2(t.gb);
+    terms.push_back({{"name", t.name}, {"gb", round2(t.gb)}, {"formula", t.formula}, {"values", t.values}});
+  }
+  return {{"workload", workload.id},
+          {"gpu", gpu.id},
+          {"config",
+           {{"mode", c.mode}, {"precision", c.precision}, {"weights", c.weights}, {"method", c.method},
+            {"optimizer", c.optimizer}, {"lora_rank", c.lora_rank}, {"batch", *c.batch},
+            {"seq_len", *c.seq_len}, {"checkpointing", c.checkpointing}, {"zero", c.zero},
+            {"gpus", c.gpus}, {"offload", c.offload}}},
+          {"total_gb", round2(e.total_gb)},
+          {"allocated_gb", round2(e.allocated_gb)},
+          {"capacity_gb", round2(e.capacity_gb)},
+          {"fits", e.fits},
+          {"headroom_gb", round2(e.headroom_gb)},
+          {"max_batch", e.max_batch},
+          {"min_gpus", e.min_gpus},
+          {"breakdown", breakdown},
+          {"terms", terms},
+          {"suggestions", e.suggestions}};
+}
+
+std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e,
+                        bool explain) {
+  std::string out = fmt::format("{} on {} ({} GB marketed = {:.2f} GB): {}\n\n", workload.id, gpu.id,
+                                format_number(gpu.memory_gb), e.capacity_gb, run_summary(e.config));
+  std::vector<Table::Column> columns = {{"term"}, {"GB", Table::Align::kRight}};
+  if (explain) {
+    columns.push_back({"formula"});
+    columns.push_back({"values"});
+  }
+  Table table(columns);
+  for (const auto& t : e.terms) {
+    std::vector<std::string> row = {t.name, fmt::format("{:.2f}", t.gb)};
+    if (explain) {
+      row.push_back(t.formula);
+      row.push_back(t.values);
+    }
+    table.add_row(row);
+  }
+  table.add_row({"total", fmt::format("{:.2f}", e.total_gb)});
+  out += table.render() + "\n";
+  if (e.fits) {
+    out += fmt::format("Fits, with {:.2f} GB to spare. ", e.headroom_gb);
+  } else {
+    out += fmt::format("Does not fit: needs {:.1f} GB, the {} has {:.1f} GB. ", e.total_gb, gpu.id, e.capacity_gb);
+  }
+  out += e.max_batch > 0 ? fmt::format("Largest batch that fits: {}. ", e.max_batch)
+                         : std::string("Not even a batch of 1 fits. ");
+  out += e.min_gpus > 0 ? fmt::format("Fewest GPUs that hold it: {}.\n", e.min_gpus)
+                        : std::string("Not within 1024 GPUs.\n");
+  if (!e.suggestions.empty()) out += "Would fit with: " + join(e.suggestions, ", ") + ".\n";
+  if (!explain) out += "Formulas: add --explain.\n";
+  return out;
+}
+
+}  // namespace rigplan::report

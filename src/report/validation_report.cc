@@ -1,0 +1,84 @@
+#include <fmt/format.h>
+
+#include "rigplan/report.h"
+#include "util/strings.h"
+
+namespace rigplan::report {
+namespace {
+
+Json summary_json(const ValidationSummary& s) {
+  auto opt = [](const std::optional<double>& v) -> Json {
+    if (!v) return nullptr;
+    return std::round(*v * 10000) / 10000;
+  };
+  return {{"group", s.group},
+          {"n", s.n},
+          {"skipped", s.skipped},
+          {"median_rel_err", opt(s.median_rel_err)},
+          {"mean_rel_err", opt(s.mean_rel_err)},
+          {"max_rel_err", opt(s.max_rel_err)},
+          {"mean_abs_pct_err", opt(s.mean_abs_pct_err)},
+          {"mean_abs_err_gb", opt(s.mean_abs_err_gb)},
+          {"fits_accuracy", opt(s.fits_accuracy)},
+          {"throughput_rows", s.throughput_rows},
+          {"memory_rows", s.memory_rows},
+          {"fits_rows", s.fits_rows}};
+}
+
+std::string pct(const std::optional<double>& v, double scale) {
+  return v ? fmt::format("{:.1f}%", *v * scale) : "-";
+}
+
+}  // namespace
+
+Json to_json(const ValidationReport& report) {
+  Json rows = Json::array();
+  for (const auto& r : report.rows) {
+    Json row = {{"line", r.line}, {"group", r.group}, {"gpu", r.gpu}, {"workload", r.workload},
+                {"metric", r.metric}, {"measured", r.measured}};
+    row["predicted"] = r.predicted ? Json(std::round(*r.predicted * 1000) / 1000) : Json(nullptr);
+    row["error"] = r.error ? Json(std::round(*r.error * 10000) / 10000) : Json(nullptr);
+    if (!r.skipped.empty()) row["skipped"] = r.skipped;
+    rows.push_back(row);
+  }
+  Json groups = Json::array();
+  for (const auto& g : report.groups) groups.push_back(summary_json(g));
+  return {{"rows", rows}, {"summary", summary_json(report.overall)}, {"groups", groups}};
+}
+
+std::string validation_text(const ValidationReport& report) {
+  using A = Table::Align;
+  Table rows({{"line", A::kRight}, {"group"}, {"gpu"}, {"metric"}, {"measured", A::kRight},
+              {"predicted", A::kRight}, {"error", A::kRight}});
+  std::vector<const ValidationRow*> skipped;
+  for (const auto& r : report.rows) {
+    if (!r.predicted) {
+      skipped.push_back(&r);
+      continue;
+    }
+    std::string error = r.metric == "fits" ? (*r.error == 0 ? "right" : "WRONG")
+                        : r.metric == "throughput" ? fmt::format("{:.1f}%", *r.error * 100)
+                                                   : fmt::format("{:.1f}%", *r.error);
+    rows.add_row({std::to_string(r.line), r.group, r.gpu, r.metric, format_number(r.measured),
+                  fmt::format("{:.2f}", *r.predicted), error});
+  }
+  std::string out = rows.render();
+  if (!skipped.empty()) {
+    out += fmt::format("\n{} rows not predicted:\n", skipped.size());
+    for (const auto* r : skipped) out += fmt::format("  line {} ({}, {}): {}\n", r->line, r->workload, r->gpu, r->skipped);
+  }
+  Table summary({{"group"}, {"n", A::kRight}, {"skipped", A::kRight}, {"memory MAPE", A::kRight},
+                 {"memory MAE GB", A::kRight}, {"fits accuracy", A::kRight},
+                 {"median rel err", A::kRight}, {"mean rel err", A::kRight}, {"max rel err", A::kRight}});
+  auto add = [&](const ValidationSummary& s) {
+    summary.add_row({s.group, std::to_string(s.n), std::to_string(s.skipped), pct(s.mean_abs_pct_err, 1),
+                     s.mean_abs_err_gb ? fmt::format("{:.2f}", *s.mean_abs_err_gb) : "-",
+                     pct(s.fits_accuracy, 100), pct(s.median_rel_err, 100), pct(s.mean_rel_err, 100),
+                     pct(s.max_rel_err, 100)});
+  };
+  for (const auto& g : report.groups) add(g);
+  add(report.overall);
+  return out + "\n" + summary.render();
+}
+
+}  // namespace rigplan::report

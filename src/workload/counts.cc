@@ -1,0 +1,101 @@
+// Parameter counts from the architecture (docs/workloads.md, "Parameter count").
+#include "rigplan/workload.h"
+
+namespace rigplan {
+namespace {
+
+using I = std::int64_t;
+
+I norm_params(const TransformerConfig& t) {
+  return t.norm == "layernorm" ? 2LL * t.hidden_size : t.hidden_size;
+}
+
+I attention_params(const TransformerConfig& t, int kv_heads) {
+  const I d = t.hidden_size, q = static_cast<I>(t.num_heads) * t.head_size(),
+          kv = static_cast<I>(kv_heads) * t.head_size();
+  I p = d * q + 2 * d * kv + q * d;
+  if (t.attention_bias.value_or(false)) {
+    p += q + 2 * kv + d;
+  } else if (t.qkv_bias.value_or(false)) {
+    p += q + 2 * kv;
+  }
+  return p;
+}
+
+I mlp_params(const TransformerConfig& t) {
+  const I d = t.hidden_size, f = t.ffn_size;
+  I p = (t.gated() ? 3 : 2) * d * f;
+  if (t.mlp_bias.value_or(false)) p += (t.gated() ? 2 * f : f) + d;
+  return p;
+}
+
+I layer_params(const Layer& l) {
+  const I kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
+  if (l.op == "conv2d" || l.op == "conv_transpose2d") {
+    return static_cast<I>(l.out_channels) * l.in_channels / l.groups * kh * kw +
+           (l.bias.value_or(false) ? l.out_channels : 0);
+  }
+  if (l.op == "linear") {
+    return static_cast<I>(l.in_features) * l.out_features + (l.bias.value_or(true) ? l.out_features : 0);
+  }
+  if (l.op == "embedding") return l.num_embeddings * l.dim;
+  if (l.op == "lstm") {
+    const I h = l.hidden_size;
+    return (l.bidirectional ? 2 : 1) * 4 * (static_cast<I>(l.input_size) * h + h * h + 2 * h);
+  }
+  if (l.op == "norm") return 2LL * l.channels;
+  return 0;
+}
+
+}  // namespace
+
+std::vector<LinearShape> layer_linears(const TransformerConfig& t) {
+  const I d = t.hidden_size, q = static_cast<I>(t.num_heads) * t.head_size(),
+          kv = static_cast<I>(t.kv_heads()) * t.head_size(), f = t.ffn_size;
+  std::vector<LinearShape> out = {{"q", d, q}, {"k", d, kv}, {"v", d, kv}, {"o", q, d}};
+  if (t.gated()) out.push_back({"gate", d, f});
+  out.push_back({"up", d, f});
+  out.push_back({"down", f, d});
+  return out;
+}
+
+ParamCounts count_params(const Workload& w) {
+  ParamCounts c;
+  if (!w.transformer) {
+    for (const auto& l : w.layers) {
+      const I p = layer_params(l) * l.count;
+      c.total += p;
+      if (l.op == "embedding") c.embedding += p;
+    }
+    c.active = c.total;
+    return c;
+  }
+  const TransformerConfig& t = *w.transformer;
+  const I d = t.hidden_size, norm = norm_params(t);
+  const I mlp = mlp_params(t);
+  const I moe = t.experts() > 1 ? t.experts() * mlp + d * t.experts() : mlp;
+  const I self_attention = attention_params(t, t.kv_heads());
+  const I decoder_layer = self_attention + moe + t.norms_per_layer.value_or(2) * norm +
+                          (t.arch == "encoder-decoder" ? attention_params(t, t.num_heads) + norm : 0);
+  const I encoder_layer = self_attention + moe + 2 * norm;
+  const int stacks = t.arch == "encoder-decoder" ? 2 : 1;
+
+  c.embedding = static_cast<I>(t.vocab_size) * d;
+  if (t.position == "learned") c.embedding += static_cast<I>(t.max_positions) * d;
+  c.embedding += static_cast<I>(t.type_vocab_size.value_or(0)) * d;
+  if (t.embedding_norm.value_or(false)) c.embedding += norm;
+  c.head = t.tied_embeddings ? 0 : static_cast<I>(t.vocab_size) * d;
+  if (t.lm_head_bias.value_or(false)) c.head += t.vocab_size;
+  c.per_layer = decoder_layer;
+
+  c.total = c.embedding + c.head + t.num_layers * decoder_layer + t.encoder_layers * encoder_layer;
+  if (t.final_norm.value_or(true)) c.total += stacks * norm;
+  if (t.pooler.value_or(false)) c.total += d * d + d;
+  c.total += static_cast<I>(t.relative_attention_buckets.value_or(0)) * t.num_heads * stacks;
+  c.total += t.extra_params.value_or(0);
+  const I inactive_experts = t.experts() > 1 ? (t.experts() - t.top_k()) * mlp : 0;
+  c.active = c.total - static_cast<I>(t.total_layers()) * inactive_experts;
+  return c;
+}
+
+}  // namespace rigplan

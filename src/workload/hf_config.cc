@@ -1,0 +1,201 @@
+// Hugging Face config.json -> TransformerConfig, for the common decoder and encoder families.
+// Field names follow each family's configuration class in the transformers library.
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "rigplan/workload.h"
+#include "util/strings.h"
+
+namespace rigplan {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kFamilies[] = {"llama", "mistral", "mixtral", "qwen2", "gemma", "gemma2",
+                                          "phi", "phi3", "falcon", "gpt2", "gpt_neox", "bert"};
+
+// Default context used for the run defaults of an imported model: a model's full context
+// (128k tokens for Llama 3.1) is rarely what a fine-tune or benchmark uses.
+constexpr int kDefaultSeqCap = 4096;
+
+class Reader {
+ public:
+  Reader(const std::string& path, const json& j, std::string family)
+      : path_(path), j_(j), family_(std::move(family)) {}
+
+  // The first of `keys` present, as an integer; records a problem when none is.
+  int integer(std::initializer_list<const char*> keys) {
+    for (const char* key : keys) {
+      auto it = j_.find(key);
+      if (it == j_.end() || it->is_null()) continue;
+      if (!it->is_number_integer() || it->get<long long>() <= 0) {
+        problems_.push_back(fmt::format("{}: field '{}': expected a positive integer, got {}", path_, key, it->dump()));
+        return 0;
+      }
+      return it->get<int>();
+    }
+    problems_.push_back(fmt::format("{}: field '{}' is missing; a '{}' config needs it", path_,
+                                    *keys.begin(), family_));
+    return 0;
+  }
+  std::optional<int> optional_integer(const char* key) {
+    auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_number_integer() || it->get<long long>() <= 0) {
+      problems_.push_back(fmt::format("{}: field '{}': expected a positive integer, got {}", path_, key, it->dump()));
+      return std::nullopt;
+    }
+    return it->get<int>();
+  }
+  bool flag(const char* key, bool fallback) {
+    auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) {
+      problems_.push_back(fmt::format("{}: field '{}': expected true or false, got {}", path_, key, it->dump()));
+      return fallback;
+    }
+    return it->get<bool>();
+  }
+  std::string text(const char* key, std::string fallback) {
+    auto it = j_.find(key);
+    return it != j_.end() && it->is_string() ? it->get<std::string>() : fallback;
+  }
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  const std::string& path_;
+  const json& j_;
+  std::string family_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace
+
+Result<Workload> import_hf_config(const std::string& path, const std::string& json_text) {
+  json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::invalid_input(fmt::format("{}: not a JSON object (a Hugging Face config.json)", path));
+  }
+  const std::string family = j.value("model_type", "");
+  const std::vector<std::string> families(std::begin(kFamilies), std::end(kFamilies));
+  if (std::find(families.begin(), families.end(), family) == families.end()) {
+    return Status::invalid_input(fmt::format("{}: model_type '{}' is not supported; supported: {}{}", path,
+                                             family, join(families, ", "), did_you_mean(family, families)));
+  }
+  Reader r(path, j, family);
+  TransformerConfig t;
+  t.arch = "decoder";
+  t.position = "rope";
+  t.norm = "rmsnorm";
+  t.ffn_type = "swiglu";
+  const bool gpt2 = family == "gpt2";
+  t.hidden_size = gpt2 ? r.integer({"n_embd"}) : r.integer({"hidden_size", "d_model"});
+  t.num_layers = gpt2 ? r.integer({"n_layer"}) : r.integer({"num_hidden_layers"});
+  t.num_heads = gpt2 ? r.integer({"n_head"}) : r.integer({"num_attention_heads", "n_head"});
+  t.vocab_size = r.integer({"vocab_size"});
+  t.max_positions = gpt2 ? r.integer({"n_positions"}) : r.optional_integer("max_position_embeddings").value_or(2048);
+  t.head_dim = r.optional_integer("head_dim");
+  t.num_kv_heads = r.optional_integer("num_key_value_heads");
+  t.tied_embeddings = r.flag("tie_word_embeddings", false);
+
+  if (family == "llama" || family == "mistral" || family == "mixtral" || family == "qwen2") {
+    t.ffn_size = r.integer({"intermediate_size"});
+    t.attention_bias = r.flag("attention_bias", false);
+    t.mlp_bias = r.flag("mlp_bias", false);
+    if (family == "qwen2") t.qkv_bias = true;
+    if (family == "mixtral") {
+      t.num_experts = r.integer({"num_local_experts"});
+      t.experts_top_k = r.integer({"num_experts_per_tok"});
+    }
+  } else if (family == "gemma" || family == "gemma2") {
+    t.ffn_size = r.integer({"intermediate_size"});
+    t.ffn_type = "geglu";
+    t.tied_embeddings = r.flag("tie_word_embeddings", true);
+    if (family == "gemma2") t.norms_per_layer = 4;
+  } else if (family == "phi3") {
+    t.ffn_size = r.integer({"intermediate_size"});
+  } else if (family == "phi") {
+    t.ffn_size = r.integer({"intermediate_size"});
+    t.ffn_type = "gelu";
+    t.norm = "layernorm";
+    t.parallel_block = true;
+    t.norms_per_layer = 1;
+    t.attention_bias = t.mlp_bias = t.lm_head_bias = true;
+  } else if (family == "falcon") {
+    t.ffn_type = "gelu";
+    t.norm = "layernorm";
+    t.ffn_size = r.optional_integer("ffn_hidden_size").value_or(4 * t.hidden_size);
+    t.parallel_block = r.flag("parallel_attn", true);
+    t.tied_embeddings = r.flag("tie_word_embeddings", true);
+    t.attention_bias = t.mlp_bias = r.flag("bias", false);
+    if (r.flag("new_decoder_architecture", false)) {
+      t.num_kv_heads = r.integer({"num_kv_heads"});
+      t.norms_per_layer = 2;
+    } else {
+      t.num_kv_heads = r.flag("multi_query", true) ? 1 : t.num_heads;
+      t.norms_per_layer = 1;
+    }
+  } else if (gpt2) {
+    t.ffn_size = r.optional_integer("n_inner").value_or(4 * t.hidden_size);
+    t.ffn_type = "gelu";
+    t.norm = "layernorm";
+    t.position = "learned";
+    t.tied_embeddings = r.flag("tie_word_embeddings", true);
+    t.attention_bias = t.mlp_bias = true;
+    t.dropout = true;
+  } else if (family == "gpt_neox") {
+    t.ffn_size = r.integer({"intermediate_size"});
+    t.ffn_type = "gelu";
+    t.norm = "layernorm";
+    t.parallel_block = r.flag("use_parallel_residual", true);
+    t.attention_bias = t.mlp_bias = true;
+  } else {  // bert
+    t.arch = "encoder";
+    t.ffn_size = r.integer({"intermediate_size"});
+    t.ffn_type = "gelu";
+    t.norm = "layernorm";
+    t.position = "learned";
+    t.tied_embeddings = true;  // the bare encoder has no LM head
+    t.attention_bias = t.mlp_bias = true;
+    t.type_vocab_size = r.optional_integer("type_vocab_size").value_or(2);
+    t.embedding_norm = true;
+    t.final_norm = false;
+    t.pooler = true;
+    t.dropout = true;
+  }
+  if (family != "gpt2" && family != "bert") t.dropout = false;
+  if (!r.problems().empty()) return Status::invalid_input(join(r.problems(), "\n"));
+  if (!t.head_dim && t.hidden_size % t.num_heads != 0) {
+    return Status::invalid_input(fmt::format("{}: {} attention heads do not divide hidden size {}", path,
+                                             t.num_heads, t.hidden_size));
+  }
+  if (t.num_kv_heads && t.num_heads % *t.num_kv_heads != 0) {
+    return Status::invalid_input(fmt::format("{}: {} key/value heads do not divide {} attention heads", path,
+                                             *t.num_kv_heads, t.num_heads));
+  }
+
+  Workload w;
+  const std::string name = r.text("_name_or_path", std::filesystem::path(path).parent_path().filename().string());
+  w.id = to_lower(name.empty() ? "hf-" + family : name);
+  w.name = name.empty() ? family : name;
+  w.task = t.arch == "encoder" ? "nlp" : "llm";
+  w.transformer = t;
+  w.published_params = count_params(w).total;
+  w.params_source = "computed from config.json (no published count)";
+  const std::string dtype = r.text("torch_dtype", "bfloat16");
+  w.default_precision = dtype == "float32" ? "fp32" : dtype == "float16" ? "fp16" : "bf16";
+  w.default_batch = 1;
+  w.default_seq_len = std::min(t.max_positions, kDefaultSeqCap);
+  w.throughput_unit = t.arch == "encoder" ? "sequences" : "tokens";
+  w.provenance.source = path;
+  w.provenance.confidence = "cited";
+  w.provenance.notes = fmt::format("imported from a '{}' config.json; default sequence {} tokens", family,
+                                   *w.default_seq_len);
+  w.provenance.file = path;
+  return w;
+}
+
+}  // namespace rigplan

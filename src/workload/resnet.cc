@@ -1,0 +1,101 @@
+#include "workload/resnet.h"
+
+#include <fmt/format.h>
+
+namespace rigplan {
+namespace {
+
+struct Builder {
+  std::vector<Layer> layers;
+
+  void conv(std::string name, int in, int out, int kernel, int stride, int out_hw) {
+    Layer l;
+    l.op = "conv2d";
+    l.name = std::move(name);
+    l.in_channels = in;
+    l.out_channels = out;
+    l.kernel = kernel;
+    l.stride = stride;
+    l.out_h = l.out_w = out_hw;
+    layers.push_back(l);
+    Layer bn;
+    bn.op = "norm";
+    bn.kind = "batchnorm";
+    bn.name = l.name + ".bn";
+    bn.channels = out;
+    bn.elements = static_cast<std::int64_t>(out) * out_hw * out_hw;
+    layers.push_back(bn);
+  }
+  void elementwise(std::string name, std::int64_t elements) {
+    Layer l;
+    l.op = "elementwise";
+    l.name = std::move(name);
+    l.elements = elements;
+    layers.push_back(l);
+  }
+};
+
+}  // namespace
+
+Result<std::vector<Layer>> resnet_layers(const ResNetConfig& config) {
+  struct Shape {
+    int depth;
+    bool bottleneck;
+    int blocks[4];
+  };
+  // He et al. 2016, table 1.
+  constexpr Shape kShapes[] = {{18, false, {2, 2, 2, 2}},  {34, false, {3, 4, 6, 3}},
+                               {50, true, {3, 4, 6, 3}},   {101, true, {3, 4, 23, 3}},
+                               {152, true, {3, 8, 36, 3}}};
+  const Shape* shape = nullptr;
+  for (const auto& s : kShapes) {
+    if (s.depth == config.depth) shape = &s;
+  }
+  if (!shape) {
+    return Status::invalid_input(
+        fmt::format("ResNet depth {} is not accepted; expected 18, 34, 50, 101 or 152", config.depth));
+  }
+  Builder b;
+  int hw = (config.image_size + 1) / 2;  // 7×7 stride-2 stem
+  b.conv("stem", 3, 64, 7, 2, hw);
+  b.elementwise("stem.relu", 64LL * hw * hw);
+  hw = (hw + 1) / 2;  // 3×3 stride-2 max pool
+  b.elementwise("stem.maxpool", 64LL * hw * hw);
+  int in = 64;
+  const int expansion = shape->bottleneck ? 4 : 1;
+  for (int stage = 0; stage < 4; ++stage) {
+    const int width = 64 << stage;
+    const int out = width * expansion;
+    for (int block = 0; block < shape->blocks[stage]; ++block) {
+      const int stride = (stage > 0 && block == 0) ? 2 : 1;
+      const int out_hw = (hw + stride - 1) / stride;
+      const std::string name = fmt::format("layer{}.{}", stage + 1, block);
+      const std::int64_t width_elements = static_cast<std::int64_t>(width) * out_hw * out_hw;
+      if (shape->bottleneck) {
+        b.conv(name + ".conv1", in, width, 1, 1, hw);
+        b.elementwise(name + ".relu1", static_cast<std::int64_t>(width) * hw * hw);
+        b.conv(name + ".conv2", width, width, 3, stride, out_hw);
+        b.elementwise(name + ".relu2", width_elements);
+        b.conv(name + ".conv3", width, out, 1, 1, out_hw);
+      } else {
+        b.conv(name + ".conv1", in, width, 3, stride, out_hw);
+        b.elementwise(name + ".relu1", width_elements);
+        b.conv(name + ".conv2", width, out, 3, 1, out_hw);
+      }
+      if (stride != 1 || in != out) b.conv(name + ".downsample", in, out, 1, stride, out_hw);
+      b.elementwise(name + ".add_relu", static_cast<std::int64_t>(out) * out_hw * out_hw);
+      in = out;
+      hw = out_hw;
+    }
+  }
+  b.elementwise("avgpool", in);
+  Layer fc;
+  fc.op = "linear";
+  fc.name = "fc";
+  fc.in_features = in;
+  fc.out_features = config.num_classes;
+  b.layers.push_back(fc);
+  return std::move(b.layers);
+}
+
+}  // namespace rigplan

@@ -1,0 +1,14 @@
+// FieldSpec tables of the workload file format (docs/workloads.md).
+#pragma once
+
+#include "rigplan/schema.h"
+#include "rigplan/workload.h"
+
+namespace rigplan {
+
+const std::vector<FieldSpec<Workload>>& workload_fields();
+const std::vector<FieldSpec<TransformerConfig>>& transformer_fields();
+const std::vector<FieldSpec<ResNetConfig>>& resnet_fields();
+const std::vector<FieldSpec<Layer>>& layer_fields();
+
+}  // namespace rigplan

@@ -1,0 +1,205 @@
+// Loading workload files: [[workload]] entries, each with one architecture table.
+#include <map>
+
+#include "catalog/name_index.h"
+#include "catalog/toml_decode.h"
+#include "util/embedded_file.h"
+#include "workload/resnet.h"
+#include "workload/workload_schema.h"
+
+namespace rigplan {
+
+using namespace toml_decode;
+
+namespace {
+
+// Fields each layer op needs (besides `op`).
+const std::map<std::string, std::vector<std::string_view>, std::less<>>& layer_requirements() {
+  static const std::map<std::string, std::vector<std::string_view>, std::less<>> kNeeds = {
+      {"conv2d", {"in_channels", "out_channels", "out_h", "out_w"}},
+      {"conv_transpose2d", {"in_channels", "out_channels", "out_h", "out_w"}},
+      {"linear", {"in_features", "out_features"}},
+      {"embedding", {"num_embeddings", "dim"}},
+      {"lstm", {"input_size", "hidden_size", "steps"}},
+      {"norm", {"kind", "channels", "elements"}},
+      {"attention", {"heads", "head_dim", "query_len", "key_len"}},
+      {"elementwise", {"elements"}},
+  };
+  return kNeeds;
+}
+
+void check_layer(const Layer& layer, const toml::table& table, const EntryContext& ctx) {
+  auto needs = layer_requirements().find(layer.op);
+  if (needs == layer_requirements().end()) return;  // already reported as not accepted
+  for (std::string_view key : needs->second) {
+    if (!table.get(key)) {
+      ctx.error_in(table, fmt::format("a '{}' layer needs '{}'", layer.op, key));
+    }
+  }
+  const bool conv = layer.op == "conv2d" || layer.op == "conv_transpose2d";
+  if (conv && layer.kernel == 0 && !(layer.kernel_h && layer.kernel_w)) {
+    ctx.error_in(table, "a convolution needs 'kernel', or 'kernel_h' and 'kernel_w'");
+  }
+  if (conv && layer.in_channels % layer.groups != 0) {
+    ctx.error(table.get("groups") ? "groups" : "", fmt::format("{} groups do not divide {} input channels",
+                                                               layer.groups, layer.in_channels));
+  }
+}
+
+void check_transformer(const TransformerConfig& t, const EntryContext& ctx) {
+  if (!t.head_dim && t.num_heads > 0 && t.hidden_size % t.num_heads != 0) {
+    ctx.error("num_heads", fmt::format("{} heads do not divide hidden_size {}; give 'head_dim' if "
+                                       "the model's heads are not hidden_size / num_heads wide",
+                                       t.num_heads, t.hidden_size));
+  }
+  if (t.num_kv_heads && (*t.num_kv_heads > t.num_heads || t.num_heads % *t.num_kv_heads != 0)) {
+    ctx.error("num_kv_heads", fmt::format("{} key/value heads must divide the {} attention heads",
+                                          *t.num_kv_heads, t.num_heads));
+  }
+  if ((t.arch == "encoder-decoder") != (t.encoder_layers > 0)) {
+    ctx.error("encoder_layers", "an encoder-decoder needs encoder_layers > 0, and only it has them");
+  }
+  if (t.top_k() > t.experts()) {
+    ctx.error("experts_top_k", fmt::format("{} experts per token, but only {} experts", t.top_k(),
+                                           t.experts()));
+  }
+}
+
+constexpr std::string_view kArchitectureKeys[] = {"transformer", "resnet", "layers"};
+
+Workload decode_workload(const EntryContext& ctx) {
+  Workload w;
+  std::vector<std::string_view> also(std::begin(kProvenanceKeys), std::end(kProvenanceKeys));
+  also.insert(also.end(), std::begin(kArchitectureKeys), std::end(kArchitectureKeys));
+  decode_fields(ctx, ctx.table(), workload_fields(), w, also);
+  decode_provenance(ctx, workload_fields(), w.provenance);
+  const auto& where = ctx.table().source();
+  w.provenance.file = where.path ? *where.path : "";
+  w.provenance.line = static_cast<int>(where.begin.line);
+
+  int architectures = 0;
+  if (const auto* t = ctx.table().get_as<toml::table>("transformer")) {
+    ++architectures;
+    w.transformer.emplace();
+    const EntryContext sub = ctx.within(*t, "transformer");
+    decode_fields(sub, *t, transformer_fields(), *w.transformer, {});
+    check_transformer(*w.transformer, sub);
+  }
+  if (const auto* r = ctx.table().get_as<toml::table>("resnet")) {
+    ++architectures;
+    w.resnet.emplace();
+    const EntryContext sub = ctx.within(*r, "resnet");
+    decode_fields(sub, *r, resnet_fields(), *w.resnet, {});
+    auto layers = resnet_layers(*w.resnet);
+    if (layers) {
+      w.layers = std::move(layers).value();
+    } else {
+      sub.error("depth", layers.status().message());
+    }
+  }
+  if (const auto* list = ctx.table().get_as<toml::array>("layers")) {
+    ++architectures;
+    for (const auto& node : *list) {
+      const auto* table = node.as_table();
+      if (!table) {
+        ctx.error("layers", "expected [[workload.layers]] tables");
+        break;
+      }
+      const EntryContext sub = ctx.within(*table, fmt::format("layer {}", w.layers.size() + 1));
+      Layer layer;
+      decode_fields(sub, *table, layer_fields(), layer, {});
+      check_layer(layer, *table, sub);
+      w.layers.push_back(std::move(layer));
+    }
+  }
+  if (architectures != 1) {
+    ctx.error("", "needs exactly one architecture: [workload.transformer], [workload.resnet] or "
+                  "[[workload.layers]]");
+  }
+  return w;
+}
+
+}  // namespace
+
+Zoo::Zoo() = default;
+Zoo::~Zoo() = default;
+Zoo::Zoo(Zoo&&) noexcept = default;
+Zoo& Zoo::operator=(Zoo&&) noexcept = default;
+
+void Zoo::build_index(const Catalog::ClashHandler& on_clash) {
+  index_ = std::make_unique<NameIndex>("workload", "rigplan workloads list");
+  for (const auto& w : workloads) index_->add_entry(w.id);
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    auto add = [&](std::string_view field, const std::string& name) {
+      const std::string other = index_->add_name(i, name);
+      if (!other.empty() && on_clash) on_clash("workload", i, field, name, other);
+    };
+    add("name", workloads[i].name);
+    for (const auto& alias : workloads[i].aliases) add("aliases", alias);
+  }
+}
+
+Result<const Workload*> Zoo::find(std::string_view name) const {
+  assert(index_ && "build_index() runs before lookups");
+  auto found = index_->find(name);
+  if (!found) return found.status();
+  return &workloads[*found];
+}
+
+std::vector<CatalogFile> embedded_workloads() {
+  std::vector<CatalogFile> files;
+  for (const auto& f : embedded_workload_files()) {
+    files.push_back({std::string(f.path), std::string(f.text)});
+  }
+  return files;
+}
+
+Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
+  Problems problems;
+  std::vector<RawEntry> raws;
+  for (const auto& file : files) {
+    toml::table root;
+    try {
+      root = toml::parse(file.text, file.path);
+    } catch (const toml::parse_error& e) {
+      problems.add(e.source(), fmt::format("TOML syntax error: {}", e.description()));
+      continue;
+    }
+    for (auto&& [key, node] : root) {
+      auto* array = node.as_array();
+      if (key.str() != "workload" || !array || !array->is_array_of_tables()) {
+        problems.add(node.source(), fmt::format("unknown section '{}'; expected [[workload]] "
+                                                "entries", key.str()));
+        continue;
+      }
+      for (auto&& item : *array) {
+        RawEntry entry{std::move(*item.as_table()), ""};
+        if (const auto* id = entry.table.get_as<std::string>("id")) entry.id = id->get();
+        raws.push_back(std::move(entry));
+      }
+    }
+  }
+  Zoo zoo;
+  std::map<std::string, size_t> seen;
+  for (const auto& raw : raws) {
+    const EntryContext ctx("workload", raw, problems);
+    if (!raw.id.empty()) {
+      auto [it, fresh] = seen.emplace(raw.id, zoo.workloads.size());
+      if (!fresh) {
+        const auto& first = zoo.workloads[it->second].provenance;
+        ctx.error("id", fmt::format("duplicate id; first defined at {}:{}", first.file, first.line));
+      }
+    }
+    zoo.workloads.push_back(decode_workload(ctx));
+  }
+  zoo.build_index([&](std::string_view, size_t index, std::string_view field,
+                      const std::string& name, const std::string& other_id) {
+    EntryContext("workload", raws[index], problems)
+        .error(field, fmt::format("'{}' also names workload '{}'; ids, names and aliases must be "
+                                  "unique", name, other_id));
+  });
+  if (!problems.empty()) return problems.to_status();
+  return zoo;
+}
+
+}  // namespace rigplan
