@@ -21,7 +21,7 @@ test: build-dev
 	@ctest --preset dev -j $(JOBS)
 
 bench: build
-	@./build/release/rigplan_bench
+	@./build/release/bench/rigplan_bench
 
 format:
 	@clang-format -i $$(git ls-files '*.h' '*.cc')

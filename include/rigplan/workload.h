@@ -111,6 +111,17 @@ struct ParamCounts {
 };
 ParamCounts count_params(const Workload& workload);
 
+// FLOPs of one step for a batch (multiply-adds count as 2 FLOPs). docs/workloads.md, "FLOPs".
+struct FlopCounts {
+  double forward = 0;          // one forward pass over the batch
+  double backward = 0;         // gradients of activations and weights: 2 × forward
+  double train = 0;            // forward + backward
+  double train_recompute = 0;  // with activation checkpointing: + one more forward
+  double prefill = 0;          // inference over the prompt (= forward)
+  double decode_per_token = 0;  // one generated token per sequence, attending to the whole context
+};
+FlopCounts count_flops(const Workload& workload, int batch, int seq_len);
+
 // Linear layers of one transformer layer, for LoRA: (name, in, out).
 struct LinearShape {
   std::string_view name;  // q, k, v, o, gate, up, down

@@ -288,7 +288,13 @@ void activation_terms(const Run& r, Terms& t) {
     else if (l.op == "linear") out = static_cast<double>(l.tokens) * l.out_features;
     else if (l.op == "embedding") out = static_cast<double>(l.lookups) * l.dim;
     else if (l.op == "lstm") out = static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * l.hidden_size * 6;  // 4 gates, c, h
-    else if (l.op == "attention") out = 2.0 * l.heads * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);  // scores, softmax
+    else if (l.op == "attention") {
+      // Memory-efficient attention keeps the output and a log-sum-exp per query and head;
+      // plain attention keeps the scores and their softmax.
+      out = r.c.flash_attention
+                ? static_cast<double>(l.heads) * static_cast<double>(l.query_len) * (l.head_dim + 2)
+                : 2.0 * l.heads * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);
+    }
     else out = static_cast<double>(l.elements);
     per_sample += out * l.count;
     widest = std::max(widest, out);
@@ -321,7 +327,8 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   static const std::map<std::string, std::vector<std::string>, std::less<>> kTargetNames = {
       {"query", {"q"}}, {"key", {"k"}}, {"value", {"v"}}, {"q_proj", {"q"}}, {"k_proj", {"k"}},
       {"v_proj", {"v"}}, {"o_proj", {"o"}}, {"dense", {"o"}}, {"query_key_value", {"q", "k", "v"}},
-      {"gate_proj", {"gate"}}, {"up_proj", {"up"}}, {"down_proj", {"down"}}};
+      {"gate_proj", {"gate"}}, {"up_proj", {"up"}}, {"down_proj", {"down"}}, {"to_q", {"q"}},
+      {"to_k", {"k"}}, {"to_v", {"v"}}, {"to_out", {"o"}}, {"to_out.0", {"o"}}};
   std::vector<std::string> targets;
   for (const auto& target : c.lora_targets) {
     auto known = kTargetNames.find(target);

@@ -22,6 +22,9 @@ Json to_json(const Workload& w) {
               {"source", w.provenance.source},
               {"confidence", w.provenance.confidence}};
   if (w.default_seq_len) out["default_seq_len"] = *w.default_seq_len;
+  const FlopCounts f = count_flops(w, 1, w.default_seq_len.value_or(1));
+  out["flops_per_sample"] = {{"forward", f.forward}, {"train", f.train},
+                             {"train_recompute", f.train_recompute}, {"decode_per_token", f.decode_per_token}};
   if (w.transformer) {
     const auto& t = *w.transformer;
     out["transformer"] = {{"arch", t.arch},           {"hidden_size", t.hidden_size},
@@ -56,6 +59,11 @@ std::string show_text(const Workload& w) {
   } else {
     out += fmt::format("{} layers\n", w.layers.size());
   }
+  const FlopCounts f = count_flops(w, 1, w.default_seq_len.value_or(1));
+  out += fmt::format("FLOPs per sample{}: forward {:.4g} G, training step {:.4g} G ({:.4g} G with recomputation)",
+                     w.default_seq_len ? fmt::format(" of {} tokens", *w.default_seq_len) : "",
+                     f.forward / 1e9, f.train / 1e9, f.train_recompute / 1e9);
+  out += f.decode_per_token > 0 ? fmt::format(", decode {:.4g} G per token\n", f.decode_per_token / 1e9) : "\n";
   out += fmt::format("defaults: {}, batch {}{}; throughput in {}\n", w.default_precision,
                      w.default_batch,
                      w.default_seq_len ? fmt::format(", seq {}", *w.default_seq_len) : "",

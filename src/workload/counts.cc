@@ -47,7 +47,53 @@ I layer_params(const Layer& l) {
   return 0;
 }
 
+double layer_forward_flops(const Layer& l) {
+  const double kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
+  if (l.op == "conv2d" || l.op == "conv_transpose2d") {
+    return 2.0 * l.out_h * l.out_w * l.out_channels * (static_cast<double>(l.in_channels) / l.groups) * kh * kw;
+  }
+  if (l.op == "linear") return 2.0 * static_cast<double>(l.tokens) * l.in_features * l.out_features;
+  if (l.op == "lstm") {
+    const double h = l.hidden_size;
+    return 2.0 * static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * 4 * (l.input_size * h + h * h);
+  }
+  if (l.op == "attention") {
+    return 4.0 * l.heads * l.head_dim * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);
+  }
+  if (l.op == "norm") return 5.0 * static_cast<double>(l.elements);
+  if (l.op == "elementwise") return static_cast<double>(l.elements);
+  return 0;  // embedding lookups move bytes, not FLOPs
+}
+
 }  // namespace
+
+FlopCounts count_flops(const Workload& w, int batch, int seq_len) {
+  FlopCounts f;
+  if (w.transformer) {
+    const TransformerConfig& t = *w.transformer;
+    const ParamCounts p = count_params(w);
+    // Matrix multiplies touch every active non-embedding weight once per token (2 FLOPs each),
+    // plus the LM head; attention scores and context add 2·2·s·q per token and layer, halved
+    // by causal masking in decoders (Kaplan et al. 2020, table 1).
+    const double head = t.arch == "encoder" ? 0 : 2.0 * t.vocab_size * t.hidden_size;
+    const double dense = 2.0 * static_cast<double>(p.active - p.embedding - p.head) + head;
+    const double q = static_cast<double>(t.num_heads) * t.head_size();
+    const double causal = t.arch == "encoder" ? 1.0 : 0.5;
+    const double tokens = static_cast<double>(batch) * seq_len;
+    const double attention = 4.0 * t.total_layers() * seq_len * q * causal;
+    f.forward = tokens * (dense + attention);
+    if (t.arch != "encoder") f.decode_per_token = batch * (dense + 4.0 * t.num_layers * seq_len * q);
+  } else {
+    double per_sample = 0;
+    for (const auto& l : w.layers) per_sample += layer_forward_flops(l) * l.count;
+    f.forward = per_sample * batch;
+  }
+  f.backward = 2 * f.forward;
+  f.train = f.forward + f.backward;
+  f.train_recompute = f.train + f.forward;
+  f.prefill = f.forward;
+  return f;
+}
 
 std::vector<LinearShape> layer_linears(const TransformerConfig& t) {
   const I d = t.hidden_size, q = static_cast<I>(t.num_heads) * t.head_size(),

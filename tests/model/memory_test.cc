@@ -1,0 +1,167 @@
+// The memory model against hand-computed values (each comment shows the arithmetic).
+#include "rigplan/memory.h"
+
+#include <gtest/gtest.h>
+
+namespace rigplan {
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog kCatalog = std::move(load_catalog(embedded_catalog())).value();
+  return kCatalog;
+}
+const Zoo& zoo() {
+  static const Zoo kZoo = std::move(load_zoo(embedded_workloads())).value();
+  return kZoo;
+}
+const Workload& workload(const char* id) { return **zoo().find(id); }
+const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
+
+double term(const MemoryEstimate& e, std::string_view name) {
+  for (const auto& t : e.terms) {
+    if (t.name == name) return t.gb;
+  }
+  return 0;
+}
+
+MemoryEstimate estimate(const char* w, const char* g, RunConfig c) {
+  auto e = estimate_memory(workload(w), gpu(g), c);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  return std::move(e).value();
+}
+
+TEST(MemoryModel, InferenceWeightsAndKvCache) {
+  RunConfig c;
+  c.mode = "infer";
+  c.precision = "bf16";
+  c.batch = 1;
+  c.seq_len = 4096;
+  const MemoryEstimate e = estimate("llama-2-7b", "a100-sxm4-80gb", c);
+  EXPECT_NEAR(term(e, "weights"), 6'738'415'616 * 2 / 1e9, 1e-6);  // 13.477 GB
+  // 2 (K and V) · 32 layers · 32 heads · 128 · 2 B = 512 KiB per token; × 4096 tokens.
+  EXPECT_NEAR(term(e, "kv_cache"), 4096.0 * 2 * 32 * 32 * 128 * 2 / 1e9, 1e-6);  // 2.147 GB
+  EXPECT_NEAR(term(e, "logits"), 4096.0 * 32000 * 2 / 1e9, 1e-6);
+  EXPECT_TRUE(e.fits);
+  EXPECT_NEAR(e.capacity_gb, 80 * 1.073741824, 1e-9);  // 80 GiB
+}
+
+TEST(MemoryModel, GroupedQueryAttentionShrinksTheKvCache) {
+  RunConfig c;
+  c.mode = "infer";
+  c.batch = 1;
+  c.seq_len = 1;
+  // Llama 2 70B: 2 · 80 layers · 8 KV heads · 128 · 2 B = 320 KiB per token.
+  EXPECT_NEAR(term(estimate("llama-2-70b", "h100-sxm5-80gb", c), "kv_cache") * 1e9, 327'680, 1e-3);
+}
+
+TEST(MemoryModel, MixedPrecisionAdamWKeepsEighteenBytesPerParameter) {
+  RunConfig c;
+  c.precision = "bf16";
+  c.batch = 1;
+  c.seq_len = 128;
+  const MemoryEstimate e = estimate("gpt2", "a100-sxm4-80gb", c);
+  const double p = 124'439'808 / 1e9;
+  EXPECT_NEAR(term(e, "weights"), 4 * p, 1e-9);                // fp32 weights
+  EXPECT_NEAR(term(e, "half_precision_copies"), 2 * p, 1e-9);  // autocast copies
+  EXPECT_NEAR(term(e, "gradients"), 4 * p, 1e-9);
+  EXPECT_NEAR(term(e, "optimizer"), 8 * p, 1e-9);  // two fp32 moments
+}
+
+TEST(MemoryModel, LoraTrainsRankTimesInPlusOutPerTarget) {
+  RunConfig c;
+  c.method = "lora";
+  c.pure_16bit = true;
+  c.batch = 1;
+  c.seq_len = 1;
+  const MemoryEstimate e = estimate("llama-2-7b", "a100-sxm4-40gb", c);
+  // q and v: 8·(4096 + 4096) each, 32 layers: 4,194,304 trainable parameters (LitGPT prints
+  // this count); bf16 gradients 2 B and AdamW moments 2 × 2 B.
+  EXPECT_NEAR(term(e, "gradients") * 1e9, 4'194'304.0 * 2, 1e-3);
+  EXPECT_NEAR(term(e, "optimizer") * 1e9, 4'194'304.0 * 4, 1e-3);
+  EXPECT_NEAR(term(e, "weights") * 1e9, 6'738'415'616.0 * 2 + 4'194'304.0 * 2, 1e-3);
+}
+
+TEST(MemoryModel, QloraKeepsEmbeddingsInSixteenBits) {
+  RunConfig c;
+  c.method = "qlora";
+  c.batch = 1;
+  c.seq_len = 1;
+  const MemoryEstimate e = estimate("llama-2-7b", "rtx-4090", c);
+  EXPECT_EQ(e.config.weights, "nf4");
+  // Linear weights at 4.5 bits; embeddings and LM head (2 · 32000 · 4096) at 2 B; LoRA in fp32.
+  const double linear = 6'738'415'616.0 - 2 * 131'072'000.0;
+  EXPECT_NEAR(term(e, "weights") * 1e9, linear * 4.5 / 8 + 2 * 131'072'000.0 * 2 + 4'194'304.0 * 4, 1);
+}
+
+TEST(MemoryModel, ZeroThreeShardsEverythingAcrossDataParallelGpus) {
+  RunConfig c;
+  c.precision = "bf16";
+  c.batch = 1;
+  c.seq_len = 128;
+  const MemoryEstimate one = estimate("llama-2-7b", "h100-sxm5-80gb", c);
+  c.gpus = 8;
+  c.zero = 3;
+  const MemoryEstimate eight = estimate("llama-2-7b", "h100-sxm5-80gb", c);
+  for (const char* t : {"weights", "gradients", "optimizer", "half_precision_copies"}) {
+    EXPECT_NEAR(term(eight, t), term(one, t) / 8, 1e-9) << t;
+  }
+  EXPECT_NEAR(term(eight, "activations"), term(one, "activations"), 1e-9);
+}
+
+TEST(MemoryModel, LargestBatchIsTheLastThatFits) {
+  RunConfig c;
+  c.method = "lora";
+  c.seq_len = 512;
+  const MemoryEstimate e = estimate("llama-2-7b", "rtx-4090", c);
+  ASSERT_GT(e.max_batch, 1);
+  c.batch = e.max_batch;
+  EXPECT_TRUE(estimate("llama-2-7b", "rtx-4090", c).fits);
+  c.batch = e.max_batch + 1;
+  EXPECT_FALSE(estimate("llama-2-7b", "rtx-4090", c).fits);
+}
+
+TEST(MemoryModel, ANonFittingRunSaysWhatWouldMakeItFit) {
+  RunConfig c;  // full fine-tuning of a 7B model on a 24 GB card
+  c.batch = 1;
+  c.seq_len = 512;
+  const MemoryEstimate e = estimate("llama-2-7b", "rtx-4090", c);
+  EXPECT_FALSE(e.fits);
+  EXPECT_EQ(e.max_batch, 0);
+  ASSERT_FALSE(e.suggestions.empty());
+  // LoRA keeps the 13.5 GB of bf16 weights but drops 108 GB of gradients and optimizer state.
+  EXPECT_EQ(e.suggestions[0].rfind("--method lora (", 0), 0u) << e.suggestions[0];
+  EXPECT_GT(e.min_gpus, 1);
+  c.gpus = e.min_gpus;
+  c.zero = 3;
+  EXPECT_TRUE(estimate("llama-2-7b", "rtx-4090", c).fits);
+}
+
+TEST(MemoryModel, RejectsMalformedRuns) {
+  const std::pair<RunConfig, const char*> kCases[] = {
+      {RunConfig{.batch = 0}, "--batch 0 is not accepted; expected at least 1"},
+      {RunConfig{.precision = "bf61"},
+       "--precision 'bf61' is not accepted; expected 'fp32', 'tf32', 'fp16', 'bf16' or 'fp8' (did "
+       "you mean 'bf16'?)"},
+      {RunConfig{.method = "lora", .lora_rank = -1}, "--lora-rank -1 is not accepted; expected at least 1"},
+      {RunConfig{.weights = "nf4"},
+       "full training cannot update nf4 weights; use --method qlora to train adapters on them"},
+      {RunConfig{.zero = 4}, "--zero 4 is not accepted; expected 0, 1, 2 or 3"},
+  };
+  for (const auto& [config, message] : kCases) {
+    auto e = estimate_memory(workload("llama-2-7b"), gpu("rtx-4090"), config);
+    ASSERT_FALSE(e.ok()) << message;
+    EXPECT_EQ(e.status().code(), Status::Code::kInvalidInput);
+    EXPECT_EQ(e.status().message(), message);
+  }
+}
+
+TEST(MemoryModel, BitsPerWeightOfTheFormats) {
+  EXPECT_EQ(*bits_per_weight("bf16"), 16);
+  EXPECT_EQ(*bits_per_weight("nf4"), 4.5);      // 4 + 32/64 (QLoRA paper)
+  EXPECT_EQ(*bits_per_weight("nf4-dq"), 4.127);
+  EXPECT_EQ(*bits_per_weight("q4_k_m"), 4.85);
+  EXPECT_FALSE(bits_per_weight("q3_x").has_value());
+}
+
+}  // namespace
+}  // namespace rigplan

@@ -1,0 +1,75 @@
+#include "rigplan/validate.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace rigplan {
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog kCatalog = std::move(load_catalog(embedded_catalog())).value();
+  return kCatalog;
+}
+const Zoo& zoo() {
+  static const Zoo kZoo = std::move(load_zoo(embedded_workloads())).value();
+  return kZoo;
+}
+
+constexpr const char* kHeader =
+    "group,ref,gpu,num_gpus,workload,mode,precision,weights,method,optimizer,lora_rank,"
+    "batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source\n";
+
+TEST(Validate, ScoresMemoryAndFitsRowsAndListsWhatItCannotPredict) {
+  const std::string csv = std::string(kHeader) +
+      // bf16 weights of Llama 2 7B alone are 13.48 GB: a 13.52 GB measured inference peak.
+      "m/llama,,a100-sxm4-40gb,1,llama-2-7b,infer,bf16,,,,,1,58,0,peak_memory_gb,13.52,GB,test\n"
+      "f/llama,,rtx-4090,1,llama-2-7b,train,bf16,,full,adamw,,1,512,0,fits,0,,test\n"
+      "x/unknown,,rtx-9090,1,llama-2-7b,infer,bf16,,,,,1,58,0,peak_memory_gb,13,GB,test\n"
+      "t/speed,1,a100-sxm4-40gb,1,llama-2-7b,train,bf16,,,,,1,512,0,throughput,100,tokens/s,test\n";
+  auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->rows.size(), 4u);
+  EXPECT_EQ(report->rows[0].line, 2);
+  EXPECT_NEAR(*report->rows[0].error, 0.25, 0.3);  // percent
+  EXPECT_EQ(*report->rows[1].predicted, 0);         // 7B full fine-tuning does not fit in 24 GB
+  EXPECT_EQ(*report->rows[1].error, 0);
+  EXPECT_NE(report->rows[2].skipped.find("unknown GPU 'rtx-9090'"), std::string::npos);
+  EXPECT_EQ(report->rows[3].skipped, "no throughput model yet");
+  EXPECT_EQ(report->overall.n, 2);
+  EXPECT_EQ(report->overall.skipped, 2);
+  EXPECT_EQ(*report->overall.fits_accuracy, 1.0);
+  ASSERT_EQ(report->groups.size(), 4u);
+  EXPECT_EQ(report->groups[0].group, "m");
+}
+
+TEST(Validate, NamesTheLineAndColumnOfABadValue) {
+  const std::string csv = std::string(kHeader) +
+      "m/llama,,a100-sxm4-40gb,1,llama-2-7b,infer,bf16,,,,,one,58,0,peak_memory_gb,13.52,GB,test\n";
+  auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().message(), "v.csv:2: column 'batch_per_gpu': 'one' is not a number");
+}
+
+TEST(Validate, NamesMissingColumns) {
+  auto report = validate_measurements(catalog(), zoo(), "v.csv", "group,gpu\n");
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().message().rfind("v.csv:1: the header lacks 'ref', 'num_gpus'", 0), 0u)
+      << report.status().message();
+}
+
+TEST(Validate, TheRepositoryMemorySetMeetsItsBars) {
+  // validation/memory.csv: the bars of the Workloads issue (MAPE <= 15%, fits >= 90%).
+  std::ifstream in(std::string(RIGPLAN_SOURCE_DIR) + "/validation/memory.csv");
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto report = validate_measurements(catalog(), zoo(), "memory.csv", text.str());
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_LE(*report->overall.mean_abs_pct_err, 15.0);
+  EXPECT_GE(*report->overall.fits_accuracy, 0.90);
+  EXPECT_GE(report->overall.n, 60);
+}
+
+}  // namespace
+}  // namespace rigplan

@@ -1,0 +1,134 @@
+// The zoo: every workload's parameter count, computed from its architecture, within 1% of the
+// published figure, one test per model; and a few counts checked against their model cards
+// independently of the data files.
+#include <gtest/gtest.h>
+
+#include "rigplan/workload.h"
+#include "workload/resnet.h"
+
+namespace rigplan {
+namespace {
+
+const Zoo& zoo() {
+  static const Zoo kZoo = [] {
+    auto loaded = load_zoo(embedded_workloads());
+    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
+    return std::move(loaded).value();
+  }();
+  return kZoo;
+}
+
+class ZooParams : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ZooParams, ComputedCountIsWithinOnePercentOfThePublishedOne) {
+  auto w = zoo().find(GetParam());
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  const double computed = static_cast<double>(count_params(**w).total);
+  const double published = static_cast<double>((*w)->published_params);
+  EXPECT_NEAR(computed / published, 1.0, 0.01) << GetParam() << ": " << computed << " vs " << published;
+}
+
+// PRODUCT.md's zoo, plus the models of the memory validation set.
+INSTANTIATE_TEST_SUITE_P(
+    Zoo, ZooParams,
+    ::testing::Values("resnet50", "ssd300", "maskrcnn", "bert-base-squad", "bert-large-squad", "gnmt",
+                      "transformer-xl-base", "transformer-xl-large", "tacotron2", "waveglow", "ncf",
+                      "vit-b-16", "gpt2", "gpt2-xl", "stable-diffusion-1.5", "whisper-large-v3",
+                      "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b",
+                      "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b",
+                      "llama-3.2-3b", "mistral-7b", "mistral-7b-v0.2", "mixtral-8x7b", "gemma-2b",
+                      "gemma-7b", "gemma-2-9b", "phi-2", "phi-3-mini-4k-instruct", "falcon-7b",
+                      "tiny-llama", "stablelm-base-alpha-3b", "qwen2.5-7b", "qwen2.5-72b", "phi-1.5",
+                      "falcon-40b", "codellama-34b", "bloomz-7b1", "t0-3b", "mt0-xxl"),
+    [](const auto& test) {
+      std::string name = test.param;
+      for (char& c : name) {
+        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+struct Published {
+  const char* id;
+  long long params;  // from the model card or the released checkpoint
+};
+
+// Independent of the data files: exact checkpoint sizes as the model cards and safetensors
+// indexes report them.
+constexpr Published kModelCards[] = {
+    {"gpt2", 124'439'808},             // openai-community/gpt2
+    {"llama-2-7b", 6'738'415'616},      // meta-llama/Llama-2-7b-hf
+    {"llama-3-8b", 8'030'261'248},      // meta-llama/Meta-Llama-3-8B
+    {"mistral-7b", 7'241'732'096},      // mistralai/Mistral-7B-v0.1
+    {"mixtral-8x7b", 46'702'792'704},   // mistralai/Mixtral-8x7B-v0.1
+    {"gemma-7b", 8'537'680'896},        // google/gemma-7b
+    {"phi-2", 2'779'683'840},           // microsoft/phi-2
+    {"resnet50", 25'557'032},           // torchvision resnet50
+};
+
+TEST(Zoo, CountsMatchTheModelCards) {
+  for (const auto& [id, params] : kModelCards) {
+    auto w = zoo().find(id);
+    ASSERT_TRUE(w.ok()) << id;
+    EXPECT_EQ(count_params(**w).total, params) << id;
+  }
+}
+
+TEST(Zoo, MixtureOfExpertsCountsTwoOfEightExpertsAsActive) {
+  const ParamCounts p = count_params(**zoo().find("mixtral-8x7b"));
+  // 32 layers × 6 inactive experts × 3·4096·14336 weights.
+  EXPECT_EQ(p.total - p.active, 32LL * 6 * 3 * 4096 * 14336);
+}
+
+TEST(Zoo, FindsWorkloadsByTheirHuggingFaceNames) {
+  auto w = zoo().find("meta-llama/Llama-2-7b-hf");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ((*w)->id, "llama-2-7b");
+  auto typo = zoo().find("lama-2-7b");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("did you mean 'llama-2-7b'"), std::string::npos)
+      << typo.status().message();
+}
+
+TEST(ResNet, GeneratesTheTorchvisionFamily) {
+  // torchvision's published parameter counts.
+  const std::pair<int, long long> kCounts[] = {
+      {18, 11'689'512}, {34, 21'797'672}, {50, 25'557'032}, {101, 44'549'160}, {152, 60'192'808}};
+  for (const auto& [depth, params] : kCounts) {
+    Workload w;
+    auto layers = resnet_layers({depth, 224, 1000});
+    ASSERT_TRUE(layers.ok());
+    w.layers = *layers;
+    EXPECT_EQ(count_params(w).total, params) << "resnet" << depth;
+  }
+}
+
+TEST(ResNet, Resnet50ForwardIsFourGigaMultiplyAdds) {
+  Workload w;
+  w.layers = *resnet_layers({50, 224, 1000});
+  // 4.1 GMACs at 224×224 (He et al. 2016, table 1: 3.8e9 FLOPs counted as multiply-adds, for
+  // v1; v1.5 moves the stride to the 3×3 convolution and adds about 0.3 GMACs).
+  const double gmacs = count_flops(w, 1, 1).forward / 2 / 1e9;
+  EXPECT_NEAR(gmacs, 4.1, 0.1);
+}
+
+TEST(ResNet, RejectsADepthItDoesNotKnow) {
+  auto layers = resnet_layers({42, 224, 1000});
+  ASSERT_FALSE(layers.ok());
+  EXPECT_EQ(layers.status().message(),
+            "ResNet depth 42 is not accepted; expected 18, 34, 50, 101 or 152");
+}
+
+TEST(Flops, TransformerForwardIsTwoFlopsPerParameterPerTokenPlusAttention) {
+  const Workload& w = **zoo().find("llama-2-7b");
+  const FlopCounts f = count_flops(w, 1, 4096);
+  // Non-embedding weights 6,738,415,616 - 2·32000·4096 (embeddings, head) + the head again:
+  // 2·(6,476,271,616 + 131,072,000) per token, plus causal attention 4·32·4096·4096/2.
+  const double per_token = 2.0 * (6'476'271'616.0 + 131'072'000.0) + 4.0 * 32 * 4096 * 4096 / 2;
+  EXPECT_DOUBLE_EQ(f.forward, 4096 * per_token);
+  EXPECT_DOUBLE_EQ(f.train, 3 * f.forward);
+  EXPECT_DOUBLE_EQ(f.train_recompute, 4 * f.forward);
+}
+
+}  // namespace
+}  // namespace rigplan
