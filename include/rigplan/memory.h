@@ -57,6 +57,7 @@ struct MemoryEstimate {
   bool fits = false;
   double headroom_gb = 0;  // capacity - total (negative: short by that much)
   int max_batch = 0;       // largest batch per GPU that fits (0: not even one)
+  int max_seq_len = 0;     // transformers: longest sequence (context) that fits at this batch
   int min_gpus = 0;        // fewest GPUs that hold it (training: ZeRO-3; inference: split layers);
                            // 0: not within 1024
   std::vector<std::string> suggestions;  // when it does not fit: changes that make it fit

@@ -469,6 +469,23 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
     e.max_batch = static_cast<int>(std::min(1e6, std::floor((capacity - (t1 - per_sample)) / per_sample)));
   }
 
+  // Longest sequence at this batch: memory grows with s (quadratically without flash
+  // attention), so search. Bounded by the model's context where it has one.
+  if (workload.transformer) {
+    const int limit = std::max(workload.transformer->max_positions, 1);
+    auto fits_at = [&](int s) {
+      Run longer = *run;
+      longer.seq = s;
+      return evaluate(longer, capacity).fits;
+    };
+    int lo = 0, hi = limit;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo + 1) / 2;
+      if (fits_at(mid)) lo = mid; else hi = mid - 1;
+    }
+    e.max_seq_len = lo;
+  }
+
   // Fewest GPUs: shard everything with ZeRO-3 (training) or split the layers (inference).
   auto on_gpus = [&](int n) {
     Run many = *run;

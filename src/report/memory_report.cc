@@ -46,6 +46,7 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
           {"fits", e.fits},
           {"headroom_gb", round2(e.headroom_gb)},
           {"max_batch", e.max_batch},
+          {"max_seq_len", e.max_seq_len},
           {"min_gpus", e.min_gpus},
           {"breakdown", breakdown},
           {"terms", terms},
@@ -79,6 +80,7 @@ std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEs
   }
   out += e.max_batch > 0 ? fmt::format("Largest batch that fits: {}. ", e.max_batch)
                          : std::string("Not even a batch of 1 fits. ");
+  if (workload.transformer) out += fmt::format("Longest sequence at this batch: {}. ", e.max_seq_len);
   out += e.min_gpus > 0 ? fmt::format("Fewest GPUs that hold it: {}.\n", e.min_gpus)
                         : std::string("Not within 1024 GPUs.\n");
   if (!e.suggestions.empty()) out += "Would fit with: " + join(e.suggestions, ", ") + ".\n";

@@ -120,6 +120,19 @@ TEST(MemoryModel, LargestBatchIsTheLastThatFits) {
   EXPECT_FALSE(estimate("llama-2-7b", "rtx-4090", c).fits);
 }
 
+TEST(MemoryModel, LongestSequenceIsTheLastThatFits) {
+  RunConfig c;
+  c.method = "qlora";
+  c.batch = 1;
+  const MemoryEstimate e = estimate("llama-3-8b", "rtx-4090", c);
+  ASSERT_GT(e.max_seq_len, 1000);
+  ASSERT_LT(e.max_seq_len, 8192);  // Llama 3's context
+  c.seq_len = e.max_seq_len;
+  EXPECT_TRUE(estimate("llama-3-8b", "rtx-4090", c).fits);
+  c.seq_len = e.max_seq_len + 1;
+  EXPECT_FALSE(estimate("llama-3-8b", "rtx-4090", c).fits);
+}
+
 TEST(MemoryModel, ANonFittingRunSaysWhatWouldMakeItFit) {
   RunConfig c;  // full fine-tuning of a 7B model on a 24 GB card
   c.batch = 1;
