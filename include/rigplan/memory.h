@@ -39,6 +39,12 @@ struct RunConfig {
   // FULL_STATE_DICT loading, as LitGPT's 2024 fine-tuning scripts did). The peak is the larger
   // of that load and a training step.
   bool full_state_load = false;
+  // GPU-to-GPU link for several GPUs: pcie, nvlink-bridge, nvswitch; default: the GPU's own
+  // (gpu_link), PCIe when it has none.
+  std::string link;
+  // Throughput of a run known to have run (a measurement): skip the offload penalty even when
+  // the memory model says it does not fit.
+  bool known_to_fit = false;
 };
 
 struct MemoryTerm {
@@ -65,8 +71,10 @@ struct MemoryEstimate {
 
 // A malformed configuration (zero batch, negative rank, unknown precision) is a kInvalidInput
 // Status naming the option and the accepted values. Not fitting is a result, not an error.
+// `with_searches` = false skips max_batch, max_seq_len, min_gpus and suggestions (left 0/empty),
+// for callers that only need the breakdown and whether it fits.
 Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
-                                       const RunConfig& config);
+                                       const RunConfig& config, bool with_searches = true);
 
 // Bits per weight of a storage format (nf4: 4.5 with its fp32 block scales), nullopt if unknown.
 std::optional<double> bits_per_weight(std::string_view format);

@@ -69,3 +69,15 @@ Json to_json(const ValidationReport& report);
 std::string validation_text(const ValidationReport& report);
 
 }  // namespace rigplan::report
+
+#include "rigplan/perf.h"
+
+namespace rigplan::report {
+
+// `rigplan predict`: throughput, step time, bound, MFU, error band, and the time per operator
+// class.
+Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& prediction);
+std::string prediction_text(const Workload& workload, const Gpu& gpu, const Prediction& prediction,
+                            bool explain);
+
+}  // namespace rigplan::report

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rigplan/calibrate.h"
 #include "rigplan/catalog.h"
 #include "rigplan/status.h"
 #include "rigplan/workload.h"
@@ -21,6 +22,10 @@ struct ValidationRow {
   double measured = 0;
   std::optional<double> predicted;
   std::optional<double> error;  // relative (throughput), absolute percentage (memory), 0/1 miss (fits)
+  std::optional<double> abs_error;       // throughput: |predicted / measured - 1|
+  std::optional<double> baseline_error;  // throughput: relative error of the bandwidth-ratio guess
+  bool is_ref = false;                   // the group's reference row (relative error 0 by definition)
+  std::string workload_class;
   std::string skipped;          // why there is no prediction; empty when predicted
 };
 
@@ -28,7 +33,9 @@ struct ValidationSummary {
   std::string group;  // a group prefix (the part before '/'), or "all"
   int n = 0;          // rows predicted
   int skipped = 0;    // rows not predicted
-  std::optional<double> median_rel_err, mean_rel_err, max_rel_err;  // throughput rows
+  std::optional<double> median_rel_err, mean_rel_err, max_rel_err;  // throughput rows (refs excluded)
+  std::optional<double> median_abs_err;                             // |predicted / measured - 1|
+  std::optional<double> baseline_median_rel_err, baseline_mean_rel_err;  // memory-bandwidth ratio
   std::optional<double> mean_abs_pct_err;                           // peak_memory_gb rows
   std::optional<double> mean_abs_err_gb;                            // peak_memory_gb rows
   std::optional<double> fits_accuracy;  // fits rows, and memory rows read as fits / OOM
@@ -39,11 +46,26 @@ struct ValidationReport {
   std::vector<ValidationRow> rows;
   ValidationSummary overall;
   std::vector<ValidationSummary> groups;  // one per group prefix, in first-seen order
+  std::vector<ValidationSummary> classes;  // throughput rows by workload class
+  bool leave_one_gpu_out = false;
+};
+
+struct ValidateOptions {
+  const Calibration* calibration = nullptr;  // default: the embedded one
+  // Throughput: predict each GPU's rows with a calibration fitted without that GPU's rows.
+  bool leave_one_gpu_out = false;
 };
 
 // `path` names the file in messages. A malformed file (missing column, a value that is not a
 // number) is a kInvalidInput Status naming path:line and the column.
 Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo& zoo,
-                                               const std::string& path, const std::string& csv);
+                                               const std::string& path, const std::string& csv,
+                                               const ValidateOptions& options = {});
+
+// The throughput rows of a measurement file as samples (rows that cannot be predicted are left
+// out), with the index of each sample's row in `report_rows` order. Used by calibration.
+Result<std::vector<ThroughputSample>> throughput_samples(const Catalog& catalog, const Zoo& zoo,
+                                                         const std::string& path, const std::string& csv,
+                                                         std::vector<std::string>* groups = nullptr);
 
 }  // namespace rigplan

@@ -56,5 +56,8 @@ void add_overview_command(CLI::App& app, CliContext& ctx);
 void add_workloads_command(CLI::App& app, CliContext& ctx);
 void add_memory_command(CLI::App& app, CliContext& ctx);
 void add_validate_command(CLI::App& app, CliContext& ctx);
+void add_predict_command(CLI::App& app, CliContext& ctx);
+void add_compare_command(CLI::App& app, CliContext& ctx);
+void add_calibrate_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace rigplan::cli

@@ -449,11 +449,12 @@ std::optional<double> bits_per_weight(std::string_view format) {
 }
 
 Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
-                                       const RunConfig& config) {
+                                       const RunConfig& config, bool with_searches) {
   auto run = resolve(workload, config);
   if (!run) return run.status();
   const double capacity = gpu.memory_gb * mc::kBytesPerMarketedGb / 1e9;
   MemoryEstimate e = evaluate(*run, capacity);
+  if (!with_searches) return e;
 
   // Memory is affine in the batch: solve for the largest batch that fits.
   Run one = *run, two = *run;

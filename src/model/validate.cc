@@ -75,6 +75,7 @@ Result<RunConfig> run_of(const Row& row) {
   if (!row.text("optimizer").empty()) c.optimizer = row.text("optimizer");
   if (!row.text("lora_targets").empty()) c.lora_targets = split_list(row.text("lora_targets"));
   if (!row.text("offload").empty()) c.offload = row.text("offload");
+  if (const std::string link = row.text("link"); !link.empty()) c.link = link == "nvlink" ? "nvlink-bridge" : link;
   auto rank = row.number("lora_rank", 8);
   auto batch = row.number("batch_per_gpu", 0);
   auto seq = row.number("seq_len", 0);
@@ -105,10 +106,16 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
 ValidationSummary summarize(std::string group, const std::vector<const ValidationRow*>& rows) {
   ValidationSummary s;
   s.group = std::move(group);
-  std::vector<double> rel, pct, abs_gb;
+  std::vector<double> rel, abs_rel, base, pct, abs_gb;
   int fits_right = 0, fits_n = 0;
   for (const ValidationRow* r : rows) {
     if (!r->predicted) {
@@ -118,7 +125,11 @@ ValidationSummary summarize(std::string group, const std::vector<const Validatio
     ++s.n;
     if (r->metric == "throughput") {
       ++s.throughput_rows;
-      rel.push_back(*r->error);
+      if (!r->is_ref) {
+        rel.push_back(*r->error);
+        if (r->baseline_error) base.push_back(*r->baseline_error);
+      }
+      abs_rel.push_back(*r->abs_error);
     } else if (r->metric == "peak_memory_gb") {
       ++s.memory_rows;
       pct.push_back(*r->error);
@@ -129,15 +140,15 @@ ValidationSummary summarize(std::string group, const std::vector<const Validatio
       if (*r->error == 0) ++fits_right;
     }
   }
-  auto mean = [](const std::vector<double>& v) {
-    double sum = 0;
-    for (double x : v) sum += x;
-    return sum / static_cast<double>(v.size());
-  };
   if (!rel.empty()) {
     s.median_rel_err = median(rel);
     s.mean_rel_err = mean(rel);
     s.max_rel_err = *std::max_element(rel.begin(), rel.end());
+  }
+  if (!abs_rel.empty()) s.median_abs_err = median(abs_rel);
+  if (!base.empty()) {
+    s.baseline_median_rel_err = median(base);
+    s.baseline_mean_rel_err = mean(base);
   }
   if (!pct.empty()) {
     s.mean_abs_pct_err = mean(pct);
@@ -147,10 +158,18 @@ ValidationSummary summarize(std::string group, const std::vector<const Validatio
   return s;
 }
 
-}  // namespace
+// A parsed measurement file: rows with their runs resolved against the catalog and zoo.
+struct Parsed {
+  std::vector<ValidationRow> rows;
+  std::vector<const Gpu*> gpus;
+  std::vector<const Workload*> workloads;
+  std::vector<RunConfig> runs;
+  std::vector<std::string> ref_flags;
+  std::vector<bool> whole_process;  // memory measured by nvidia-smi: context and reserve included
+};
 
-Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo& zoo,
-                                               const std::string& path, const std::string& csv) {
+Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::string& path,
+                          const std::string& csv) {
   const auto records = parse_csv(csv);
   if (records.empty()) return Status::invalid_input(fmt::format("{}: empty file; expected a header", path));
   std::map<std::string, size_t> columns;
@@ -162,8 +181,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
   if (!missing.empty()) {
     return Status::invalid_input(fmt::format("{}:1: the header lacks {}", path, quoted_list(missing, "and")));
   }
-
-  ValidationReport report;
+  Parsed parsed;
   for (size_t i = 1; i < records.size(); ++i) {
     const Row row(path, records[i], columns);
     ValidationRow out;
@@ -187,38 +205,179 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
     out.measured = *value;
     auto run = run_of(row);
     if (!run) return run.status();
-
     auto gpu = catalog.find_gpu(out.gpu);
     auto workload = zoo.find(out.workload);
-    if (!gpu) {
-      out.skipped = gpu.status().message();
-    } else if (!workload) {
-      out.skipped = workload.status().message();
-    } else if (out.metric == "throughput") {
-      out.skipped = "no throughput model yet";
+    if (!gpu) out.skipped = gpu.status().message();
+    else if (!workload) out.skipped = workload.status().message();
+    if (workload) out.workload_class = workload_class(**workload);
+    parsed.gpus.push_back(gpu ? *gpu : nullptr);
+    parsed.workloads.push_back(workload ? *workload : nullptr);
+    parsed.runs.push_back(*run);
+    parsed.ref_flags.push_back(row.text("ref"));
+    parsed.whole_process.push_back(row.text("memory_metric").find("nvidia-smi") != std::string::npos);
+    parsed.rows.push_back(std::move(out));
+  }
+  return parsed;
+}
+
+// Throughput rows whose group has a predictable ref, as samples; `row_of` maps sample -> row.
+std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& row_of) {
+  std::map<std::string, size_t> ref_row;
+  for (size_t i = 0; i < parsed.rows.size(); ++i) {
+    if (parsed.rows[i].metric == "throughput" && parsed.ref_flags[i] == "1") ref_row[parsed.rows[i].group] = i;
+  }
+  std::vector<ThroughputSample> samples;
+  std::map<size_t, int> sample_of_row;
+  // Refs first, so that every sample's ref has an index.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < parsed.rows.size(); ++i) {
+      ValidationRow& r = parsed.rows[i];
+      if (r.metric != "throughput" || !r.skipped.empty()) continue;
+      const bool is_ref = parsed.ref_flags[i] == "1";
+      if ((pass == 0) != is_ref) continue;
+      auto ref = ref_row.find(r.group);
+      if (ref == ref_row.end() || !parsed.rows[ref->second].skipped.empty() || !sample_of_row.count(ref->second)) {
+        if (!is_ref) r.skipped = "its group has no predictable ref row";
+        if (!is_ref) continue;
+      }
+      ThroughputSample s{parsed.workloads[i], parsed.gpus[i], parsed.runs[i], r.measured, -1};
+      s.run.known_to_fit = true;  // it was measured, so it ran
+      sample_of_row[i] = static_cast<int>(samples.size());
+      s.ref = is_ref ? static_cast<int>(samples.size()) : sample_of_row[ref->second];
+      r.is_ref = is_ref;
+      samples.push_back(s);
+      row_of.push_back(i);
+    }
+  }
+  return samples;
+}
+
+}  // namespace
+
+std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples) {
+  // A group compares GPUs (rather than GPU counts) when all its rows run on as many GPUs as
+  // its ref row.
+  std::map<int, bool> single;
+  for (const auto& s : samples) {
+    auto [it, fresh] = single.emplace(s.ref, true);
+    it->second = it->second && s.run.gpus == samples[static_cast<size_t>(s.ref)].run.gpus;
+  }
+  std::vector<bool> out;
+  for (const auto& s : samples) out.push_back(single[s.ref]);
+  return out;
+}
+
+namespace {
+}  // namespace
+
+Result<std::vector<ThroughputSample>> throughput_samples(const Catalog& catalog, const Zoo& zoo,
+                                                         const std::string& path, const std::string& csv,
+                                                         std::vector<std::string>* groups) {
+  auto parsed = parse_file(catalog, zoo, path, csv);
+  if (!parsed) return parsed.status();
+  std::vector<size_t> row_of;
+  auto samples = samples_of(parsed.value(), row_of);
+  if (groups) {
+    for (size_t i : row_of) groups->push_back(parsed->rows[i].group);
+  }
+  return samples;
+}
+
+Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo& zoo,
+                                               const std::string& path, const std::string& csv,
+                                               const ValidateOptions& options) {
+  auto parsed_or = parse_file(catalog, zoo, path, csv);
+  if (!parsed_or) return parsed_or.status();
+  Parsed& parsed = parsed_or.value();
+  const Calibration calibration = options.calibration ? *options.calibration : embedded_calibration();
+
+  // Memory and fits rows.
+  for (size_t i = 0; i < parsed.rows.size(); ++i) {
+    ValidationRow& out = parsed.rows[i];
+    if (out.metric == "throughput" || !out.skipped.empty()) continue;
+    auto estimate = estimate_memory(*parsed.workloads[i], *parsed.gpus[i], parsed.runs[i], false);
+    if (!estimate) {
+      out.skipped = estimate.status().message();
+    } else if (out.metric == "fits") {
+      out.predicted = estimate->fits ? 1 : 0;
+      out.error = (out.predicted == (out.measured != 0 ? 1 : 0)) ? 0 : 1;
     } else {
-      auto estimate = estimate_memory(**workload, **gpu, *run);
-      if (!estimate) {
-        out.skipped = estimate.status().message();
-      } else if (out.metric == "fits") {
-        out.predicted = estimate->fits ? 1 : 0;
-        out.error = (out.predicted == (out.measured != 0 ? 1 : 0)) ? 0 : 1;
-      } else {
-        // Measurements by nvidia-smi include the context and the allocator's reserve; those by
-        // torch.cuda.max_memory_allocated (the default) count tensors only.
-        const bool whole_process = row.text("memory_metric").find("nvidia-smi") != std::string::npos;
-        out.predicted = whole_process ? estimate->total_gb : estimate->allocated_gb;
-        out.error = std::abs(*out.predicted / out.measured - 1) * 100;
+      // nvidia-smi measurements include the context and the allocator's reserve;
+      // torch.cuda.max_memory_allocated (the default) counts tensors only.
+      out.predicted = parsed.whole_process[i] ? estimate->total_gb : estimate->allocated_gb;
+      out.error = std::abs(*out.predicted / out.measured - 1) * 100;
+    }
+  }
+
+  // Throughput rows: ratios to the group's ref row.
+  std::vector<size_t> row_of;
+  const std::vector<ThroughputSample> samples = samples_of(parsed, row_of);
+  std::vector<double> predicted(samples.size(), 0);
+  std::vector<std::optional<double>> held_out_error(samples.size());
+  if (options.leave_one_gpu_out) {
+    const std::vector<bool> fit_set = cross_gpu(samples);
+    std::vector<std::string> gpu_ids;
+    for (const auto& s : samples) {
+      if (std::find(gpu_ids.begin(), gpu_ids.end(), s.gpu->id) == gpu_ids.end()) gpu_ids.push_back(s.gpu->id);
+    }
+    for (const auto& held_out : gpu_ids) {
+      std::vector<bool> use(samples.size());
+      for (size_t i = 0; i < samples.size(); ++i) use[i] = fit_set[i] && samples[i].gpu->id != held_out;
+      const Calibration fitted = fit_calibration(samples, use, calibration, catalog);
+      // The held-out GPU's rows and their refs, predicted by the calibration that never saw it.
+      std::vector<ThroughputSample> pairs;
+      std::vector<size_t> index;
+      for (size_t i = 0; i < samples.size(); ++i) {
+        if (samples[i].gpu->id != held_out) continue;
+        for (size_t j : {i, static_cast<size_t>(samples[i].ref)}) {
+          pairs.push_back(samples[j]);
+          index.push_back(j);
+        }
+      }
+      const auto values = predict_samples(pairs, fitted, catalog);
+      for (size_t k = 0; k < values.size(); k += 2) {
+        const size_t i = index[k], r = index[k + 1];
+        predicted[i] = values[k];
+        if (values[k] > 0 && values[k + 1] > 0) {
+          held_out_error[i] =
+              std::abs((values[k] / values[k + 1]) / (samples[i].measured / samples[r].measured) - 1);
+        }
       }
     }
-    report.rows.push_back(std::move(out));
+  } else {
+    predicted = predict_samples(samples, calibration, catalog);
   }
+  for (size_t i = 0; i < samples.size(); ++i) {
+    ValidationRow& out = parsed.rows[row_of[i]];
+    const size_t r = static_cast<size_t>(samples[i].ref);
+    const bool predictable = options.leave_one_gpu_out ? held_out_error[i].has_value()
+                                                       : predicted[i] > 0 && predicted[r] > 0;
+    if (!predictable) {
+      out.skipped = "the run cannot be predicted";
+      continue;
+    }
+    out.predicted = predicted[i];
+    out.abs_error = std::abs(predicted[i] / out.measured - 1);
+    out.error = out.is_ref ? 0 : options.leave_one_gpu_out ? *held_out_error[i] : relative_error(samples, predicted, i);
+    // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth.
+    const double guess_i = samples[i].run.gpus * samples[i].gpu->mem_bandwidth_gbps;
+    const double guess_r = samples[r].run.gpus * samples[r].gpu->mem_bandwidth_gbps;
+    out.baseline_error = std::abs((guess_i / guess_r) / (out.measured / samples[r].measured) - 1);
+  }
+
+  ValidationReport report;
+  report.rows = std::move(parsed.rows);
+  report.leave_one_gpu_out = options.leave_one_gpu_out;
   std::vector<const ValidationRow*> all;
-  std::vector<std::string> prefixes;
+  std::vector<std::string> prefixes, classes;
   for (const auto& r : report.rows) {
     all.push_back(&r);
     const std::string prefix = r.group.substr(0, r.group.find('/'));
     if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.push_back(prefix);
+    if (r.metric == "throughput" && !r.workload_class.empty() &&
+        std::find(classes.begin(), classes.end(), r.workload_class) == classes.end()) {
+      classes.push_back(r.workload_class);
+    }
   }
   report.overall = summarize("all", all);
   for (const auto& prefix : prefixes) {
@@ -227,6 +386,13 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
       if (r.group.substr(0, r.group.find('/')) == prefix) rows.push_back(&r);
     }
     report.groups.push_back(summarize(prefix, rows));
+  }
+  for (const auto& cls : classes) {
+    std::vector<const ValidationRow*> rows;
+    for (const auto& r : report.rows) {
+      if (r.metric == "throughput" && r.workload_class == cls) rows.push_back(&r);
+    }
+    report.classes.push_back(summarize(cls, rows));
   }
   return report;
 }

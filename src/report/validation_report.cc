@@ -20,6 +20,9 @@ Json summary_json(const ValidationSummary& s) {
           {"mean_abs_pct_err", opt(s.mean_abs_pct_err)},
           {"mean_abs_err_gb", opt(s.mean_abs_err_gb)},
           {"fits_accuracy", opt(s.fits_accuracy)},
+          {"median_abs_err", opt(s.median_abs_err)},
+          {"baseline_median_rel_err", opt(s.baseline_median_rel_err)},
+          {"baseline_mean_rel_err", opt(s.baseline_mean_rel_err)},
           {"throughput_rows", s.throughput_rows},
           {"memory_rows", s.memory_rows},
           {"fits_rows", s.fits_rows}};
@@ -43,7 +46,13 @@ Json to_json(const ValidationReport& report) {
   }
   Json groups = Json::array();
   for (const auto& g : report.groups) groups.push_back(summary_json(g));
-  return {{"rows", rows}, {"summary", summary_json(report.overall)}, {"groups", groups}};
+  Json classes = Json::array();
+  for (const auto& c : report.classes) classes.push_back(summary_json(c));
+  return {{"leave_one_gpu_out", report.leave_one_gpu_out},
+          {"summary", summary_json(report.overall)},
+          {"groups", groups},
+          {"classes", classes},
+          {"rows", rows}};
 }
 
 std::string validation_text(const ValidationReport& report) {
@@ -69,15 +78,24 @@ std::string validation_text(const ValidationReport& report) {
   }
   Table summary({{"group"}, {"n", A::kRight}, {"skipped", A::kRight}, {"memory MAPE", A::kRight},
                  {"memory MAE GB", A::kRight}, {"fits accuracy", A::kRight},
-                 {"median rel err", A::kRight}, {"mean rel err", A::kRight}, {"max rel err", A::kRight}});
+                 {"median rel err", A::kRight}, {"mean rel err", A::kRight}, {"max rel err", A::kRight},
+                 {"baseline median", A::kRight}, {"baseline mean", A::kRight}});
   auto add = [&](const ValidationSummary& s) {
     summary.add_row({s.group, std::to_string(s.n), std::to_string(s.skipped), pct(s.mean_abs_pct_err, 1),
                      s.mean_abs_err_gb ? fmt::format("{:.2f}", *s.mean_abs_err_gb) : "-",
                      pct(s.fits_accuracy, 100), pct(s.median_rel_err, 100), pct(s.mean_rel_err, 100),
-                     pct(s.max_rel_err, 100)});
+                     pct(s.max_rel_err, 100), pct(s.baseline_median_rel_err, 100),
+                     pct(s.baseline_mean_rel_err, 100)});
   };
   for (const auto& g : report.groups) add(g);
   add(report.overall);
+  if (!report.classes.empty()) {
+    summary.add_row({"by workload class:"});
+    for (const auto& c : report.classes) add(c);
+  }
+  out += fmt::format("\nThroughput errors are relative to each group's ref row{}; the baseline guesses "
+                     "throughput ∝ GPUs × memory bandwidth.\n",
+                     report.leave_one_gpu_out ? ", each GPU predicted by a calibration fitted without it" : "");
   return out + "\n" + summary.render();
 }
 

@@ -22,3 +22,10 @@ namespace rigplan {
 std::span<const EmbeddedFile> embedded_workload_files();
 
 }  // namespace rigplan
+
+namespace rigplan {
+
+// The fitted performance-model calibration: data/calibration/*.toml.
+std::span<const EmbeddedFile> embedded_calibration_files();
+
+}  // namespace rigplan

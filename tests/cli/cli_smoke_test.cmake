@@ -39,3 +39,7 @@ expect(2 "field 'intermediate_size' is missing" memory --hf-config ${DATA}/hf/ba
 expect(2 "did you mean 'llama-2-7b'" memory lama-2-7b --gpu rtx-4090)
 expect(2 "--batch 0 is not accepted" memory llama-2-7b --gpu rtx-4090 --batch 0)
 expect(0 "\"mean_abs_pct_err\"" validate ${DATA}/../../validation/memory.csv --json)
+expect(0 "\"step_time_s\"" predict resnet50 --gpu a100-sxm4-80gb --precision fp16 --json)
+expect(0 "\"bound\": \"memory\"" predict llama-2-7b --gpu h100-sxm5-80gb --mode decode --batch 1 --seq 1 --json)
+expect(0 "relative to a100-sxm4-80gb" compare resnet50 --gpus a100-sxm4-80gb,rtx-4090,h100-sxm5-80gb --precision fp16)
+expect(2 "--link 'nvlnk' is not accepted" predict resnet50 --gpu a100-sxm4-80gb --gpus 2 --link nvlnk)

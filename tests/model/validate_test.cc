@@ -36,9 +36,10 @@ TEST(Validate, ScoresMemoryAndFitsRowsAndListsWhatItCannotPredict) {
   EXPECT_EQ(*report->rows[1].predicted, 0);         // 7B full fine-tuning does not fit in 24 GB
   EXPECT_EQ(*report->rows[1].error, 0);
   EXPECT_NE(report->rows[2].skipped.find("unknown GPU 'rtx-9090'"), std::string::npos);
-  EXPECT_EQ(report->rows[3].skipped, "no throughput model yet");
-  EXPECT_EQ(report->overall.n, 2);
-  EXPECT_EQ(report->overall.skipped, 2);
+  EXPECT_TRUE(report->rows[3].is_ref);  // alone in its group: its own reference
+  EXPECT_EQ(*report->rows[3].error, 0);
+  EXPECT_EQ(report->overall.n, 3);
+  EXPECT_EQ(report->overall.skipped, 1);
   EXPECT_EQ(*report->overall.fits_accuracy, 1.0);
   ASSERT_EQ(report->groups.size(), 4u);
   EXPECT_EQ(report->groups[0].group, "m");

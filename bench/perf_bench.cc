@@ -1,0 +1,36 @@
+// `rigplan predict` must answer in well under 10 ms: one prediction, catalog already loaded.
+#include <benchmark/benchmark.h>
+
+#include "rigplan/perf.h"
+
+namespace {
+
+void BM_PredictLlama7bOn8H100(benchmark::State& state) {
+  const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());
+  const auto zoo = rigplan::load_zoo(rigplan::embedded_workloads());
+  const auto calibration = rigplan::embedded_calibration();
+  rigplan::RunConfig run;
+  run.gpus = 8;
+  run.zero = 3;
+  run.seq_len = 4096;
+  for (auto _ : state) {
+    auto p = rigplan::predict(**zoo->find("llama-2-7b"), *catalog->gpu("h100-sxm5-80gb"), run, calibration, *catalog);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_PredictLlama7bOn8H100)->Unit(benchmark::kMicrosecond);
+
+void BM_PredictResnet50(benchmark::State& state) {
+  const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());
+  const auto zoo = rigplan::load_zoo(rigplan::embedded_workloads());
+  const auto calibration = rigplan::embedded_calibration();
+  rigplan::RunConfig run;
+  run.precision = "fp16";
+  for (auto _ : state) {
+    auto p = rigplan::predict(**zoo->find("resnet50"), *catalog->gpu("rtx-4090"), run, calibration, *catalog);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_PredictResnet50)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

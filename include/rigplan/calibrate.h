@@ -1,0 +1,38 @@
+// Fitting the performance model's per-architecture efficiencies to throughput measurements,
+// and leave-one-GPU-out validation (docs/performance.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rigplan/perf.h"
+
+namespace rigplan {
+
+// A throughput measurement ready to predict: the run, the measured value and its group's ref.
+struct ThroughputSample {
+  const Workload* workload = nullptr;
+  const Gpu* gpu = nullptr;
+  RunConfig run;
+  double measured = 0;
+  int ref = -1;  // index of the group's ref sample; itself for a ref row
+};
+
+// Predicted throughput of each sample under a calibration (0 where the run is malformed).
+std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples,
+                                    const Calibration& calibration, const Catalog& catalog);
+
+// Relative error of a non-ref sample: |(p / p_ref) / (m / m_ref) - 1|.
+double relative_error(const std::vector<ThroughputSample>& samples, const std::vector<double>& predicted,
+                      size_t i);
+
+// Which samples belong to groups that compare GPUs at one GPU count (the calibration set).
+std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples);
+
+// Fits gemm_efficiency and memory_efficiency per architecture present in the samples whose
+// `use` flag is set, minimising the squared log ratio error of non-ref samples plus a weak pull
+// towards `start`. Coordinate descent over multiplicative steps.
+Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
+                            const Calibration& start, const Catalog& catalog);
+
+}  // namespace rigplan

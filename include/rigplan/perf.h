@@ -1,0 +1,79 @@
+// Throughput of a workload on N GPUs of a kind: a per-operator roofline (docs/performance.md).
+// Each operator's time is the larger of its FLOPs at the compute rate the precision uses and its
+// bytes at the memory bandwidth, each scaled by an efficiency: a size-dependent GEMM efficiency
+// (wave quantization over the SMs) times a per-architecture efficiency fitted to measurements.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rigplan/catalog.h"
+#include "rigplan/memory.h"
+#include "rigplan/workload.h"
+
+namespace rigplan {
+
+// Fitted parameters of one GPU architecture generation (data/calibration/perf.toml).
+struct ArchCalibration {
+  std::string architecture;
+  double gemm_efficiency = 0.8;    // of the dense tensor (or FP32) peak, for large GEMMs
+  double memory_efficiency = 0.8;  // of the memory bandwidth, for streaming kernels
+  double tf32_efficiency = 1.0;    // extra factor for fp32 training on TF32 tensor cores
+  std::string fitted_on;           // what the values were fitted to
+};
+
+struct Calibration {
+  std::vector<ArchCalibration> archs;
+  // Relative error band per workload class (cnn, transformer, rnn, recsys), from the
+  // leave-one-GPU-out validation residuals.
+  std::map<std::string, double, std::less<>> error_band;
+  std::string source;
+
+  // The parameters of a calibration key (calibration_key); a key without its own uses another
+  // key of the same architecture, else the mean of all.
+  ArchCalibration for_arch(std::string_view key) const;
+};
+
+Calibration embedded_calibration();
+Result<Calibration> load_calibration(const std::vector<CatalogFile>& files);
+
+// Time of one class of operators in a step.
+struct PerfTerm {
+  std::string name;  // gemm, attention, elementwise, optimizer, communication, offload
+  double seconds = 0;
+  double flops = 0;
+  double bytes = 0;
+  std::string bound;  // compute, memory, communication
+};
+
+struct Prediction {
+  RunConfig config;  // defaults resolved
+  double step_time_s = 0;
+  double samples_per_step = 0;  // over all GPUs
+  double throughput = 0;        // in `unit`, all GPUs
+  std::string unit;             // tokens/s, images/s, sequences/s, ...
+  std::string bound;            // compute, memory, communication, capacity
+  double mfu = 0;               // model FLOPs / (step time × peak of all GPUs)
+  double error_band = 0;        // relative, from validation residuals of the workload class
+  std::string workload_class;
+  std::vector<PerfTerm> terms;
+  bool fits = true;
+  std::string note;  // e.g. why a run is offloaded or does not fit
+};
+
+// mode "train": a training step; "infer"/"prefill": a forward pass over the prompt;
+// "decode": one generated token per sequence. A malformed configuration is an error; a run
+// that does not fit in memory is offloaded (slower) or reported with bound "capacity".
+Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
+                           const Calibration& calibration, const Catalog& catalog);
+
+// The calibration key of a GPU: its architecture and memory class, "ampere-hbm" (GA100) or
+// "ampere-gddr" (GA102 and smaller): chips of one generation with HBM or GDDR differ in caches,
+// memory systems and tensor throughput per SM.
+std::string calibration_key(const Gpu& gpu);
+
+// cnn, transformer, rnn or recsys.
+std::string workload_class(const Workload& workload);
+
+}  // namespace rigplan

@@ -1,0 +1,77 @@
+// rigplan calibrate FILE.csv: fits the performance model's per-architecture efficiencies to the
+// cross-GPU throughput groups of a measurement file and prints data/calibration/perf.toml.
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/cli_context.h"
+#include "rigplan/calibrate.h"
+#include "rigplan/validate.h"
+#include "util/strings.h"
+
+namespace rigplan::cli {
+namespace {
+
+std::string today() {
+  const auto now = std::chrono::system_clock::now();
+  const std::chrono::year_month_day ymd{std::chrono::floor<std::chrono::days>(now)};
+  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                     static_cast<unsigned>(ymd.day()));
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app, CliContext& ctx) {
+  static std::string path;
+  auto* cmd = app.add_subcommand(
+      "calibrate", "Fit the performance model to throughput measurements; prints the calibration TOML");
+  cmd->add_option("file", path, "Throughput CSV, e.g. validation/throughput.csv")->required();
+  cmd->callback([&ctx] {
+    auto catalog = ctx.load();
+    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
+    auto zoo = ctx.load_zoo();
+    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return void(ctx.exit_code = ctx.fail(Status::io_error(fmt::format("{}: cannot read the file", path))));
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto samples = throughput_samples(*catalog, *zoo, path, text.str());
+    if (!samples) return void(ctx.exit_code = ctx.fail(samples.status()));
+    // Fit on groups that compare GPUs; scaling groups test the communication model.
+    const std::vector<bool> use = cross_gpu(*samples);
+    const auto used = std::count(use.begin(), use.end(), true);
+    *ctx.err << fmt::format("rigplan: fitting on {} rows of {} in groups that compare GPUs\n", used, path);
+    const Calibration start = embedded_calibration();
+    const Calibration fitted = fit_calibration(*samples, use, start, *catalog);
+
+    // Error bands: leave-one-GPU-out relative errors per workload class.
+    ValidateOptions options;
+    options.calibration = &fitted;
+    options.leave_one_gpu_out = true;
+    *ctx.err << "rigplan: leave-one-GPU-out validation for the error bands\n";
+    auto report = validate_measurements(*catalog, *zoo, path, text.str(), options);
+    if (!report) return void(ctx.exit_code = ctx.fail(report.status()));
+
+    std::string out = fmt::format(
+        "# Fitted efficiencies of the performance model, per GPU architecture generation.\n"
+        "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
+        "# Error bands: mean leave-one-GPU-out relative error per workload class, all rows.\n"
+        "# See docs/performance.md.\n",
+        path, today(), used);
+    for (const auto& a : fitted.archs) {
+      out += fmt::format("\n[[arch]]\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\nmemory_efficiency = {:.3f}\n"
+                         "tf32_efficiency = {:.3f}\nfitted_on = \"{}, {}\"\n",
+                         a.architecture, a.gemm_efficiency, a.memory_efficiency, a.tf32_efficiency, path, today());
+    }
+    for (const auto& c : report->classes) {
+      if (!c.mean_rel_err) continue;
+      out += fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", c.group, *c.mean_rel_err);
+    }
+    *ctx.out << out;
+  });
+}
+
+}  // namespace rigplan::cli

@@ -1,0 +1,109 @@
+#include "rigplan/calibrate.h"
+
+#include <cmath>
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace rigplan {
+namespace {
+
+// Strength of the pull towards the starting (prior) efficiencies, per squared log unit: ratios
+// within groups do not fix the absolute level of every architecture on their own.
+constexpr double kPriorWeight = 0.05;
+// Multiplicative steps tried for each parameter, and the sweeps over all parameters.
+constexpr double kSteps[] = {0.6, 0.75, 0.87, 0.94, 1.06, 1.15, 1.33, 1.6};
+constexpr int kSweeps = 3;
+constexpr double kMinEfficiency = 0.05;
+
+double objective(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
+                 const std::vector<double>& predicted, const Calibration& c, const Calibration& start) {
+  double sum = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (!use[i] || samples[i].ref == static_cast<int>(i) || samples[i].ref < 0) continue;
+    const size_t r = static_cast<size_t>(samples[i].ref);
+    if (!use[r] || predicted[i] <= 0 || predicted[r] <= 0) continue;
+    const double e = std::log((predicted[i] / predicted[r]) / (samples[i].measured / samples[r].measured));
+    sum += e * e;
+  }
+  for (const auto& a : c.archs) {
+    const ArchCalibration s = start.for_arch(a.architecture);
+    sum += kPriorWeight * (std::pow(std::log(a.gemm_efficiency / s.gemm_efficiency), 2) +
+                           std::pow(std::log(a.memory_efficiency / s.memory_efficiency), 2));
+  }
+  return sum;
+}
+
+}  // namespace
+
+std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples,
+                                    const Calibration& calibration, const Catalog& catalog) {
+  std::vector<double> out(samples.size(), 0);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    auto p = predict(*samples[i].workload, *samples[i].gpu, samples[i].run, calibration, catalog);
+    if (p) out[i] = p->throughput;
+  }
+  return out;
+}
+
+double relative_error(const std::vector<ThroughputSample>& samples, const std::vector<double>& predicted,
+                      size_t i) {
+  const size_t r = static_cast<size_t>(samples[i].ref);
+  return std::abs((predicted[i] / predicted[r]) / (samples[i].measured / samples[r].measured) - 1);
+}
+
+Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
+                            const Calibration& start, const Catalog& catalog) {
+  Calibration c = start;
+  std::set<std::string> present;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (use[i]) present.insert(calibration_key(*samples[i].gpu));
+  }
+  for (const auto& arch : present) {
+    bool known = false;
+    for (const auto& a : c.archs) known = known || a.architecture == arch;
+    if (!known) c.archs.push_back(start.for_arch(arch));
+  }
+  // Only the samples on GPUs of the architecture being varied change; predict those alone.
+  std::vector<double> predicted(samples.size(), 0);
+  std::map<std::string, std::vector<size_t>> by_arch;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const size_t r = static_cast<size_t>(std::max(samples[i].ref, 0));
+    if (!use[i] && !(r < use.size() && use[r] && samples[r].ref >= 0)) continue;
+    by_arch[calibration_key(*samples[i].gpu)].push_back(i);
+  }
+  auto repredict = [&](const std::string& arch) {
+    for (size_t i : by_arch[arch]) {
+      auto p = predict(*samples[i].workload, *samples[i].gpu, samples[i].run, c, catalog);
+      predicted[i] = p ? p->throughput : 0;
+    }
+  };
+  for (const auto& [arch, rows] : by_arch) repredict(arch);
+  double best = objective(samples, use, predicted, c, start);
+  for (int sweep = 0; sweep < kSweeps; ++sweep) {
+    for (auto& a : c.archs) {
+      if (!present.count(a.architecture)) continue;
+      for (double ArchCalibration::*param :
+           {&ArchCalibration::gemm_efficiency, &ArchCalibration::memory_efficiency, &ArchCalibration::tf32_efficiency}) {
+        const double base = a.*param;
+        double chosen = base;
+        for (double step : kSteps) {
+          const double value = std::clamp(base * step, kMinEfficiency, 1.0);
+          if (value == base) continue;
+          a.*param = value;
+          repredict(a.architecture);
+          const double score = objective(samples, use, predicted, c, start);
+          if (score < best) {
+            best = score;
+            chosen = value;
+          }
+        }
+        a.*param = chosen;
+        repredict(a.architecture);
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace rigplan

@@ -1,0 +1,87 @@
+// Loading data/calibration/perf.toml.
+#include <fmt/format.h>
+
+#include "catalog/toml_decode.h"
+#include "rigplan/perf.h"
+#include "util/embedded_file.h"
+
+namespace rigplan {
+
+using namespace toml_decode;
+
+namespace {
+
+struct Band {
+  std::string workload_class;
+  double rel_error = 0;
+};
+
+const std::vector<FieldSpec<ArchCalibration>>& arch_fields() {
+  using A = ArchCalibration;
+  static const std::vector<FieldSpec<A>> kFields = {
+      {"architecture", &A::architecture, true},
+      {"gemm_efficiency", &A::gemm_efficiency, true, "", {}, {0, 1, false}},
+      {"memory_efficiency", &A::memory_efficiency, true, "", {}, {0, 1, false}},
+      {"tf32_efficiency", &A::tf32_efficiency, false, "", {}, {0, 1, false}},
+      {"fitted_on", &A::fitted_on, true},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<Band>>& band_fields() {
+  static const std::vector<FieldSpec<Band>> kFields = {
+      {"workload_class", &Band::workload_class, true, "", {"cnn", "transformer", "rnn", "recsys"}},
+      {"rel_error", &Band::rel_error, true, "", {}, {0, 10, false}},
+  };
+  return kFields;
+}
+
+}  // namespace
+
+Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
+  Problems problems;
+  Calibration out;
+  for (const auto& file : files) {
+    out.source = file.path;
+    toml::table root;
+    try {
+      root = toml::parse(file.text, file.path);
+    } catch (const toml::parse_error& e) {
+      problems.add(e.source(), fmt::format("TOML syntax error: {}", e.description()));
+      continue;
+    }
+    for (auto&& [key, node] : root) {
+      const auto* array = node.as_array();
+      const bool arch = key.str() == "arch", band = key.str() == "band";
+      if ((!arch && !band) || !array || !array->is_array_of_tables()) {
+        problems.add(node.source(), fmt::format("unknown section '{}'; expected [[arch]] or [[band]]", key.str()));
+        continue;
+      }
+      for (const auto& item : *array) {
+        const RawEntry raw{*item.as_table(), ""};
+        const EntryContext ctx(arch ? "arch" : "band", raw, problems);
+        if (arch) {
+          ArchCalibration a;
+          decode_fields(ctx, raw.table, arch_fields(), a, {});
+          out.archs.push_back(a);
+        } else {
+          Band b;
+          decode_fields(ctx, raw.table, band_fields(), b, {});
+          out.error_band[b.workload_class] = b.rel_error;
+        }
+      }
+    }
+  }
+  if (!problems.empty()) return problems.to_status();
+  return out;
+}
+
+Calibration embedded_calibration() {
+  std::vector<CatalogFile> files;
+  for (const auto& f : embedded_calibration_files()) files.push_back({std::string(f.path), std::string(f.text)});
+  auto loaded = load_calibration(files);
+  assert(loaded.ok() && "the embedded calibration is checked by its tests");
+  return loaded.ok() ? std::move(loaded).value() : Calibration{};
+}
+
+}  // namespace rigplan

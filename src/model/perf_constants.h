@@ -1,0 +1,58 @@
+// Named constants of the performance model, each with its source (docs/performance.md).
+#pragma once
+
+namespace rigplan::perf_constants {
+
+// GEMM tiles: cuBLAS/CUTLASS tensor-core kernels compute 128×128 output tiles per SM
+// (CUTLASS default threadblock shape); a GEMM with fewer tiles than SMs leaves SMs idle.
+constexpr double kTile = 128;
+// Below this inner dimension a GEMM cannot fill the tensor-core pipeline (one k-tile of 64 for
+// 16-bit MMA, CUTLASS default); efficiency falls in proportion.
+constexpr double kFullK = 64;
+// Fraction of the GEMM efficiency that attention kernels reach: FlashAttention-2 runs at
+// 50-73% of peak on A100 where large GEMMs reach 80-87% (Dao 2023, figure 4; MAMF table).
+constexpr double kAttentionVsGemm = 0.75;
+// Vector (non-tensor) arithmetic of elementwise kernels reaches at most this fraction of FP32
+// peak; they are memory-bound in practice.
+constexpr double kVectorEfficiency = 0.5;
+// Launch and synchronisation cost per kernel in PyTorch eager mode: 3-10 µs (PyTorch
+// performance tuning guide; Calculon uses 5 µs per op). rigplan takes the middle.
+constexpr double kKernelOverheadS = 5e-6;
+
+// Bytes moved per trained parameter by the optimizer step (read and write of weights, gradients
+// and states): AdamW with fp32 master weights and states 4+4+4+4 read, 4+4+4 written, + 2 B
+// half copy = 30; all-16-bit 15; SGD with momentum 20; plain SGD 12 (fused multi-tensor kernels).
+constexpr double kAdamMixedBytes = 30;
+constexpr double kAdamPure16Bytes = 15;
+constexpr double kSgdMomentumBytes = 20;
+constexpr double kSgdBytes = 12;
+
+// Collective bandwidth as a fraction of the per-direction link rate that NCCL achieves on large
+// messages: NVLink/NVSwitch 0.77 (A100 ~230 of 300 GB/s, nccl-tests #149), PCIe with
+// peer-to-peer 0.7, PCIe staged through the host (GeForce: no P2P) 0.45 (8× RTX 5090 all-reduce
+// 28 of 63 GB/s, NVIDIA/nccl #1639), InfiniBand 0.9 (Calculon; nccl-tests #175).
+constexpr double kNvlinkEfficiency = 0.77;
+constexpr double kPcieP2pEfficiency = 0.7;
+constexpr double kPcieHostEfficiency = 0.45;
+constexpr double kNetworkEfficiency = 0.9;
+// Per-hop latency of a collective step: 8-10 µs within a node, 20 µs across (llm-analysis,
+// Calculon).
+constexpr double kIntraNodeLatencyS = 10e-6;
+constexpr double kInterNodeLatencyS = 20e-6;
+// GPUs per node of an HGX/DGX server; beyond it traffic crosses the network.
+constexpr int kGpusPerNode = 8;
+// Network bandwidth per GPU between nodes: one 200 Gbit/s HDR InfiniBand NIC per GPU (DGX A100
+// reference architecture; llm-foundry's clusters: 1600 Gbit/s RoCE per 8-GPU node).
+constexpr double kNetworkGbpsPerGpu = 25;
+// Share of the backward pass that hides gradient all-reduce: DDP overlaps buckets with the
+// remaining backward (PyTorch DDP paper, Li et al. 2020); the last bucket stays exposed.
+constexpr double kBackwardOverlap = 0.9;
+constexpr double kDdpBucketBytes = 25e6;
+// ZeRO-3/FSDP moves 1.5× the data-parallel traffic (ZeRO paper: 3Ψ vs 2Ψ).
+constexpr double kZero3TrafficFactor = 1.5;
+// Pipeline micro-batches per step when not given: 4 per stage (a common 1F1B setting).
+constexpr int kMicroBatchesPerStage = 4;
+// Host memory streamed to the GPU when a model is offloaded: PCIe at this efficiency.
+constexpr double kOffloadEfficiency = 0.8;
+
+}  // namespace rigplan::perf_constants

@@ -1,0 +1,66 @@
+#include <fmt/format.h>
+
+#include "rigplan/report.h"
+#include "util/strings.h"
+
+namespace rigplan::report {
+namespace {
+
+double round4(double x) { return std::round(x * 1e4) / 1e4; }
+double sig(double x) { return std::stod(fmt::format("{:.5g}", x)); }
+
+}  // namespace
+
+Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
+  Json terms = Json::array();
+  for (const auto& t : p.terms) {
+    terms.push_back({{"name", t.name}, {"seconds", sig(t.seconds)}, {"bound", t.bound}});
+  }
+  const RunConfig& c = p.config;
+  return {{"workload", workload.id},
+          {"gpu", gpu.id},
+          {"gpus", c.gpus},
+          {"mode", c.mode},
+          {"precision", c.precision},
+          {"batch_per_gpu", *c.batch},
+          {"seq_len", *c.seq_len},
+          {"throughput", sig(p.throughput)},
+          {"unit", p.unit},
+          {"step_time_s", sig(p.step_time_s)},
+          {"bound", p.bound},
+          {"mfu", round4(p.mfu)},
+          {"error_band", round4(p.error_band)},
+          {"throughput_low", sig(p.throughput * (1 - p.error_band))},
+          {"throughput_high", sig(p.throughput * (1 + p.error_band))},
+          {"workload_class", p.workload_class},
+          {"fits", p.fits},
+          {"terms", terms},
+          {"note", p.note}};
+}
+
+std::string prediction_text(const Workload& workload, const Gpu& gpu, const Prediction& p,
+                            bool explain) {
+  const RunConfig& c = p.config;
+  std::string out = fmt::format("{} on {} × {}: {}, {}, batch {} per GPU{}\n\n", workload.id, c.gpus, gpu.id,
+                                c.mode, c.precision, *c.batch,
+                                workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "");
+  out += fmt::format("throughput   {:.5g} {} (±{:.0f}%: {:.4g} to {:.4g})\n", p.throughput, p.unit,
+                     p.error_band * 100, p.throughput * (1 - p.error_band), p.throughput * (1 + p.error_band));
+  out += fmt::format("step time    {:.4g} ms\n", p.step_time_s * 1e3);
+  out += fmt::format("bound        {}\n", p.bound);
+  out += fmt::format("MFU          {:.1f}%\n", p.mfu * 100);
+  if (!p.note.empty()) out += fmt::format("note         {}\n", p.note);
+  if (explain) {
+    Table table({{"operators"}, {"ms", Table::Align::kRight}, {"share", Table::Align::kRight}});
+    for (const auto& t : p.terms) {
+      table.add_row({t.name, fmt::format("{:.3f}", t.seconds * 1e3),
+                     fmt::format("{:.1f}%", t.seconds / p.step_time_s * 100)});
+    }
+    out += "\n" + table.render();
+    out += "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency)) plus "
+           "launch overhead; docs/performance.md.\n";
+  }
+  return out;
+}
+
+}  // namespace rigplan::report

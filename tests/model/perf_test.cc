@@ -1,0 +1,149 @@
+// The performance model against hand-checkable limits: decode is bandwidth-bound, more GPUs
+// never scale past linear, GeForce cards communicate through the host, and predictions are
+// deterministic functions of the calibration.
+#include "rigplan/perf.h"
+
+#include <gtest/gtest.h>
+
+#include "rigplan/calibrate.h"
+
+namespace rigplan {
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog kCatalog = std::move(load_catalog(embedded_catalog())).value();
+  return kCatalog;
+}
+const Zoo& zoo() {
+  static const Zoo kZoo = std::move(load_zoo(embedded_workloads())).value();
+  return kZoo;
+}
+
+// A calibration with round numbers, so expectations can be computed by hand.
+Calibration flat(double gemm, double memory) {
+  Calibration c;
+  for (const char* key : {"ampere-hbm", "ampere-gddr", "hopper-hbm", "ada-gddr", "volta-hbm"}) {
+    c.archs.push_back({key, gemm, memory, 1.0, "test"});
+  }
+  c.error_band = {{"transformer", 0.1}, {"cnn", 0.1}};
+  return c;
+}
+
+Prediction run(const char* workload, const char* gpu, RunConfig config, const Calibration& c = flat(0.8, 0.8)) {
+  auto p = predict(**zoo().find(workload), *catalog().gpu(gpu), config, c, catalog());
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return std::move(p).value();
+}
+
+TEST(PerfModel, DecodeAtBatchOneReadsEveryWeightPerToken) {
+  RunConfig c;
+  c.mode = "decode";
+  c.batch = 1;
+  c.seq_len = 1;
+  const Prediction p = run("llama-2-7b", "h100-sxm5-80gb", c);
+  EXPECT_EQ(p.bound, "memory");
+  // Non-embedding weights 6,607,343,616 at 2 B over 3350 GB/s × 0.8, plus launch overheads:
+  // at most 3350e9 · 0.8 / 13.2e9 ≈ 203 tokens/s.
+  const double ceiling = 3350e9 * 0.8 / (6'607'343'616.0 * 2);
+  EXPECT_LT(p.throughput, ceiling);
+  EXPECT_GT(p.throughput, 0.7 * ceiling);
+}
+
+TEST(PerfModel, FourBitWeightsDecodeFasterThanSixteen) {
+  RunConfig c;
+  c.mode = "decode";
+  c.batch = 1;
+  c.seq_len = 1;
+  const double bf16 = run("llama-2-7b", "rtx-4090", c).throughput;
+  c.weights = "q4_k_m";
+  const double q4 = run("llama-2-7b", "rtx-4090", c).throughput;
+  EXPECT_GT(q4 / bf16, 2.0);  // 16 / 4.85 bits = 3.3× fewer bytes, less the fixed overheads
+  EXPECT_LT(q4 / bf16, 16 / 4.85);
+}
+
+TEST(PerfModel, DataParallelNeverScalesPastLinear) {
+  RunConfig c;
+  c.precision = "fp16";
+  const double one = run("resnet50", "a100-sxm4-80gb", c).throughput;
+  for (int gpus : {2, 4, 8}) {
+    c.gpus = gpus;
+    const double many = run("resnet50", "a100-sxm4-80gb", c).throughput;
+    EXPECT_LE(many, gpus * one * 1.0000001) << gpus;
+    EXPECT_GT(many, 0.8 * gpus * one) << gpus;  // NVSwitch hides most of the all-reduce
+  }
+}
+
+TEST(PerfModel, GeForceCardsAllReduceThroughTheHost) {
+  RunConfig c;
+  c.method = "full";
+  c.precision = "bf16";
+  c.gpus = 4;
+  c.batch = 1;
+  c.seq_len = 512;
+  const Prediction geforce = run("gpt2-xl", "rtx-4090", c);
+  EXPECT_NE(geforce.note.find("host-staged, no P2P"), std::string::npos) << geforce.note;
+  c.link = "nvswitch";  // pretend: no link bandwidth known, falls back to PCIe
+  EXPECT_EQ(run("gpt2-xl", "rtx-4090", c).note.find("nvswitch"), std::string::npos);
+}
+
+TEST(PerfModel, HigherEfficiencyIsNeverSlower) {
+  RunConfig c;
+  c.precision = "bf16";
+  c.batch = 4;
+  c.seq_len = 1024;
+  const double slow = run("gpt2", "a100-sxm4-80gb", c, flat(0.5, 0.5)).throughput;
+  const double fast = run("gpt2", "a100-sxm4-80gb", c, flat(0.9, 0.9)).throughput;
+  EXPECT_GT(fast, slow);
+  EXPECT_LT(fast / slow, 0.9 / 0.5 + 1e-9);
+}
+
+TEST(PerfModel, AModelThatDoesNotFitIsOffloadedAndSaysSo) {
+  RunConfig c;
+  c.batch = 1;
+  c.seq_len = 512;
+  const Prediction p = run("llama-2-7b", "rtx-4090", c);
+  EXPECT_FALSE(p.fits);
+  EXPECT_EQ(p.bound, "capacity");
+  EXPECT_NE(p.note.find("streamed from host memory"), std::string::npos) << p.note;
+}
+
+TEST(PerfModel, TheEmbeddedCalibrationCoversEveryMeasuredGeneration) {
+  const Calibration c = embedded_calibration();
+  for (const char* key : {"ampere-hbm", "ampere-gddr", "hopper-hbm", "volta-hbm", "turing-gddr", "pascal-gddr"}) {
+    bool found = false;
+    for (const auto& a : c.archs) found = found || a.architecture == key;
+    EXPECT_TRUE(found) << key;
+  }
+  EXPECT_GT(c.error_band.at("cnn"), 0);
+}
+
+TEST(Calibrate, FitRecoversTheRatiosOfTheCalibrationThatGeneratedTheData) {
+  // Synthetic measurements made by the model itself at a known calibration: the fit moves the
+  // starting guess towards it. It fits ratios to the group's ref row, which are unchanged when
+  // every efficiency scales together, so the test checks the H100 / A100 ratio.
+  const Calibration truth = flat(0.6, 0.7);
+  std::vector<ThroughputSample> samples;
+  RunConfig c;  // a compute-bound training step, so the GEMM efficiency matters
+  c.precision = "bf16";
+  c.batch = 8;
+  c.seq_len = 1024;
+  for (const char* gpu : {"a100-sxm4-80gb", "rtx-3090", "h100-sxm5-80gb"}) {
+    ThroughputSample s{*zoo().find("gpt2"), catalog().gpu(gpu), c, 0, 0};
+    s.measured = run("gpt2", gpu, c, truth).throughput;
+    samples.push_back(s);
+  }
+  for (auto& s : samples) s.ref = 0;
+  Calibration start = flat(0.6, 0.7);
+  start.archs[2].gemm_efficiency = 0.95;  // hopper starts wrong
+  const Calibration fitted = fit_calibration(samples, {true, true, true}, start, catalog());
+  auto ratio_error = [&](const Calibration& cal) {
+    const double h100 = run("gpt2", "h100-sxm5-80gb", c, cal).throughput;
+    const double a100 = run("gpt2", "a100-sxm4-80gb", c, cal).throughput;
+    return std::abs((h100 / a100) / (samples[2].measured / samples[0].measured) - 1);
+  };
+  const double before = ratio_error(start), after = ratio_error(fitted);
+  EXPECT_LT(after, before / 2);
+}
+
+}  // namespace
+}  // namespace rigplan
