@@ -25,7 +25,7 @@ struct ValidationRow {
   std::optional<double> abs_error;       // throughput: |predicted / measured - 1|
   std::optional<double> baseline_error;  // throughput: relative error of the bandwidth-ratio guess
   bool is_ref = false;                   // the group's reference row (relative error 0 by definition)
-  std::string workload_class;
+  std::string workload_class;  // throughput: "cnn, 1 GPU", "transformer, multi-GPU", ...
   std::string skipped;          // why there is no prediction; empty when predicted
 };
 
@@ -46,7 +46,7 @@ struct ValidationReport {
   std::vector<ValidationRow> rows;
   ValidationSummary overall;
   std::vector<ValidationSummary> groups;  // one per group prefix, in first-seen order
-  std::vector<ValidationSummary> classes;  // throughput rows by workload class
+  std::vector<ValidationSummary> classes;  // throughput rows by workload class and GPU count
   bool leave_one_gpu_out = false;
 };
 

@@ -44,7 +44,9 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
     const std::vector<bool> use = cross_gpu(*samples);
     const auto used = std::count(use.begin(), use.end(), true);
     *ctx.err << fmt::format("rigplan: fitting on {} rows of {} in groups that compare GPUs\n", used, path);
-    const Calibration start = embedded_calibration();
+    // A fixed prior (every key at 0.8, 0.8, 1.0) rather than the current calibration, so that
+    // refitting the same data gives the same file.
+    const Calibration start;
     const Calibration fitted = fit_calibration(*samples, use, start, *catalog);
 
     // Error bands: leave-one-GPU-out relative errors per workload class.
@@ -56,9 +58,10 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
     if (!report) return void(ctx.exit_code = ctx.fail(report.status()));
 
     std::string out = fmt::format(
-        "# Fitted efficiencies of the performance model, per GPU architecture generation.\n"
+        "# Fitted efficiencies of the performance model, per calibration key (architecture and\n"
+        "# memory class: hbm, gddr, geforce).\n"
         "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
-        "# Error bands: mean leave-one-GPU-out relative error per workload class, all rows.\n"
+        "# Error bands: mean leave-one-GPU-out relative error per workload class, single-GPU rows.\n"
         "# See docs/performance.md.\n",
         path, today(), used);
     for (const auto& a : fitted.archs) {
@@ -67,8 +70,11 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
                          a.architecture, a.gemm_efficiency, a.memory_efficiency, a.tf32_efficiency, path, today());
     }
     for (const auto& c : report->classes) {
-      if (!c.mean_rel_err) continue;
-      out += fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", c.group, *c.mean_rel_err);
+      // The band of a class is its mean single-GPU leave-one-GPU-out error (the larger one).
+      const auto comma = c.group.find(", 1 GPU");
+      if (!c.mean_rel_err || comma == std::string::npos) continue;
+      out += fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", c.group.substr(0, comma),
+                         *c.mean_rel_err);
     }
     *ctx.out << out;
   });

@@ -242,7 +242,8 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog&
 }  // namespace
 
 std::string calibration_key(const Gpu& gpu) {
-  return gpu.architecture + (gpu.memory_type.rfind("HBM", 0) == 0 ? "-hbm" : "-gddr");
+  if (gpu.memory_type.rfind("HBM", 0) == 0) return gpu.architecture + "-hbm";
+  return gpu.architecture + (gpu.segment == "consumer" ? "-geforce" : "-gddr");
 }
 
 ArchCalibration Calibration::for_arch(std::string_view architecture) const {

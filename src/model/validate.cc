@@ -358,6 +358,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
     }
     out.predicted = predicted[i];
     out.abs_error = std::abs(predicted[i] / out.measured - 1);
+    out.workload_class += samples[i].run.gpus > 1 || samples[r].run.gpus > 1 ? ", multi-GPU" : ", 1 GPU";
     out.error = out.is_ref ? 0 : options.leave_one_gpu_out ? *held_out_error[i] : relative_error(samples, predicted, i);
     // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth.
     const double guess_i = samples[i].run.gpus * samples[i].gpu->mem_bandwidth_gbps;

@@ -41,6 +41,12 @@ Json to_json(const ValidationReport& report) {
                 {"metric", r.metric}, {"measured", r.measured}};
     row["predicted"] = r.predicted ? Json(std::round(*r.predicted * 1000) / 1000) : Json(nullptr);
     row["error"] = r.error ? Json(std::round(*r.error * 10000) / 10000) : Json(nullptr);
+    if (r.metric == "throughput") {
+      row["is_ref"] = r.is_ref;
+      row["abs_error"] = r.abs_error ? Json(std::round(*r.abs_error * 10000) / 10000) : Json(nullptr);
+      row["baseline_error"] = r.baseline_error ? Json(std::round(*r.baseline_error * 10000) / 10000) : Json(nullptr);
+      row["class"] = r.workload_class;
+    }
     if (!r.skipped.empty()) row["skipped"] = r.skipped;
     rows.push_back(row);
   }
