@@ -126,13 +126,9 @@ bool valid_id(std::string_view id) {
 
 // Pass 1: parses a file and appends its entries, by kind.
 void collect(const CatalogFile& file, RawEntries& out, Problems& problems) {
-  toml::table root;
-  try {
-    root = toml::parse(file.text, file.path);
-  } catch (const toml::parse_error& e) {
-    problems.add(e.source(), fmt::format("TOML syntax error: {}", e.description()));
-    return;
-  }
+  auto parsed = parse_file(file, problems);
+  if (!parsed) return;
+  toml::table& root = *parsed;
   const auto kinds = to_strings(kKinds);
   for (auto&& [key, node] : root) {
     const std::string name(key.str());

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "rigplan/catalog.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
 
@@ -272,6 +274,16 @@ void decode_provenance(const EntryContext& ctx, const std::vector<FieldSpec<T>>&
   }
 }
 
+
+// Parses a file; a syntax error is reported (with its position) and yields nullopt.
+inline std::optional<toml::table> parse_file(const CatalogFile& file, Problems& problems) {
+  try {
+    return toml::parse(file.text, file.path);
+  } catch (const toml::parse_error& e) {
+    problems.add(e.source(), fmt::format("TOML syntax error: {}", e.description()));
+    return std::nullopt;
+  }
+}
 
 // Decodes the fields of `table` that `fields` declares into `out`, and reports missing
 // required fields and keys that are neither fields nor in `also_accepted`.

@@ -43,6 +43,14 @@ Result<Catalog> CliContext::load() const {
   return load_catalog(base, overlay);
 }
 
+Result<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::io_error(fmt::format("{}: cannot read the file", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 Result<Zoo> CliContext::load_zoo() const {
   std::vector<CatalogFile> files = embedded_workloads();
   if (!workloads_dir.empty()) {
@@ -59,16 +67,25 @@ Result<Workload> CliContext::resolve_workload(const Zoo& zoo, const std::string&
     if (!name.empty()) {
       return Status::invalid_input("give a workload name or --hf-config FILE, not both");
     }
-    std::ifstream in(hf_config, std::ios::binary);
-    if (!in) return Status::io_error(fmt::format("{}: cannot read the file", hf_config));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return import_hf_config(hf_config, text.str());
+    auto text = read_text_file(hf_config);
+    if (!text) return text.status();
+    return import_hf_config(hf_config, *text);
   }
   if (name.empty()) return Status::invalid_input("name a workload (`rigplan workloads list`) or give --hf-config FILE");
   auto found = zoo.find(name);
   if (!found) return found.status();
   return **found;
+}
+
+Result<CliContext::RunInputs> CliContext::load_run_inputs(const std::string& name,
+                                                         const std::string& hf_config) const {
+  auto catalog = load();
+  if (!catalog) return catalog.status();
+  auto zoo = load_zoo();
+  if (!zoo) return zoo.status();
+  auto workload = resolve_workload(*zoo, name, hf_config);
+  if (!workload) return workload.status();
+  return RunInputs{std::move(catalog).value(), std::move(zoo).value(), std::move(workload).value()};
 }
 
 int CliContext::fail(const Status& status) const {

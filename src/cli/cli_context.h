@@ -36,11 +36,22 @@ struct CliContext {
   Result<Workload> resolve_workload(const Zoo& zoo, const std::string& name,
                                     const std::string& hf_config) const;
 
+  // What a run-level command needs: the catalog, the zoo and the workload it names.
+  struct RunInputs {
+    Catalog catalog;
+    Zoo zoo;
+    Workload workload;
+  };
+  Result<RunInputs> load_run_inputs(const std::string& name, const std::string& hf_config) const;
+
   // Prints "rigplan: <message>" to stderr; returns the exit code for the status.
   int fail(const Status& status) const;
   // Prints JSON (pretty, 2-space indent, newline) to stdout.
   void print_json(const report::Json& value) const;
 };
+
+// The whole text of a file, or a kIoError Status naming it.
+Result<std::string> read_text_file(const std::string& path);
 
 // The overlay directory when none is given: $RIGPLAN_OVERLAY, else
 // $XDG_CONFIG_HOME/rigplan/overlay, else $HOME/.config/rigplan/overlay.

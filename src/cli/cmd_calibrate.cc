@@ -2,8 +2,6 @@
 // cross-GPU throughput groups of a measurement file and prints data/calibration/perf.toml.
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -34,11 +32,9 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
     if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
     auto zoo = ctx.load_zoo();
     if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return void(ctx.exit_code = ctx.fail(Status::io_error(fmt::format("{}: cannot read the file", path))));
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto samples = throughput_samples(*catalog, *zoo, path, text.str());
+    auto text = read_text_file(path);
+    if (!text) return void(ctx.exit_code = ctx.fail(text.status()));
+    auto samples = throughput_samples(*catalog, *zoo, path, *text);
     if (!samples) return void(ctx.exit_code = ctx.fail(samples.status()));
     // Fit on groups that compare GPUs; scaling groups test the communication model.
     const std::vector<bool> use = cross_gpu(*samples);
@@ -54,7 +50,7 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
     options.calibration = &fitted;
     options.leave_one_gpu_out = true;
     *ctx.err << "rigplan: leave-one-GPU-out validation for the error bands\n";
-    auto report = validate_measurements(*catalog, *zoo, path, text.str(), options);
+    auto report = validate_measurements(*catalog, *zoo, path, *text, options);
     if (!report) return void(ctx.exit_code = ctx.fail(report.status()));
 
     std::string out = fmt::format(

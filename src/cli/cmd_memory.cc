@@ -41,13 +41,11 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
                 "ZeRO-3/FSDP: count loading a full state dict (unsharded weights on every GPU)");
   cmd->add_flag("--explain", o.explain, "Show each term's formula with its values");
   cmd->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto zoo = ctx.load_zoo();
-    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    auto workload = ctx.resolve_workload(*zoo, o.workload, o.hf_config);
-    if (!workload) return void(ctx.exit_code = ctx.fail(workload.status()));
-    auto gpu = catalog->find_gpu(o.gpu);
+    auto inputs = ctx.load_run_inputs(o.workload, o.hf_config);
+    if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
+    const Catalog& catalog = inputs->catalog;
+    const Workload& workload = inputs->workload;
+    auto gpu = catalog.find_gpu(o.gpu);
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
     RunConfig run = o.run;
     if (!o.lora_targets.empty()) {
@@ -62,12 +60,12 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
         }
       }
     }
-    auto estimate = estimate_memory(*workload, **gpu, run);
+    auto estimate = estimate_memory(workload, **gpu, run);
     if (!estimate) return void(ctx.exit_code = ctx.fail(estimate.status()));
     if (ctx.json) {
-      ctx.print_json(report::to_json(*workload, **gpu, *estimate));
+      ctx.print_json(report::to_json(workload, **gpu, *estimate));
     } else {
-      *ctx.out << report::memory_text(*workload, **gpu, *estimate, o.explain);
+      *ctx.out << report::memory_text(workload, **gpu, *estimate, o.explain);
     }
   });
 }

@@ -50,19 +50,17 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--gpus", o.run.gpus, "Number of GPUs")->capture_default_str();
   cmd->add_flag("--explain", explain, "Time per operator class");
   cmd->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto zoo = ctx.load_zoo();
-    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    auto workload = ctx.resolve_workload(*zoo, o.workload, o.hf_config);
-    if (!workload) return void(ctx.exit_code = ctx.fail(workload.status()));
-    auto gpu = catalog->find_gpu(gpu_name);
+    auto inputs = ctx.load_run_inputs(o.workload, o.hf_config);
+    if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
+    const Catalog& catalog = inputs->catalog;
+    const Workload& workload = inputs->workload;
+    auto gpu = catalog.find_gpu(gpu_name);
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
     if (Status s = check_link(o.run.link); !s.ok()) return void(ctx.exit_code = ctx.fail(s));
-    auto p = predict(*workload, **gpu, o.run, embedded_calibration(), *catalog);
+    auto p = predict(workload, **gpu, o.run, embedded_calibration(), catalog);
     if (!p) return void(ctx.exit_code = ctx.fail(p.status()));
-    if (ctx.json) return ctx.print_json(report::to_json(*workload, **gpu, *p));
-    *ctx.out << report::prediction_text(*workload, **gpu, *p, explain);
+    if (ctx.json) return ctx.print_json(report::to_json(workload, **gpu, *p));
+    *ctx.out << report::prediction_text(workload, **gpu, *p, explain);
   });
 }
 
@@ -74,12 +72,10 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--gpus", gpu_list, "Comma-separated GPU ids or names")->required();
   cmd->add_option("--reference", reference, "Reference GPU (default: the first)");
   cmd->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto zoo = ctx.load_zoo();
-    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    auto workload = ctx.resolve_workload(*zoo, o.workload, o.hf_config);
-    if (!workload) return void(ctx.exit_code = ctx.fail(workload.status()));
+    auto inputs = ctx.load_run_inputs(o.workload, o.hf_config);
+    if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
+    const Catalog& catalog = inputs->catalog;
+    const Workload& workload = inputs->workload;
     std::vector<const Gpu*> gpus;
     std::string item;
     for (char c : gpu_list + ",") {
@@ -88,14 +84,14 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
         continue;
       }
       if (item.empty()) continue;
-      auto g = catalog->find_gpu(item);
+      auto g = catalog.find_gpu(item);
       if (!g) return void(ctx.exit_code = ctx.fail(g.status()));
       gpus.push_back(*g);
       item.clear();
     }
     const Gpu* ref = gpus.empty() ? nullptr : gpus.front();
     if (!reference.empty()) {
-      auto g = catalog->find_gpu(reference);
+      auto g = catalog.find_gpu(reference);
       if (!g) return void(ctx.exit_code = ctx.fail(g.status()));
       ref = *g;
       if (std::find(gpus.begin(), gpus.end(), ref) == gpus.end()) gpus.insert(gpus.begin(), ref);
@@ -104,7 +100,7 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
     const Calibration calibration = embedded_calibration();
     std::vector<Prediction> predictions;
     for (const Gpu* g : gpus) {
-      auto p = predict(*workload, *g, o.run, calibration, *catalog);
+      auto p = predict(workload, *g, o.run, calibration, catalog);
       if (!p) return void(ctx.exit_code = ctx.fail(p.status()));
       predictions.push_back(*p);
     }
@@ -112,12 +108,12 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
     if (ctx.json) {
       report::Json rows = report::Json::array();
       for (size_t i = 0; i < gpus.size(); ++i) {
-        report::Json row = report::to_json(*workload, *gpus[i], predictions[i]);
+        report::Json row = report::to_json(workload, *gpus[i], predictions[i]);
         row["relative"] = std::round(predictions[i].throughput / ref_throughput * 1000) / 1000;
         row["memory_gb"] = gpus[i]->memory_gb;
         rows.push_back(row);
       }
-      return ctx.print_json({{"workload", workload->id}, {"reference", ref->id}, {"gpus", rows}});
+      return ctx.print_json({{"workload", workload.id}, {"reference", ref->id}, {"gpus", rows}});
     }
     using A = report::Table::Align;
     report::Table table({{"gpu"}, {"relative", A::kRight}, {"throughput", A::kRight}, {"unit"}, {"bound"},
@@ -127,7 +123,7 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       table.add_row({gpus[i]->id, fmt::format("{:.2f}", p.throughput / ref_throughput), fmt::format("{:.4g}", p.throughput),
                      p.unit, p.bound, format_number(gpus[i]->memory_gb), p.fits ? "yes" : "no (offloaded)"});
     }
-    *ctx.out << fmt::format("{} ({}, batch {} per GPU), relative to {}:\n\n", workload->id, predictions[0].config.precision,
+    *ctx.out << fmt::format("{} ({}, batch {} per GPU), relative to {}:\n\n", workload.id, predictions[0].config.precision,
                             *predictions[0].config.batch, ref->id)
              << table.render();
   });

@@ -1,6 +1,4 @@
 // rigplan validate FILE.csv
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -21,15 +19,13 @@ void add_validate_command(CLI::App& app, CliContext& ctx) {
     if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
     auto zoo = ctx.load_zoo();
     if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return void(ctx.exit_code = ctx.fail(Status::io_error(fmt::format("{}: cannot read the file", path))));
-    std::ostringstream text;
-    text << in.rdbuf();
+    auto text = read_text_file(path);
+    if (!text) return void(ctx.exit_code = ctx.fail(text.status()));
     *ctx.err << fmt::format("rigplan: validating {}\n", path);
     if (loo) *ctx.err << "rigplan: fitting one calibration per GPU (leave-one-GPU-out); this takes a while\n";
     ValidateOptions options;
     options.leave_one_gpu_out = loo;
-    auto report = validate_measurements(*catalog, *zoo, path, text.str(), options);
+    auto report = validate_measurements(*catalog, *zoo, path, *text, options);
     if (!report) return void(ctx.exit_code = ctx.fail(report.status()));
     if (ctx.json) return ctx.print_json(report::to_json(*report));
     *ctx.out << report::validation_text(*report);

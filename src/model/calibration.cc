@@ -43,13 +43,9 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
   Calibration out;
   for (const auto& file : files) {
     out.source = file.path;
-    toml::table root;
-    try {
-      root = toml::parse(file.text, file.path);
-    } catch (const toml::parse_error& e) {
-      problems.add(e.source(), fmt::format("TOML syntax error: {}", e.description()));
-      continue;
-    }
+    auto parsed = parse_file(file, problems);
+    if (!parsed) continue;
+    toml::table& root = *parsed;
     for (auto&& [key, node] : root) {
       const auto* array = node.as_array();
       const bool arch = key.str() == "arch", band = key.str() == "band";

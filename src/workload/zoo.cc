@@ -158,13 +158,9 @@ Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
   Problems problems;
   std::vector<RawEntry> raws;
   for (const auto& file : files) {
-    toml::table root;
-    try {
-      root = toml::parse(file.text, file.path);
-    } catch (const toml::parse_error& e) {
-      problems.add(e.source(), fmt::format("TOML syntax error: {}", e.description()));
-      continue;
-    }
+    auto parsed = parse_file(file, problems);
+    if (!parsed) continue;
+    toml::table& root = *parsed;
     for (auto&& [key, node] : root) {
       auto* array = node.as_array();
       if (key.str() != "workload" || !array || !array->is_array_of_tables()) {

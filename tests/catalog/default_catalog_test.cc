@@ -4,19 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include "rigplan/catalog.h"
 
 namespace rigplan {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog kCatalog = [] {
-    auto loaded = load_catalog(embedded_catalog());
-    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
-    return std::move(loaded).value();
-  }();
-  return kCatalog;
-}
+const Catalog& catalog() { return testing::default_catalog(); }
 
 // PRODUCT.md, "Identifiers".
 constexpr const char* kPromisedGpus[] = {

@@ -3,17 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 namespace rigplan {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog kCatalog = std::move(load_catalog(embedded_catalog())).value();
-  return kCatalog;
-}
-const Zoo& zoo() {
-  static const Zoo kZoo = std::move(load_zoo(embedded_workloads())).value();
-  return kZoo;
-}
+const Catalog& catalog() { return testing::default_catalog(); }
+const Zoo& zoo() { return testing::default_zoo(); }
 const Workload& workload(const char* id) { return **zoo().find(id); }
 const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
 

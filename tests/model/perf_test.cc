@@ -5,19 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include "rigplan/calibrate.h"
 
 namespace rigplan {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog kCatalog = std::move(load_catalog(embedded_catalog())).value();
-  return kCatalog;
-}
-const Zoo& zoo() {
-  static const Zoo kZoo = std::move(load_zoo(embedded_workloads())).value();
-  return kZoo;
-}
+const Catalog& catalog() { return testing::default_catalog(); }
+const Zoo& zoo() { return testing::default_zoo(); }
 
 // A calibration with round numbers, so expectations can be computed by hand.
 Calibration flat(double gemm, double memory) {

@@ -5,17 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 namespace rigplan {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog kCatalog = std::move(load_catalog(embedded_catalog())).value();
-  return kCatalog;
-}
-const Zoo& zoo() {
-  static const Zoo kZoo = std::move(load_zoo(embedded_workloads())).value();
-  return kZoo;
-}
+const Catalog& catalog() { return testing::default_catalog(); }
+const Zoo& zoo() { return testing::default_zoo(); }
 
 constexpr const char* kHeader =
     "group,ref,gpu,num_gpus,workload,mode,precision,weights,method,optimizer,lora_rank,"

@@ -3,20 +3,15 @@
 // independently of the data files.
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 #include "rigplan/workload.h"
 #include "workload/resnet.h"
 
 namespace rigplan {
 namespace {
 
-const Zoo& zoo() {
-  static const Zoo kZoo = [] {
-    auto loaded = load_zoo(embedded_workloads());
-    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
-    return std::move(loaded).value();
-  }();
-  return kZoo;
-}
+const Zoo& zoo() { return testing::default_zoo(); }
 
 class ZooParams : public ::testing::TestWithParam<std::string> {};
 
