@@ -320,7 +320,10 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     ops.push_back(cache);
   } else if (w.transformer) {
     transformer_ops(*w.transformer, batch * seq, seq, beta, c.flash_attention, tp, rates, ops);
-    if (pp > 1) {
+    // Training pipelines keep every stage busy with micro-batches (the bubble is added below);
+    // inference over split layers (llama.cpp-style) runs the stages one after another, so a
+    // single stream is no faster than on one GPU.
+    if (pp > 1 && train) {
       for (auto& op : ops) op.count /= pp;
     }
   } else {
@@ -433,6 +436,10 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   const double model_flops = decode ? f.decode_per_token : (train ? f.train : f.forward);
   p.mfu = model_flops * dp / (step * rates.tensor_tflops * 1e12 * c.gpus);
   if (!link_name.empty()) p.note += (p.note.empty() ? "" : "; ") + fmt::format("GPU-to-GPU: {}", link_name);
+  if (!train && pp > 1) {
+    p.note += (p.note.empty() ? "" : "; ") +
+              fmt::format("layers split over {} GPUs: each runs in turn, so one stream is no faster", pp);
+  }
   return p;
 }
 

@@ -82,6 +82,19 @@ TEST(PerfModel, GeForceCardsAllReduceThroughTheHost) {
   EXPECT_EQ(run("gpt2-xl", "rtx-4090", c).note.find("nvswitch"), std::string::npos);
 }
 
+TEST(PerfModel, SplittingLayersDoesNotSpeedUpASingleStream) {
+  RunConfig c;
+  c.mode = "infer";
+  c.batch = 1;
+  c.seq_len = 512;
+  const double one = run("llama-2-7b", "rtx-4090", c).step_time_s;  // 13.5 GB: fits one card
+  c.gpus = 2;
+  c.pipeline_parallel = 2;  // llama.cpp --split-mode layer
+  const Prediction split = run("llama-2-7b", "rtx-4090", c);
+  EXPECT_GE(split.step_time_s, 0.99 * one);
+  EXPECT_NE(split.note.find("no faster"), std::string::npos) << split.note;
+}
+
 TEST(PerfModel, HigherEfficiencyIsNeverSlower) {
   RunConfig c;
   c.precision = "bf16";
