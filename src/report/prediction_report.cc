@@ -56,7 +56,7 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
       table.add_row({t.name, fmt::format("{:.3f}", t.seconds * 1e3),
                      fmt::format("{:.1f}%", t.seconds / p.step_time_s * 100)});
     }
-    out += "\n" + table.render();
+    out.append("\n").append(table.render());
     out += "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency)) plus "
            "launch overhead; docs/performance.md.\n";
   }
