@@ -213,6 +213,16 @@ void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_othe
   }
 }
 
+// A GPU's PCIe bandwidth per direction, GB/s: the catalog's interconnect row for its generation
+// and width, else the per-lane rate.
+double pcie_gbps(const Gpu& g, const Catalog& catalog) {
+  const std::string id = fmt::format("pcie-{}-x{}", g.pcie_gen, g.pcie_lanes);
+  for (const auto& ic : catalog.interconnects) {
+    if (ic.id == id) return ic.bw_per_direction_gbps;
+  }
+  return g.pcie_lanes * pc::kPcieGen3LaneGbps * std::pow(2.0, g.pcie_gen - 3);
+}
+
 // Bandwidth per direction that a collective achieves over the run's link, GB/s.
 struct Link {
   std::string name;
@@ -228,11 +238,7 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog&
     if (per_direction > 0) return {kind, per_direction * pc::kNvlinkEfficiency};
     kind = "pcie";
   }
-  const Interconnect* pcie = nullptr;
-  for (const auto& ic : catalog.interconnects) {
-    if (ic.family == "pcie" && ic.id == fmt::format("pcie-{}-x{}", g.pcie_gen, g.pcie_lanes)) pcie = &ic;
-  }
-  const double lane_gbps = pcie ? pcie->bw_per_direction_gbps : g.pcie_lanes * 0.985 * (1 << (g.pcie_gen - 1)) / 1.0;
+  const double lane_gbps = pcie_gbps(g, catalog);
   // GeForce cards have no peer-to-peer over PCIe: collectives go through host memory.
   const bool p2p = g.segment != "consumer";
   return {p2p ? "pcie" : "pcie (host-staged, no P2P)",
@@ -340,8 +346,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     const ParamCounts pcount = count_params(w);
     const double trained = frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
     const double per_param = c.optimizer == "adamw" || c.optimizer == "adam8bit"
-                                 ? (c.pure_16bit || beta == 4 ? (beta == 4 ? pc::kAdamMixedBytes : pc::kAdamPure16Bytes)
-                                                              : pc::kAdamMixedBytes)
+                                 ? (c.pure_16bit ? pc::kAdamPure16Bytes : pc::kAdamMixedBytes)
                              : c.optimizer == "sgd-momentum" ? pc::kSgdMomentumBytes
                                                              : pc::kSgdBytes;
     Op optimizer;
@@ -374,7 +379,8 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     const ParamCounts pcount = count_params(w);
     if (train && dp > 1) {
       const double trained = frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
-      const double grad_bytes = trained * (c.pure_16bit ? 2 : (beta == 4 || c.precision != "fp32" ? 4 : 4)) / (tp * pp);
+      // Gradients of fp32 (or AMP's fp32 master) weights are 4 B; all-16-bit training's 2 B.
+      const double grad_bytes = trained * (c.pure_16bit ? 2 : 4) / (tp * pp);
       double traffic = 2.0 * (dp - 1) / dp * grad_bytes;
       if (c.zero >= 3) traffic *= pc::kZero3TrafficFactor;
       const double t_comm = traffic / (busbw * 1e9) + 2.0 * (dp - 1) * latency;
@@ -402,7 +408,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   p.fits = memory->fits || c.known_to_fit;
   if (!p.fits) {
     const double excess = (memory->total_gb - memory->capacity_gb) * 1e9;
-    const double pcie = gpu.pcie_lanes * 0.985 * std::pow(2.0, gpu.pcie_gen - 1) * pc::kOffloadEfficiency;
+    const double pcie = pcie_gbps(gpu, catalog) * pc::kOffloadEfficiency;
     const double offload = excess * (train ? 2 : 1) / (pcie * 1e9);
     p.terms.push_back({"offload", offload, 0, excess, "capacity"});
     step += offload;
