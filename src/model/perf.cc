@@ -379,14 +379,23 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     const ParamCounts pcount = count_params(w);
     if (train && dp > 1) {
       const double trained = frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
-      // Gradients of fp32 (or AMP's fp32 master) weights are 4 B; all-16-bit training's 2 B.
-      const double grad_bytes = trained * (c.pure_16bit ? 2 : 4) / (tp * pp);
-      double traffic = 2.0 * (dp - 1) / dp * grad_bytes;
-      if (c.zero >= 3) traffic *= pc::kZero3TrafficFactor;
+      const double share = (dp - 1.0) / dp / (tp * pp);
+      double traffic = 0, hideable = 0;
+      if (c.zero >= 3) {
+        // ZeRO-3/FSDP: all-gather the 16-bit weights for the forward and again for the backward,
+        // reduce-scatter the gradients; prefetching overlaps it with the whole step.
+        const double weight_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
+        traffic = (2 * static_cast<double>(pcount.total) * weight_bytes + trained * weight_bytes) * share;
+        hideable = step;
+      } else {
+        // DDP and ZeRO-1/2: a ring all-reduce (or reduce-scatter + all-gather) of the gradients,
+        // fp32 under AMP, overlapped with the backward pass bucket by bucket.
+        traffic = 2 * trained * (c.pure_16bit ? 2 : 4) * share;
+        hideable = step * 2.0 / 3.0;
+      }
       const double t_comm = traffic / (busbw * 1e9) + 2.0 * (dp - 1) * latency;
-      const double backward = step * 2.0 / 3.0;
-      const double last_bucket = std::min(pc::kDdpBucketBytes, grad_bytes) * 2.0 * (dp - 1) / dp / (busbw * 1e9);
-      exposed += std::max(t_comm - pc::kBackwardOverlap * backward, last_bucket);
+      const double last_bucket = std::min(pc::kDdpBucketBytes / (busbw * 1e9), t_comm);
+      exposed += std::max(t_comm - pc::kBackwardOverlap * hideable, last_bucket);
     }
     if (tp > 1 && w.transformer) {
       // Megatron: two all-reduces of the activations per layer forward, two backward.

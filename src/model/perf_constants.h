@@ -48,8 +48,6 @@ constexpr double kNetworkGbpsPerGpu = 25;
 // remaining backward (PyTorch DDP paper, Li et al. 2020); the last bucket stays exposed.
 constexpr double kBackwardOverlap = 0.9;
 constexpr double kDdpBucketBytes = 25e6;
-// ZeRO-3/FSDP moves 1.5× the data-parallel traffic (ZeRO paper: 3Ψ vs 2Ψ).
-constexpr double kZero3TrafficFactor = 1.5;
 // Pipeline micro-batches per step when not given: 4 per stage (a common 1F1B setting).
 constexpr int kMicroBatchesPerStage = 4;
 // PCIe bandwidth per lane and direction at Gen3: 8 GT/s with 128b/130b encoding = 0.985 GB/s;
