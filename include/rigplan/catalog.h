@@ -198,6 +198,19 @@ class Catalog {
       interconnect_index_;
 };
 
+// A dated price older than a limit: the entry, which price, and its date.
+struct StalePrice {
+  std::string kind;   // "gpu", "cpu", "offer"
+  std::string id;
+  std::string field;  // street_price_usd, used_price_usd, price_usd, price_per_hour_usd
+  Date date;
+  long age_days = 0;
+};
+
+// Prices dated more than `max_age_days` before `today`, oldest first. Launch prices are history,
+// not current prices, and are left out.
+std::vector<StalePrice> stale_prices(const Catalog& catalog, const Date& today, long max_age_days);
+
 // A catalog file: its path (for messages) and its text.
 struct CatalogFile {
   std::string path;

@@ -1,5 +1,7 @@
 #include "rigplan/catalog.h"
 
+#include <algorithm>
+
 #include "catalog/name_index.h"
 
 namespace rigplan {
@@ -13,6 +15,25 @@ std::optional<PriceQuote> new_price(const Gpu& gpu) {
   if (gpu.street_price_usd) return PriceQuote{*gpu.street_price_usd, gpu.street_price_date, "street"};
   if (gpu.launch_price_usd) return PriceQuote{*gpu.launch_price_usd, gpu.release_date, "launch"};
   return std::nullopt;
+}
+
+std::vector<StalePrice> stale_prices(const Catalog& catalog, const Date& today, long max_age_days) {
+  std::vector<StalePrice> out;
+  auto check = [&](std::string_view kind, const std::string& id, std::string_view field, const Date& date) {
+    const long age = today.days_since_epoch() - date.days_since_epoch();
+    if (age > max_age_days) out.push_back({std::string(kind), id, std::string(field), date, age});
+  };
+  for (const auto& g : catalog.gpus) {
+    if (g.street_price_date) check("gpu", g.id, "street_price_usd", *g.street_price_date);
+    if (g.used_price_date) check("gpu", g.id, "used_price_usd", *g.used_price_date);
+  }
+  for (const auto& c : catalog.cpus) {
+    if (c.price_kind == "street") check("cpu", c.id, "price_usd", c.price_date);
+  }
+  for (const auto& o : catalog.offers) check("offer", o.id, "price_per_hour_usd", o.price_date);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const StalePrice& a, const StalePrice& b) { return a.date < b.date; });
+  return out;
 }
 
 Catalog::Catalog() = default;

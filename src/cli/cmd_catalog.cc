@@ -1,4 +1,6 @@
 // rigplan catalog check [DIR]
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "cli/cli_context.h"
@@ -13,6 +15,16 @@ report::Json counts_json(const Catalog& c) {
 }
 
 }  // namespace
+
+// Prices older than this are flagged: cloud and street prices move within months.
+constexpr long kStaleAfterDays = 365;
+
+Date today() {
+  const auto now = std::chrono::system_clock::now();
+  const std::chrono::year_month_day ymd{std::chrono::floor<std::chrono::days>(now)};
+  return {static_cast<int>(ymd.year()), static_cast<int>(static_cast<unsigned>(ymd.month())),
+          static_cast<int>(static_cast<unsigned>(ymd.day()))};
+}
 
 void add_catalog_command(CLI::App& app, CliContext& ctx) {
   auto* catalog = app.add_subcommand("catalog", "Check a catalog directory");
@@ -34,6 +46,12 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
       report::Json out = {{"ok", loaded.ok()}};
       if (loaded) {
         out["counts"] = counts_json(*loaded);
+        report::Json stale = report::Json::array();
+        for (const auto& p : stale_prices(*loaded, today(), kStaleAfterDays)) {
+          stale.push_back({{"kind", p.kind}, {"id", p.id}, {"field", p.field},
+                           {"date", p.date.to_string()}, {"age_days", p.age_days}});
+        }
+        out["stale_prices"] = stale;
       } else {
         report::Json problems = report::Json::array();
         std::string_view text = loaded.status().message();
@@ -53,6 +71,14 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
     *ctx.out << fmt::format("catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects\n",
                             c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(),
                             c.interconnects.size());
+    const auto stale = stale_prices(c, today(), kStaleAfterDays);
+    if (!stale.empty()) {
+      *ctx.err << fmt::format(
+          "rigplan: {} prices are more than {} days old (oldest: {} {} {}, {}); refresh them or add "
+          "current ones in an overlay\n",
+          stale.size(), kStaleAfterDays, stale.front().kind, stale.front().id, stale.front().field,
+          stale.front().date.to_string());
+    }
   });
 }
 

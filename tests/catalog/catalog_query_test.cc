@@ -63,6 +63,20 @@ TEST(CatalogQuery, OffersMatchAGpuByNameAndARegionByItsParents) {
   EXPECT_EQ(query_offers(catalog, {.max_price_per_gpu_hour_usd = 5.2})->size(), 1u);
 }
 
+TEST(StalePrices, FlagsDatedPricesOlderThanTheLimitOldestFirst) {
+  const Catalog catalog = small_catalog();
+  // The A100's street price is dated 2025-01-01, the p4de offer 2023-08-01; launch prices are
+  // history and never stale.
+  const auto stale = stale_prices(catalog, Date{2025, 6, 1}, 365);
+  ASSERT_EQ(stale.size(), 1u);
+  EXPECT_EQ(stale[0].id, "aws-p4de.24xlarge");
+  EXPECT_EQ(stale[0].age_days, 670);  // 2023-08-01 to 2025-06-01
+  const auto older = stale_prices(catalog, Date{2026, 6, 1}, 365);
+  ASSERT_EQ(older.size(), 2u);
+  EXPECT_EQ(older[0].id, "aws-p4de.24xlarge");
+  EXPECT_EQ(older[1].field, "street_price_usd");
+}
+
 TEST(CatalogQuery, RejectsAnUnknownProvider) {
   auto offers = query_offers(small_catalog(), {.provider = "awz"});
   ASSERT_FALSE(offers.ok());
