@@ -1,5 +1,6 @@
 #include "cli/cli_context.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -86,6 +87,23 @@ Result<CliContext::RunInputs> CliContext::load_run_inputs(const std::string& nam
   auto workload = resolve_workload(*zoo, name, hf_config);
   if (!workload) return workload.status();
   return RunInputs{std::move(catalog).value(), std::move(zoo).value(), std::move(workload).value()};
+}
+
+Result<CliContext::MeasurementInputs> CliContext::load_measurement_inputs(const std::string& path) const {
+  auto catalog = load();
+  if (!catalog) return catalog.status();
+  auto zoo = load_zoo();
+  if (!zoo) return zoo.status();
+  auto text = read_text_file(path);
+  if (!text) return text.status();
+  return MeasurementInputs{std::move(catalog).value(), std::move(zoo).value(), std::move(text).value()};
+}
+
+Date today() {
+  const auto now = std::chrono::system_clock::now();
+  const std::chrono::year_month_day ymd{std::chrono::floor<std::chrono::days>(now)};
+  return {static_cast<int>(ymd.year()), static_cast<int>(static_cast<unsigned>(ymd.month())),
+          static_cast<int>(static_cast<unsigned>(ymd.day()))};
 }
 
 int CliContext::fail(const Status& status) const {

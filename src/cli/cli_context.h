@@ -44,11 +44,22 @@ struct CliContext {
   };
   Result<RunInputs> load_run_inputs(const std::string& name, const std::string& hf_config) const;
 
+  // What a command over a measurement file needs: the catalog, the zoo and the file's text.
+  struct MeasurementInputs {
+    Catalog catalog;
+    Zoo zoo;
+    std::string text;
+  };
+  Result<MeasurementInputs> load_measurement_inputs(const std::string& path) const;
+
   // Prints "rigplan: <message>" to stderr; returns the exit code for the status.
   int fail(const Status& status) const;
   // Prints JSON (pretty, 2-space indent, newline) to stdout.
   void print_json(const report::Json& value) const;
 };
+
+// Today's date from the system clock (front ends only; the library takes dates as input).
+Date today();
 
 // The whole text of a file, or a kIoError Status naming it.
 Result<std::string> read_text_file(const std::string& path);

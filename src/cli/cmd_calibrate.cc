@@ -1,7 +1,6 @@
 // rigplan calibrate FILE.csv: fits the performance model's per-architecture efficiencies to the
 // cross-GPU throughput groups of a measurement file and prints data/calibration/perf.toml.
 #include <algorithm>
-#include <chrono>
 
 #include <fmt/format.h>
 
@@ -11,30 +10,18 @@
 #include "util/strings.h"
 
 namespace rigplan::cli {
-namespace {
-
-std::string today() {
-  const auto now = std::chrono::system_clock::now();
-  const std::chrono::year_month_day ymd{std::chrono::floor<std::chrono::days>(now)};
-  return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                     static_cast<unsigned>(ymd.day()));
-}
-
-}  // namespace
-
 void add_calibrate_command(CLI::App& app, CliContext& ctx) {
   static std::string path;
   auto* cmd = app.add_subcommand(
       "calibrate", "Fit the performance model to throughput measurements; prints the calibration TOML");
   cmd->add_option("file", path, "Throughput CSV, e.g. validation/throughput.csv")->required();
   cmd->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto zoo = ctx.load_zoo();
-    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    auto text = read_text_file(path);
-    if (!text) return void(ctx.exit_code = ctx.fail(text.status()));
-    auto samples = throughput_samples(*catalog, *zoo, path, *text);
+    auto inputs = ctx.load_measurement_inputs(path);
+    if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
+    const Catalog& catalog = inputs->catalog;
+    const Zoo& zoo = inputs->zoo;
+    const std::string& text = inputs->text;
+    auto samples = throughput_samples(catalog, zoo, path, text);
     if (!samples) return void(ctx.exit_code = ctx.fail(samples.status()));
     // Fit on groups that compare GPUs; scaling groups test the communication model.
     const std::vector<bool> use = cross_gpu(*samples);
@@ -43,14 +30,14 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
     // A fixed prior (every key at 0.8, 0.8, 1.0) rather than the current calibration, so that
     // refitting the same data gives the same file.
     const Calibration start;
-    const Calibration fitted = fit_calibration(*samples, use, start, *catalog);
+    const Calibration fitted = fit_calibration(*samples, use, start, catalog);
 
     // Error bands: leave-one-GPU-out relative errors per workload class.
     ValidateOptions options;
     options.calibration = &fitted;
     options.leave_one_gpu_out = true;
     *ctx.err << "rigplan: leave-one-GPU-out validation for the error bands\n";
-    auto report = validate_measurements(*catalog, *zoo, path, *text, options);
+    auto report = validate_measurements(catalog, zoo, path, text, options);
     if (!report) return void(ctx.exit_code = ctx.fail(report.status()));
 
     std::string out = fmt::format(
@@ -59,11 +46,11 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
         "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
         "# Error bands: mean leave-one-GPU-out relative error per workload class, single-GPU rows.\n"
         "# See docs/performance.md.\n",
-        path, today(), used);
+        path, today().to_string(), used);
     for (const auto& a : fitted.archs) {
       out += fmt::format("\n[[arch]]\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\nmemory_efficiency = {:.3f}\n"
                          "tf32_efficiency = {:.3f}\nfitted_on = \"{}, {}\"\n",
-                         a.architecture, a.gemm_efficiency, a.memory_efficiency, a.tf32_efficiency, path, today());
+                         a.architecture, a.gemm_efficiency, a.memory_efficiency, a.tf32_efficiency, path, today().to_string());
     }
     for (const auto& c : report->classes) {
       // The band of a class is its mean single-GPU leave-one-GPU-out error (the larger one).

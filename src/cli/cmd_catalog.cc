@@ -1,6 +1,4 @@
 // rigplan catalog check [DIR]
-#include <chrono>
-
 #include <fmt/format.h>
 
 #include "cli/cli_context.h"
@@ -18,13 +16,6 @@ report::Json counts_json(const Catalog& c) {
 
 // Prices older than this are flagged: cloud and street prices move within months.
 constexpr long kStaleAfterDays = 365;
-
-Date today() {
-  const auto now = std::chrono::system_clock::now();
-  const std::chrono::year_month_day ymd{std::chrono::floor<std::chrono::days>(now)};
-  return {static_cast<int>(ymd.year()), static_cast<int>(static_cast<unsigned>(ymd.month())),
-          static_cast<int>(static_cast<unsigned>(ymd.day()))};
-}
 
 void add_catalog_command(CLI::App& app, CliContext& ctx) {
   auto* catalog = app.add_subcommand("catalog", "Check a catalog directory");

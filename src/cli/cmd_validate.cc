@@ -15,17 +15,16 @@ void add_validate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--loo", loo,
                 "Leave one GPU out: predict each GPU's throughput rows with a calibration fitted without them");
   cmd->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto zoo = ctx.load_zoo();
-    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    auto text = read_text_file(path);
-    if (!text) return void(ctx.exit_code = ctx.fail(text.status()));
+    auto inputs = ctx.load_measurement_inputs(path);
+    if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
+    const Catalog& catalog = inputs->catalog;
+    const Zoo& zoo = inputs->zoo;
+    const std::string& text = inputs->text;
     *ctx.err << fmt::format("rigplan: validating {}\n", path);
     if (loo) *ctx.err << "rigplan: fitting one calibration per GPU (leave-one-GPU-out); this takes a while\n";
     ValidateOptions options;
     options.leave_one_gpu_out = loo;
-    auto report = validate_measurements(*catalog, *zoo, path, *text, options);
+    auto report = validate_measurements(catalog, zoo, path, text, options);
     if (!report) return void(ctx.exit_code = ctx.fail(report.status()));
     if (ctx.json) return ctx.print_json(report::to_json(*report));
     *ctx.out << report::validation_text(*report);
