@@ -145,6 +145,43 @@ struct Interconnect {
   Provenance provenance;
 };
 
+// Everything of a machine but its GPUs (CPU, board, RAM, storage, PSU, chassis), for N GPUs of a
+// form factor and cooler: what an owned option adds to the price of its GPUs (docs/cost.md).
+struct BaseSystem {
+  std::string id;
+  std::string name;
+  std::string form;                           // tower, rack
+  std::vector<std::string> gpu_form_factors;  // pcie, sxm, oam
+  std::vector<std::string> gpu_coolers;       // coolers it keeps cool at max_gpus
+  int min_gpus = 1;
+  int max_gpus = 1;
+  double max_slot_width = 2;  // widest card, in slots, at max_gpus without risers or water blocks
+  std::string cpu;            // a Cpu id
+  int cpu_count = 1;
+  double ram_gb = 0;
+  double storage_tb = 0;
+  double psu_w = 0;           // total rating of the PSUs sharing the load
+  double psu_efficiency = 0;  // DC out / AC in near half load
+  double base_power_w = 0;    // DC draw of everything but the GPUs while training
+  double price_usd = 0;
+  Date price_date;
+  double embodied_kgco2e = 0;  // manufacturing footprint without the GPUs
+  Provenance provenance;
+};
+
+// A wall circuit: what one machine may draw from it continuously.
+struct Circuit {
+  std::string id;
+  std::string name;
+  std::vector<std::string> countries;  // ISO 3166-1 alpha-2 codes where it is the usual outlet
+  double volts = 0;
+  double amps = 0;
+  double continuous_fraction = 0.8;  // of volts x amps, for loads lasting hours
+  Provenance provenance;
+
+  double continuous_w() const { return volts * amps * continuous_fraction; }
+};
+
 // A price with its date and kind, as chosen for display and filtering.
 struct PriceQuote {
   double usd = 0;
@@ -170,6 +207,8 @@ class Catalog {
   std::vector<Offer> offers;
   std::vector<Region> regions;
   std::vector<Interconnect> interconnects;
+  std::vector<BaseSystem> systems;
+  std::vector<Circuit> circuits;
 
   // Looks up by id, alias or name, case-insensitively and ignoring spaces, hyphens and vendor
   // prefixes ("RTX 4090", "geforce rtx 4090", "rtx-4090"). An unknown name is a kNotFound
@@ -179,10 +218,13 @@ class Catalog {
   Result<const Offer*> find_offer(std::string_view id) const;
   Result<const Region*> find_region(std::string_view name) const;
   Result<const Interconnect*> find_interconnect(std::string_view id) const;
+  Result<const BaseSystem*> find_system(std::string_view name) const;
+  Result<const Circuit*> find_circuit(std::string_view name) const;
 
   // Exact-id lookups, nullptr when absent.
   const Gpu* gpu(std::string_view id) const;
   const Region* region(std::string_view id) const;
+  const Cpu* cpu(std::string_view id) const;
 
   // Rebuilds the name indexes; the loader calls it once the vectors are final. A name that
   // already stands for another entry of the same kind is left out and reported to `on_clash`
@@ -195,7 +237,7 @@ class Catalog {
 
  private:
   std::unique_ptr<NameIndex> gpu_index_, cpu_index_, offer_index_, region_index_,
-      interconnect_index_;
+      interconnect_index_, system_index_, circuit_index_;
 };
 
 // A dated price older than a limit: the entry, which price, and its date.

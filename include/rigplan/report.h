@@ -40,6 +40,8 @@ Json to_json(const Cpu& cpu);
 Json to_json(const Offer& offer);
 Json to_json(const Region& region);
 Json to_json(const Interconnect& interconnect);
+Json to_json(const BaseSystem& system);
+Json to_json(const Circuit& circuit);
 
 // Every field with its value, unit and source, as a table, followed by the entry's provenance.
 std::string show_text(const Gpu& gpu);
@@ -79,5 +81,22 @@ namespace rigplan::report {
 Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& prediction);
 std::string prediction_text(const Workload& workload, const Gpu& gpu, const Prediction& prediction,
                             bool explain);
+
+}  // namespace rigplan::report
+
+#include "rigplan/cost.h"
+#include "rigplan/recommend.h"
+
+namespace rigplan::report {
+
+// `rigplan cost`: the owned machine, its costs over the horizon, and each rented alternative
+// with its break-even; `break_even_days` at the top level is the cheapest alternative's.
+Json to_json(const CostComparison& comparison);
+std::string cost_text(const CostComparison& comparison, bool explain);
+
+// `rigplan recommend`: the first `top` feasible options plus any other option on the Pareto
+// front, the rejected count by constraint, relaxations and assumptions.
+Json to_json(const Recommendation& recommendation, size_t top);
+std::string recommend_text(const Recommendation& recommendation, size_t top, bool explain);
 
 }  // namespace rigplan::report

@@ -56,6 +56,8 @@ const std::vector<FieldSpec<Cpu>>& cpu_fields();
 const std::vector<FieldSpec<Offer>>& offer_fields();
 const std::vector<FieldSpec<Region>>& region_fields();
 const std::vector<FieldSpec<Interconnect>>& interconnect_fields();
+const std::vector<FieldSpec<BaseSystem>>& system_fields();
+const std::vector<FieldSpec<Circuit>>& circuit_fields();
 
 // Provenance keys every entry may carry besides its fields.
 inline constexpr std::string_view kProvenanceKeys[] = {"source", "confidence", "notes",

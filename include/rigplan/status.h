@@ -70,7 +70,9 @@ class Result {
     return std::get<T>(std::move(state_));
   }
   const T& operator*() const& { return value(); }
+  T& operator*() & { return value(); }
   const T* operator->() const { return &value(); }
+  T* operator->() { return &value(); }
 
   const Status& status() const {
     static const Status kOk;

@@ -31,6 +31,7 @@ std::vector<StalePrice> stale_prices(const Catalog& catalog, const Date& today, 
     if (c.price_kind == "street") check("cpu", c.id, "price_usd", c.price_date);
   }
   for (const auto& o : catalog.offers) check("offer", o.id, "price_per_hour_usd", o.price_date);
+  for (const auto& s : catalog.systems) check("system", s.id, "price_usd", s.price_date);
   std::stable_sort(out.begin(), out.end(),
                    [](const StalePrice& a, const StalePrice& b) { return a.date < b.date; });
   return out;
@@ -91,6 +92,8 @@ void Catalog::build_indexes(const ClashHandler& on_clash) {
   region_index_ = index_entries("region", "rigplan regions list", regions, on_clash);
   interconnect_index_ =
       index_entries("interconnect", "rigplan catalog check", interconnects, on_clash);
+  system_index_ = index_entries("system", "rigplan catalog check", systems, on_clash);
+  circuit_index_ = index_entries("circuit", "rigplan catalog check", circuits, on_clash);
 }
 
 Result<const Gpu*> Catalog::find_gpu(std::string_view name) const {
@@ -109,7 +112,15 @@ Result<const Interconnect*> Catalog::find_interconnect(std::string_view id) cons
   return find_in(interconnect_index_.get(), interconnects, id);
 }
 
+Result<const BaseSystem*> Catalog::find_system(std::string_view name) const {
+  return find_in(system_index_.get(), systems, name);
+}
+Result<const Circuit*> Catalog::find_circuit(std::string_view name) const {
+  return find_in(circuit_index_.get(), circuits, name);
+}
+
 const Gpu* Catalog::gpu(std::string_view id) const { return find_id(gpus, id); }
 const Region* Catalog::region(std::string_view id) const { return find_id(regions, id); }
+const Cpu* Catalog::cpu(std::string_view id) const { return find_id(cpus, id); }
 
 }  // namespace rigplan

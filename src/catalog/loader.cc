@@ -104,6 +104,18 @@ void check_entry(const Region& r, const EntryContext& ctx) {
 
 void check_entry(const Interconnect&, const EntryContext&) {}
 
+void check_entry(const BaseSystem& s, const EntryContext& ctx) {
+  if (s.max_gpus < s.min_gpus) {
+    ctx.error("max_gpus", fmt::format("{} is below min_gpus {}", s.max_gpus, s.min_gpus));
+  }
+  if (s.base_power_w >= s.psu_w) {
+    ctx.error("base_power_w", fmt::format("{} leaves nothing of psu_w {} for the GPUs",
+                                          format_number(s.base_power_w), format_number(s.psu_w)));
+  }
+}
+
+void check_entry(const Circuit&, const EntryContext&) {}
+
 template <class T>
 T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
   T out;
@@ -116,7 +128,8 @@ T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields)
   return out;
 }
 
-constexpr std::string_view kKinds[] = {"gpu", "cpu", "offer", "region", "interconnect"};
+constexpr std::string_view kKinds[] = {"gpu",          "cpu",    "offer",  "region",
+                                       "interconnect", "system", "circuit"};
 using RawEntries = std::map<std::string_view, std::vector<RawEntry>>;
 
 bool valid_id(std::string_view id) {
@@ -246,6 +259,8 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
   decode_all("region", raws["region"], region_fields(), catalog.regions, problems);
   decode_all("interconnect", raws["interconnect"], interconnect_fields(), catalog.interconnects,
              problems);
+  decode_all("system", raws["system"], system_fields(), catalog.systems, problems);
+  decode_all("circuit", raws["circuit"], circuit_fields(), catalog.circuits, problems);
 
   for (size_t i = 0; i < catalog.offers.size(); ++i) {
     const EntryContext ctx("offer", raws["offer"][i], problems);
@@ -255,6 +270,10 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
   for (size_t i = 0; i < catalog.regions.size(); ++i) {
     const EntryContext ctx("region", raws["region"][i], problems);
     check_reference(catalog.regions[i].parent, "parent", "region", catalog.regions, ctx);
+  }
+  for (size_t i = 0; i < catalog.systems.size(); ++i) {
+    const EntryContext ctx("system", raws["system"][i], problems);
+    check_reference(catalog.systems[i].cpu, "cpu", "CPU", catalog.cpus, ctx);
   }
   catalog.build_indexes([&](std::string_view kind, size_t index, std::string_view field,
                             const std::string& name, const std::string& other_id) {

@@ -172,6 +172,44 @@ const std::vector<FieldSpec<Interconnect>>& interconnect_fields() {
   return kFields;
 }
 
+const std::vector<FieldSpec<BaseSystem>>& system_fields() {
+  using S = BaseSystem;
+  static const std::vector<FieldSpec<S>> kFields = {
+      {"id", &S::id, kRequired},
+      {"name", &S::name, kRequired},
+      {"form", &S::form, kRequired, "", {"tower", "rack"}},
+      {"gpu_form_factors", &S::gpu_form_factors, kRequired, "", {"pcie", "sxm", "oam"}},
+      {"gpu_coolers", &S::gpu_coolers, kRequired, "", {"blower", "open-air", "passive", "liquid"}},
+      {"min_gpus", &S::min_gpus, kRequired, "", {}, at_least(1, 64)},
+      {"max_gpus", &S::max_gpus, kRequired, "", {}, at_least(1, 64)},
+      {"max_slot_width", &S::max_slot_width, kRequired, "slots", {}, positive(100)},
+      {"cpu", &S::cpu, kRequired},
+      {"cpu_count", &S::cpu_count, kRequired, "", {}, at_least(1, 8)},
+      {"ram_gb", &S::ram_gb, kRequired, "GB", {}, positive(65'536)},
+      {"storage_tb", &S::storage_tb, kRequired, "TB", {}, positive(10'000)},
+      {"psu_w", &S::psu_w, kRequired, "W", {}, positive(100'000)},
+      {"psu_efficiency", &S::psu_efficiency, kRequired, "", {}, at_least(0.5, 1)},
+      {"base_power_w", &S::base_power_w, kRequired, "W", {}, positive(20'000)},
+      {"price_usd", &S::price_usd, kRequired, "USD", {}, kPrice},
+      {"price_date", &S::price_date, kRequired},
+      {"embodied_kgco2e", &S::embodied_kgco2e, kRequired, "kgCO2e", {}, at_least(0, 100'000)},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<Circuit>>& circuit_fields() {
+  using C = Circuit;
+  static const std::vector<FieldSpec<C>> kFields = {
+      {"id", &C::id, kRequired},
+      {"name", &C::name, kRequired},
+      {"countries", &C::countries, kRequired},
+      {"volts", &C::volts, kRequired, "V", {}, at_least(90, 480)},
+      {"amps", &C::amps, kRequired, "A", {}, positive(400)},
+      {"continuous_fraction", &C::continuous_fraction, kRequired, "", {}, positive(1)},
+  };
+  return kFields;
+}
+
 std::optional<double> numeric(const FieldValue& value) {
   if (const auto* d = std::get_if<double>(&value)) return *d;
   if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);

@@ -99,6 +99,22 @@ Result<CliContext::MeasurementInputs> CliContext::load_measurement_inputs(const 
   return MeasurementInputs{std::move(catalog).value(), std::move(zoo).value(), std::move(text).value()};
 }
 
+void add_run_options(CLI::App* cmd, RunOptions& o) {
+  cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");
+  cmd->add_option("--hf-config", o.hf_config, "A Hugging Face config.json instead of a zoo workload");
+  cmd->add_option("--mode", o.run.mode, "train, infer, prefill or decode")->capture_default_str();
+  cmd->add_option("--precision", o.run.precision, "fp32, tf32, fp16, bf16, fp8 (default: the workload's)");
+  cmd->add_option("--weights", o.run.weights, "Weight format (inference): bf16, int8, nf4, q4_k_m, ...");
+  cmd->add_option("--method", o.run.method, "full, lora or qlora")->capture_default_str();
+  cmd->add_option("--batch", o.run.batch, "Batch per GPU (default: the workload's)");
+  cmd->add_option("--seq", o.run.seq_len, "Sequence length (default: the workload's)");
+  cmd->add_flag("--checkpointing", o.run.checkpointing, "Activation checkpointing (recomputes the forward)");
+  cmd->add_option("--zero", o.run.zero, "ZeRO stage 0-3");
+  cmd->add_option("--tp", o.run.tensor_parallel, "Tensor-parallel degree");
+  cmd->add_option("--pp", o.run.pipeline_parallel, "Pipeline-parallel degree");
+  cmd->add_option("--link", o.run.link, "pcie, nvlink-bridge or nvswitch (default: the GPU's)");
+}
+
 Date today() {
   const auto now = std::chrono::system_clock::now();
   const std::chrono::year_month_day ymd{std::chrono::floor<std::chrono::days>(now)};

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "rigplan/catalog.h"
+#include "rigplan/memory.h"
 #include "rigplan/report.h"
 #include "rigplan/status.h"
 #include "rigplan/workload.h"
@@ -58,6 +59,13 @@ struct CliContext {
   void print_json(const report::Json& value) const;
 };
 
+// The options that describe a run of a workload, shared by predict, compare, cost and recommend.
+struct RunOptions {
+  std::string workload, hf_config;
+  RunConfig run;
+};
+void add_run_options(CLI::App* cmd, RunOptions& o);
+
 // Today's date from the system clock (front ends only; the library takes dates as input).
 Date today();
 
@@ -81,5 +89,7 @@ void add_validate_command(CLI::App& app, CliContext& ctx);
 void add_predict_command(CLI::App& app, CliContext& ctx);
 void add_compare_command(CLI::App& app, CliContext& ctx);
 void add_calibrate_command(CLI::App& app, CliContext& ctx);
+void add_cost_command(CLI::App& app, CliContext& ctx);
+void add_recommend_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace rigplan::cli

@@ -9,7 +9,8 @@ namespace {
 report::Json counts_json(const Catalog& c) {
   return {{"gpus", c.gpus.size()},       {"cpus", c.cpus.size()},
           {"offers", c.offers.size()},   {"regions", c.regions.size()},
-          {"interconnects", c.interconnects.size()}};
+          {"interconnects", c.interconnects.size()}, {"systems", c.systems.size()},
+          {"circuits", c.circuits.size()}};
 }
 
 }  // namespace
@@ -59,9 +60,11 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
     }
     if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
     const Catalog& c = *loaded;
-    *ctx.out << fmt::format("catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects\n",
-                            c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(),
-                            c.interconnects.size());
+    *ctx.out << fmt::format(
+        "catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects, {} base systems, "
+        "{} circuits\n",
+        c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(), c.interconnects.size(),
+        c.systems.size(), c.circuits.size());
     const auto stale = stale_prices(c, today(), kStaleAfterDays);
     if (!stale.empty()) {
       *ctx.err << fmt::format(

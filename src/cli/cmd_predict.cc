@@ -4,32 +4,12 @@
 #include <fmt/format.h>
 
 #include "cli/cli_context.h"
+#include "rigplan/cost.h"
 #include "rigplan/perf.h"
 #include "util/strings.h"
 
 namespace rigplan::cli {
 namespace {
-
-struct RunOptions {
-  std::string workload, hf_config;
-  RunConfig run;
-};
-
-void add_run_options(CLI::App* cmd, RunOptions& o) {
-  cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");
-  cmd->add_option("--hf-config", o.hf_config, "A Hugging Face config.json instead of a zoo workload");
-  cmd->add_option("--mode", o.run.mode, "train, infer, prefill or decode")->capture_default_str();
-  cmd->add_option("--precision", o.run.precision, "fp32, tf32, fp16, bf16, fp8 (default: the workload's)");
-  cmd->add_option("--weights", o.run.weights, "Weight format (inference): bf16, int8, nf4, q4_k_m, ...");
-  cmd->add_option("--method", o.run.method, "full, lora or qlora")->capture_default_str();
-  cmd->add_option("--batch", o.run.batch, "Batch per GPU (default: the workload's)");
-  cmd->add_option("--seq", o.run.seq_len, "Sequence length (default: the workload's)");
-  cmd->add_flag("--checkpointing", o.run.checkpointing, "Activation checkpointing (recomputes the forward)");
-  cmd->add_option("--zero", o.run.zero, "ZeRO stage 0-3");
-  cmd->add_option("--tp", o.run.tensor_parallel, "Tensor-parallel degree");
-  cmd->add_option("--pp", o.run.pipeline_parallel, "Pipeline-parallel degree");
-  cmd->add_option("--link", o.run.link, "pcie, nvlink-bridge or nvswitch (default: the GPU's)");
-}
 
 Status check_link(const std::string& link) {
   if (link.empty() || link == "pcie" || link == "nvlink-bridge" || link == "nvswitch") return {};
@@ -77,17 +57,10 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
     const Catalog& catalog = inputs->catalog;
     const Workload& workload = inputs->workload;
     std::vector<const Gpu*> gpus;
-    std::string item;
-    for (char c : gpu_list + ",") {
-      if (c != ',') {
-        item += c;
-        continue;
-      }
-      if (item.empty()) continue;
-      auto g = catalog.find_gpu(item);
+    for (const auto& name : split(gpu_list, ',')) {
+      auto g = catalog.find_gpu(name);
       if (!g) return void(ctx.exit_code = ctx.fail(g.status()));
       gpus.push_back(*g);
-      item.clear();
     }
     const Gpu* ref = gpus.empty() ? nullptr : gpus.front();
     if (!reference.empty()) {
@@ -105,27 +78,67 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       predictions.push_back(*p);
     }
     const double ref_throughput = predictions[std::find(gpus.begin(), gpus.end(), ref) - gpus.begin()].throughput;
+    std::vector<GpuValue> values;
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      auto v = gpu_value(workload, *gpus[i], o.run, predictions[i].throughput, ref_throughput, catalog, calibration);
+      if (!v) return void(ctx.exit_code = ctx.fail(v.status()));
+      values.push_back(*v);
+    }
+    auto system_value = [&](const GpuValue& v, int count) -> const GpuValue::SystemValue* {
+      for (const auto& s : v.systems) {
+        if (s.count == count) return &s;
+      }
+      return nullptr;
+    };
     if (ctx.json) {
       report::Json rows = report::Json::array();
       for (size_t i = 0; i < gpus.size(); ++i) {
+        const GpuValue& v = values[i];
         report::Json row = report::to_json(workload, *gpus[i], predictions[i]);
-        row["relative"] = std::round(predictions[i].throughput / ref_throughput * 1000) / 1000;
+        row["relative"] = std::round(v.relative * 1000) / 1000;
         row["memory_gb"] = gpus[i]->memory_gb;
+        row["price_usd"] = v.price ? report::Json(v.price->usd) : report::Json(nullptr);
+        row["price_kind"] = v.price ? report::Json(v.price->kind) : report::Json(nullptr);
+        row["perf_per_kusd_card"] = v.per_kusd_card ? report::Json(std::round(*v.per_kusd_card * 1e4) / 1e4)
+                                                    : report::Json(nullptr);
+        report::Json systems = report::Json::array();
+        for (const auto& s : v.systems) {
+          systems.push_back({{"count", s.count}, {"system", s.system}, {"capex_usd", s.capex_usd},
+                             {"relative", std::round(s.relative * 1000) / 1000},
+                             {"perf_per_kusd", std::round(s.per_kusd * 1e4) / 1e4}});
+        }
+        row["systems"] = systems;
+        row["perf_per_kw"] = std::round(v.per_kw * 1000) / 1000;
         rows.push_back(row);
       }
       return ctx.print_json({{"workload", workload.id}, {"reference", ref->id}, {"gpus", rows}});
     }
     using A = report::Table::Align;
     report::Table table({{"gpu"}, {"relative", A::kRight}, {"throughput", A::kRight}, {"unit"}, {"bound"},
-                         {"memory GB", A::kRight}, {"fits"}});
+                         {"memory GB", A::kRight}, {"fits"}, {"price USD", A::kRight}, {"per kUSD", A::kRight},
+                         {"x1 sys", A::kRight}, {"x2 sys", A::kRight}, {"x4 sys", A::kRight},
+                         {"x8 sys", A::kRight}, {"per kW", A::kRight}});
     for (size_t i = 0; i < gpus.size(); ++i) {
       const Prediction& p = predictions[i];
-      table.add_row({gpus[i]->id, fmt::format("{:.2f}", p.throughput / ref_throughput), fmt::format("{:.4g}", p.throughput),
-                     p.unit, p.bound, format_number(gpus[i]->memory_gb), p.fits ? "yes" : "no (offloaded)"});
+      const GpuValue& v = values[i];
+      std::vector<std::string> row = {
+          gpus[i]->id, fmt::format("{:.2f}", v.relative), fmt::format("{:.4g}", p.throughput), p.unit, p.bound,
+          format_number(gpus[i]->memory_gb), p.fits ? "yes" : "no (offloaded)",
+          v.price ? format_number(v.price->usd) : "-",
+          v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
+      for (int count : kValueCounts) {
+        const auto* s = system_value(v, count);
+        row.push_back(s ? fmt::format("{:.3f}", s->per_kusd) : "-");
+      }
+      row.push_back(fmt::format("{:.2f}", v.per_kw));
+      table.add_row(std::move(row));
     }
     *ctx.out << fmt::format("{} ({}, batch {} per GPU), relative to {}:\n\n", workload.id, predictions[0].config.precision,
                             *predictions[0].config.batch, ref->id)
-             << table.render();
+             << table.render()
+             << "\nper kUSD: relative performance per 1,000 USD of the card (new price); xN sys: of a whole new "
+                "N-GPU system (GPUs + base system, data/catalog/systems.toml); per kW: per kW of average GPU draw. "
+                "\"-\": no price, or no base system holds N of the card.\n";
   });
 }
 

@@ -51,5 +51,7 @@ Json to_json(const Region& region) { return entry_json(region, region_fields());
 Json to_json(const Interconnect& interconnect) {
   return entry_json(interconnect, interconnect_fields());
 }
+Json to_json(const BaseSystem& system) { return entry_json(system, system_fields()); }
+Json to_json(const Circuit& circuit) { return entry_json(circuit, circuit_fields()); }
 
 }  // namespace rigplan::report

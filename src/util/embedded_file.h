@@ -29,3 +29,10 @@ namespace rigplan {
 std::span<const EmbeddedFile> embedded_calibration_files();
 
 }  // namespace rigplan
+
+namespace rigplan {
+
+// The recommend presets: data/presets/*.toml.
+std::span<const EmbeddedFile> embedded_preset_files();
+
+}  // namespace rigplan

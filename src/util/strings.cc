@@ -24,6 +24,19 @@ std::string join(std::span<const std::string> parts, std::string_view separator)
   return out;
 }
 
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(separator), text.size());
+    std::string_view item = text.substr(0, end);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  return out;
+}
+
 std::string format_number(double value) { return fmt::format("{}", value); }
 
 int edit_distance(std::string_view a, std::string_view b) {

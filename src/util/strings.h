@@ -10,6 +10,8 @@ namespace rigplan {
 
 std::string to_lower(std::string_view text);
 std::string join(std::span<const std::string> parts, std::string_view separator);
+// The non-empty items of a separated list, without surrounding spaces: "a, b,,c" -> a, b, c.
+std::vector<std::string> split(std::string_view text, char separator);
 
 // The shortest decimal text that reads back as the same double: 82.6, 1000, 0.125.
 std::string format_number(double value);

@@ -143,8 +143,8 @@ TEST(CatalogLoader, RejectsAnUnknownSection) {
   auto files = small_catalog();
   files.push_back({"extra.toml", "[[gpus]]\nid = \"x\"\n"});
   EXPECT_EQ(problems(files),
-            "extra.toml:1:1: unknown section 'gpus'; expected 'gpu', 'cpu', 'offer', 'region' or "
-            "'interconnect' (did you mean 'gpu' or 'cpu'?)\n"
+            "extra.toml:1:1: unknown section 'gpus'; expected 'gpu', 'cpu', 'offer', 'region', "
+            "'interconnect', 'system' or 'circuit' (did you mean 'gpu' or 'cpu'?)\n"
             "1 problem in 1 file");
 }
 

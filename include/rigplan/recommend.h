@@ -1,0 +1,129 @@
+// From a workload to a ranked list of owned machines and cloud offers: enumerate every GPU x
+// count in a base system and every offer, check memory and constraints, predict throughput,
+// price the time to result and the energy and CO2, rank by cost, and mark the cost/time Pareto
+// front. docs/recommend.md explains each step.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rigplan/catalog.h"
+#include "rigplan/cost.h"
+#include "rigplan/memory.h"
+#include "rigplan/perf.h"
+#include "rigplan/status.h"
+#include "rigplan/workload.h"
+
+namespace rigplan {
+
+// One workload of the demand and its share of the work.
+struct Task {
+  Workload workload;
+  RunConfig run;
+  double share = 1;  // of the hours on the reference GPU (usage demands)
+};
+
+// What must be computed: a fixed amount of work (samples or tokens of one task), or hours of use
+// per month on a reference GPU split among tasks by share, over the horizon.
+struct Demand {
+  std::vector<Task> tasks;
+  std::optional<double> work;             // in the task's unit: samples, images or tokens
+  std::optional<double> hours_per_month;  // on one reference GPU
+  std::string reference_gpu = "rtx-4090";
+};
+
+struct Constraints {
+  std::optional<double> budget_usd;  // own: purchase; rent: total rent
+  std::string region = "us";
+  double horizon_months = 36;
+  // Work demands: the owned machine's busy share of calendar time, over which its purchase is
+  // spread; none: the machine is bought for the job and carries its whole purchase less resale.
+  std::optional<double> utilisation;
+  std::string acquire = "both";       // own, rent, both
+  std::string condition = "any";      // new, used, any
+  std::optional<double> max_power_w;  // continuous wall draw of an owned machine
+  std::string circuit;                // a Circuit id: its continuous capacity bounds the draw
+  int max_gpus = 8;
+  double power_limit = 1.0;  // cap on GPU board power, as a fraction
+  std::optional<double> electricity_usd_per_kwh;  // replaces the region's
+  std::optional<double> pue;                       // replaces the site default
+  bool resale = true;
+};
+
+struct Option {
+  std::string kind;       // own, rent
+  std::string gpu;        // Gpu id
+  int count = 0;
+  std::string condition;  // own: new, used
+  std::string system;     // own: base system id
+  std::string offer;      // rent: offer id
+  std::string pricing;    // rent: on-demand, spot, serverless
+  std::string provider;   // rent
+  bool fits = false;
+  std::string strategy;   // how the work is spread over the GPUs: ddp, zero-3, ...
+  double memory_gb = 0;   // per GPU, the largest task's
+  double throughput = 0;  // of the first task, in `unit`, all GPUs
+  std::string unit;
+  double hours = 0;             // busy hours for the demand over the horizon
+  double time_to_result_h = 0;  // work demand: hours to the result; usage: busy hours per month
+  double capex_usd = 0;         // own
+  double total_cost_usd = 0;
+  double cost_per_result_usd = 0;  // per work demand, or per month of usage
+  double energy_kwh = 0;
+  double co2_kg = 0;
+  double co2_embodied_kg = 0;
+  double wall_w = 0;      // average while busy
+  double max_wall_w = 0;  // own: the most it draws, for circuits
+  std::vector<std::string> violations;  // constraints it breaks, one sentence each
+  std::vector<std::string> binding;     // names of those constraints: budget, power, fit, ...
+  bool pareto = false;
+  std::string reason;  // one line: why it ranks where it does
+};
+
+struct Recommendation {
+  Demand demand;  // as evaluated (work resolved)
+  Constraints constraints;
+  SiteEnergy site;
+  std::vector<Option> options;   // feasible, best first
+  std::vector<Option> rejected;  // infeasible, with their violations
+  // When nothing is feasible: per binding constraint, what relaxing it alone would give.
+  std::vector<std::string> relaxations;
+  std::vector<std::string> assumptions;  // defaults applied, one sentence each
+  int evaluated = 0;
+  std::string unit;  // of the first task's throughput
+};
+
+// A malformed request (no task, unknown region or circuit, an option out of range) is a
+// kInvalidInput Status. An infeasible one is a Recommendation with no options and relaxations.
+Result<Recommendation> recommend(const Demand& demand, const Constraints& constraints,
+                                 const Catalog& catalog, const Calibration& calibration);
+
+// A named persona of Dettmers' guide: a workload mix and constraints (data/presets/).
+struct Preset {
+  std::string id;
+  std::string name;
+  std::string description;
+  std::string dettmers_pick;  // what Dettmers' 2023 guide recommends for the persona
+  std::string dettmers_source;
+  struct TaskSpec {
+    std::string workload;
+    RunConfig run;
+    double share = 1;
+  };
+  std::vector<TaskSpec> tasks;
+  std::optional<double> hours_per_month;
+  std::optional<double> work;
+  std::string reference_gpu = "rtx-4090";
+  Constraints constraints;
+};
+
+std::vector<Preset> embedded_presets();
+// Parses preset files; every problem is reported as "file:line:column: message".
+Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files);
+Result<const Preset*> find_preset(const std::vector<Preset>& presets, std::string_view id);
+
+// The demand of a preset with its workloads resolved from the zoo.
+Result<Demand> preset_demand(const Preset& preset, const Zoo& zoo);
+
+}  // namespace rigplan

@@ -1,0 +1,55 @@
+// rigplan cost [WORKLOAD] --gpu ID [--gpus N] ...: owning one machine against renting.
+#include "cli/cli_context.h"
+#include "rigplan/cost.h"
+#include "util/strings.h"
+
+namespace rigplan::cli {
+
+void add_cost_command(CLI::App& app, CliContext& ctx) {
+  static RunOptions o;
+  static CostRequest r;
+  static std::string offers;
+  static bool explain = false, no_resale = false;
+  auto* cmd = app.add_subcommand(
+      "cost", "Buy vs rent: owning a machine over a horizon against cloud offers, with break-even");
+  add_run_options(cmd, o);
+  cmd->add_option("--gpu", r.gpu, "GPU id or name of the owned machine")->required();
+  cmd->add_option("--gpus", r.count, "GPUs in the machine (1-8)")->capture_default_str();
+  cmd->add_option("--condition", r.condition, "new or used")->capture_default_str();
+  cmd->add_option("--price", r.capex_usd, "Price of the whole machine in USD, replacing the catalog's");
+  cmd->add_option("--utilisation", r.utilisation, "Share of the time the machine is busy (0-1]")
+      ->capture_default_str();
+  cmd->add_option("--horizon-months", r.horizon_months, "Months of ownership")->capture_default_str();
+  cmd->add_option("--region", r.region, "Region for electricity price and grid carbon")->capture_default_str();
+  cmd->add_option("--electricity", r.electricity_usd_per_kwh, "Electricity price in USD/kWh, replacing the region's");
+  cmd->add_option("--pue", r.pue, "Power usage effectiveness of the site (default: 1 office, 1.58 rack)");
+  cmd->add_option("--power", r.wall_w, "Average draw at the wall while busy, W, replacing the model's");
+  cmd->add_option("--power-limit", r.power_limit, "Cap GPU power at this fraction of board power")
+      ->capture_default_str();
+  cmd->add_option("--offer", offers, "Comma-separated offer ids to compare (default: same GPU and count)");
+  cmd->add_option("--rent", r.rent_usd_per_hour, "Compare with renting at this USD per hour");
+  cmd->add_flag("--no-resale", no_resale, "Do not count the GPUs' resale value at the end");
+  cmd->add_flag("--explain", explain, "How each number is computed");
+  cmd->callback([&ctx] {
+    auto catalog = ctx.load();
+    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
+    std::optional<Workload> workload;
+    if (!o.workload.empty() || !o.hf_config.empty()) {
+      auto zoo = ctx.load_zoo();
+      if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
+      auto w = ctx.resolve_workload(*zoo, o.workload, o.hf_config);
+      if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
+      workload = std::move(w).value();
+      r.workload = &*workload;
+      r.run = o.run;
+    }
+    r.offers = split(offers, ',');
+    r.resale = !no_resale;
+    auto c = compare_costs(r, *catalog, embedded_calibration());
+    if (!c) return void(ctx.exit_code = ctx.fail(c.status()));
+    if (ctx.json) return ctx.print_json(report::to_json(*c));
+    *ctx.out << report::cost_text(*c, explain);
+  });
+}
+
+}  // namespace rigplan::cli

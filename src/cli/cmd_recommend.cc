@@ -1,0 +1,114 @@
+// rigplan recommend [WORKLOAD | --preset ID] [job size] [constraints]: a ranked list of owned
+// machines and cloud offers.
+#include <fmt/format.h>
+
+#include "cli/cli_context.h"
+#include "rigplan/recommend.h"
+#include "util/strings.h"
+
+namespace rigplan::cli {
+
+void add_recommend_command(CLI::App& app, CliContext& ctx) {
+  static RunOptions o;
+  static Constraints k;
+  static std::string preset_id, reference;
+  static std::optional<double> tokens, samples, images, epochs, hours_per_month;
+  static size_t top = 10;
+  static bool explain = false, no_resale = false, list_presets = false;
+  auto* cmd = app.add_subcommand(
+      "recommend", "Ranked owned machines and cloud offers for a workload or preset, with cost, time and CO2");
+  add_run_options(cmd, o);
+  cmd->add_option("--preset", preset_id,
+                  "A persona: beginner, kaggle, cv-research, nlp-research, llm-finetune, startup, cluster");
+  cmd->add_flag("--presets", list_presets, "List the presets and exit");
+  auto* tokens_opt = cmd->add_option("--tokens", tokens, "Job size: tokens to process");
+  auto* samples_opt = cmd->add_option("--samples", samples, "Job size: samples (sequences, images) to process");
+  auto* images_opt = cmd->add_option("--images", images, "Job size: images per epoch (with --epochs)");
+  cmd->add_option("--epochs", epochs, "Epochs over --images")->needs(images_opt);
+  auto* hours_opt = cmd->add_option("--hours-per-month", hours_per_month,
+                                    "Usage: hours of work a month as measured on one --reference GPU");
+  auto* reference_opt = cmd->add_option("--reference", reference, "Reference GPU of --hours-per-month");
+  auto* budget = cmd->add_option("--budget", k.budget_usd, "USD: purchase price (own) or total rent");
+  auto* region = cmd->add_option("--region", k.region, "Region of an owned machine (electricity, carbon)");
+  auto* utilisation = cmd->add_option("--utilisation", k.utilisation,
+                                      "Share of the time an owned machine is busy (work demands; default 0.5)");
+  auto* horizon = cmd->add_option("--horizon-months", k.horizon_months, "Months of ownership or use");
+  auto* acquire = cmd->add_option("--acquire", k.acquire, "own, rent or both");
+  auto* condition = cmd->add_option("--condition", k.condition, "new, used or any");
+  auto* max_power = cmd->add_option("--max-power", k.max_power_w, "Most an owned machine may draw at the wall, W");
+  auto* circuit = cmd->add_option("--circuit", k.circuit, "Wall circuit: us-15a, us-20a, eu-16a, uk-13a, jp-15a, ...");
+  auto* max_gpus = cmd->add_option("--max-gpus", k.max_gpus, "Most GPUs in one option");
+  cmd->add_option("--power-limit", k.power_limit, "Cap GPU power at this fraction of board power");
+  cmd->add_option("--electricity", k.electricity_usd_per_kwh, "Electricity price in USD/kWh, replacing the region's");
+  cmd->add_option("--pue", k.pue, "PUE of the owned machine's site");
+  cmd->add_flag("--no-resale", no_resale, "Do not count resale of owned GPUs at the end of the horizon");
+  cmd->add_option("--top", top, "Options to show (Pareto-front options are always shown)")->capture_default_str();
+  cmd->add_flag("--explain", explain, "How each number is computed");
+  cmd->callback([=, &ctx] {
+    const std::vector<Preset> presets = embedded_presets();
+    if (list_presets) {
+      report::Table table({{"preset"}, {"name"}, {"description"}});
+      for (const auto& p : presets) table.add_row({p.id, p.name, p.description});
+      *ctx.out << table.render();
+      return;
+    }
+    auto catalog = ctx.load();
+    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
+    auto zoo = ctx.load_zoo();
+    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
+    auto bad = [&](std::string message) { ctx.exit_code = ctx.fail(Status::invalid_input(std::move(message))); };
+
+    Demand demand;
+    Constraints constraints = k;
+    if (!preset_id.empty()) {
+      auto preset = find_preset(presets, preset_id);
+      if (!preset) return void(ctx.exit_code = ctx.fail(preset.status()));
+      auto d = preset_demand(**preset, *zoo);
+      if (!d) return void(ctx.exit_code = ctx.fail(d.status()));
+      demand = std::move(d).value();
+      // The preset's constraints, each replaced by the option given on the command line.
+      const Constraints& p = (*preset)->constraints;
+      constraints = p;
+      constraints.power_limit = k.power_limit;
+      constraints.electricity_usd_per_kwh = k.electricity_usd_per_kwh;
+      constraints.pue = k.pue;
+      if (budget->count()) constraints.budget_usd = k.budget_usd;
+      if (region->count()) constraints.region = k.region;
+      if (utilisation->count()) constraints.utilisation = k.utilisation;
+      if (horizon->count()) constraints.horizon_months = k.horizon_months;
+      if (acquire->count()) constraints.acquire = k.acquire;
+      if (condition->count()) constraints.condition = k.condition;
+      if (max_power->count()) constraints.max_power_w = k.max_power_w;
+      if (circuit->count()) constraints.circuit = k.circuit;
+      if (max_gpus->count()) constraints.max_gpus = k.max_gpus;
+    } else if (o.workload.empty() && o.hf_config.empty()) {
+      return bad("name a workload (`rigplan workloads list`) or a preset (--preset; `rigplan recommend --presets`)");
+    }
+    if (!o.workload.empty() || !o.hf_config.empty()) {
+      auto w = ctx.resolve_workload(*zoo, o.workload, o.hf_config);
+      if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
+      demand.tasks = {Task{std::move(w).value(), o.run, 1}};
+    }
+    const int sizes = static_cast<int>(tokens_opt->count() + samples_opt->count() + images_opt->count() +
+                                       hours_opt->count());
+    if (sizes > 1) return bad("give one job size: --tokens, --samples, --images (with --epochs) or --hours-per-month");
+    if (sizes == 1) {
+      demand.work.reset();
+      demand.hours_per_month.reset();
+      if (tokens) demand.work = *tokens;
+      if (samples) demand.work = *samples;
+      if (images) demand.work = *images * epochs.value_or(1);
+      if (hours_per_month) demand.hours_per_month = *hours_per_month;
+    } else if (preset_id.empty()) {
+      return bad("give a job size: --tokens N, --samples N, --images N --epochs E, or --hours-per-month H");
+    }
+    if (reference_opt->count()) demand.reference_gpu = reference;
+    constraints.resale = !no_resale;
+    auto rec = recommend(demand, constraints, *catalog, embedded_calibration());
+    if (!rec) return void(ctx.exit_code = ctx.fail(rec.status()));
+    if (ctx.json) return ctx.print_json(report::to_json(*rec, top));
+    *ctx.out << report::recommend_text(*rec, top, explain);
+  });
+}
+
+}  // namespace rigplan::cli

@@ -1,0 +1,207 @@
+// Presets: Dettmers' personas as data (data/presets/*.toml), decoded with the catalog's strict
+// field tables so a typo is reported with its file, line and a suggestion.
+#include <fmt/format.h>
+
+#include "catalog/toml_decode.h"
+#include "rigplan/recommend.h"
+#include "util/embedded_file.h"
+
+namespace rigplan {
+namespace {
+
+using namespace toml_decode;
+
+// A [[preset]] table as written, before its tasks and constraints are assembled.
+struct PresetRecord {
+  std::string id, name, description, dettmers_pick, dettmers_source;
+  std::string reference_gpu = "rtx-4090";
+  std::optional<double> hours_per_month, work, budget_usd, utilisation, max_power_w;
+  std::string region = "us", acquire = "both", condition = "any", circuit;
+  double horizon_months = 36;
+  int max_gpus = 8;
+};
+
+struct TaskRecord {
+  std::string workload;
+  double share = 1;
+  RunConfig run;
+};
+
+const std::vector<FieldSpec<PresetRecord>>& preset_fields() {
+  using P = PresetRecord;
+  constexpr bool kRequired = true, kOptional = false;
+  static const std::vector<FieldSpec<P>> kFields = {
+      {"id", &P::id, kRequired},
+      {"name", &P::name, kRequired},
+      {"description", &P::description, kRequired},
+      {"dettmers_pick", &P::dettmers_pick, kRequired},
+      {"dettmers_source", &P::dettmers_source, kRequired},
+      {"reference_gpu", &P::reference_gpu, kOptional},
+      {"hours_per_month", &P::hours_per_month, kOptional, "h", {}, {0, 1e7, false}},
+      {"work", &P::work, kOptional, "", {}, {0, 1e18, false}},
+      {"budget_usd", &P::budget_usd, kOptional, "USD", {}, {0, 1e9, false}},
+      {"utilisation", &P::utilisation, kOptional, "", {}, {0, 1, false}},
+      {"max_power_w", &P::max_power_w, kOptional, "W", {}, {0, 1e6, false}},
+      {"region", &P::region, kOptional},
+      {"acquire", &P::acquire, kOptional, "", {"own", "rent", "both"}},
+      {"condition", &P::condition, kOptional, "", {"new", "used", "any"}},
+      {"circuit", &P::circuit, kOptional},
+      {"horizon_months", &P::horizon_months, kOptional, "months", {}, {0, 240, false}},
+      {"max_gpus", &P::max_gpus, kOptional, "", {}, {1, 1024, true}},
+  };
+  return kFields;
+}
+
+// A task reads its run settings straight into a RunConfig.
+struct TaskFields {
+  std::vector<FieldSpec<TaskRecord>> record;
+  std::vector<FieldSpec<RunConfig>> run;
+};
+
+const TaskFields& task_fields() {
+  using T = TaskRecord;
+  using R = RunConfig;
+  constexpr bool kRequired = true, kOptional = false;
+  static const TaskFields kFields = {
+      {
+          {"workload", &T::workload, kRequired},
+          {"share", &T::share, kOptional, "", {}, {0, 1e6, false}},
+      },
+      {
+          {"mode", &R::mode, kOptional, "", {"train", "infer", "prefill", "decode"}},
+          {"precision", &R::precision, kOptional, "", {"fp32", "tf32", "fp16", "bf16", "fp8"}},
+          {"weights", &R::weights, kOptional},
+          {"method", &R::method, kOptional, "", {"full", "lora", "qlora"}},
+          {"optimizer", &R::optimizer, kOptional, "",
+           {"adamw", "adam8bit", "sgd", "sgd-momentum", "adafactor"}},
+          {"lora_rank", &R::lora_rank, kOptional, "", {}, {1, 4096, true}},
+          {"batch", &R::batch, kOptional, "", {}, {1, 1e6, true}},
+          {"seq_len", &R::seq_len, kOptional, "", {}, {1, 1e7, true}},
+          {"gen_tokens", &R::gen_tokens, kOptional, "", {}, {0, 1e7, true}},
+          {"checkpointing", &R::checkpointing, kOptional},
+      },
+  };
+  return kFields;
+}
+
+template <class T>
+std::vector<std::string_view> keys_of(const std::vector<FieldSpec<T>>& fields) {
+  std::vector<std::string_view> out;
+  for (const auto& f : fields) out.push_back(f.key);
+  return out;
+}
+
+Preset assemble(const PresetRecord& r) {
+  Preset p;
+  p.id = r.id;
+  p.name = r.name;
+  p.description = r.description;
+  p.dettmers_pick = r.dettmers_pick;
+  p.dettmers_source = r.dettmers_source;
+  p.hours_per_month = r.hours_per_month;
+  p.work = r.work;
+  p.reference_gpu = r.reference_gpu;
+  Constraints& c = p.constraints;
+  c.budget_usd = r.budget_usd;
+  c.region = r.region;
+  c.horizon_months = r.horizon_months;
+  c.utilisation = r.utilisation;
+  c.acquire = r.acquire;
+  c.condition = r.condition;
+  c.max_power_w = r.max_power_w;
+  c.circuit = r.circuit;
+  c.max_gpus = r.max_gpus;
+  return p;
+}
+
+}  // namespace
+
+Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) {
+  Problems problems;
+  std::vector<Preset> out;
+  for (const auto& file : files) {
+    auto parsed = parse_file(file, problems);
+    if (!parsed) continue;
+    for (auto&& [key, node] : *parsed) {
+      auto* array = node.as_array();
+      if (key.str() != "preset" || !array || !array->is_array_of_tables()) {
+        problems.add(node.source(),
+                     fmt::format("unknown section '{}'; expected [[preset]] entries", key.str()));
+        continue;
+      }
+      for (auto&& item : *array) {
+        RawEntry raw{std::move(*item.as_table()), ""};
+        if (const auto* id = raw.table.get_as<std::string>("id")) raw.id = id->get();
+        const EntryContext ctx("preset", raw, problems);
+        PresetRecord record;
+        const std::string_view also[] = {"task"};
+        decode_fields(ctx, raw.table, preset_fields(), record, also);
+        Preset preset = assemble(record);
+        const auto* tasks = raw.table.get_as<toml::array>("task");
+        if (!tasks || !tasks->is_array_of_tables() || tasks->empty()) {
+          ctx.error("", "a preset needs at least one [[preset.task]]");
+        } else {
+          for (auto&& t : *tasks) {
+            const toml::table& table = *t.as_table();
+            const EntryContext sub = ctx.within(table, fmt::format("task {}", preset.tasks.size() + 1));
+            TaskRecord task;
+            // Unknown keys are reported by the first pass only.
+            std::vector<std::string_view> present;
+            for (auto&& [k, v] : table) present.push_back(k.str());
+            decode_fields(sub, table, task_fields().record, task, keys_of(task_fields().run));
+            decode_fields(sub, table, task_fields().run, task.run, present);
+            preset.tasks.push_back({task.workload, task.run, task.share});
+          }
+        }
+        if (preset.hours_per_month.has_value() == preset.work.has_value()) {
+          ctx.error("", "a preset needs either 'hours_per_month' or 'work', not both");
+        }
+        for (const auto& p : out) {
+          if (p.id == preset.id) ctx.error("id", "duplicate preset id");
+        }
+        out.push_back(std::move(preset));
+      }
+    }
+  }
+  if (!problems.empty()) return problems.to_status();
+  return out;
+}
+
+std::vector<Preset> embedded_presets() {
+  std::vector<CatalogFile> files;
+  for (const auto& f : embedded_preset_files()) {
+    files.push_back({std::string(f.path), std::string(f.text)});
+  }
+  auto presets = load_presets(files);
+  // The embedded presets are checked by the tests; a broken build is a programming error.
+  if (!presets) throw std::runtime_error(presets.status().message());
+  return std::move(presets).value();
+}
+
+Result<const Preset*> find_preset(const std::vector<Preset>& presets, std::string_view id) {
+  std::vector<std::string> ids;
+  for (const auto& p : presets) {
+    if (p.id == id) return &p;
+    ids.push_back(p.id);
+  }
+  return Status::invalid_input(fmt::format("unknown preset '{}'; expected {}{}", id,
+                                           quoted_list(ids), did_you_mean(std::string(id), ids)));
+}
+
+Result<Demand> preset_demand(const Preset& preset, const Zoo& zoo) {
+  Demand d;
+  d.hours_per_month = preset.hours_per_month;
+  d.work = preset.work;
+  d.reference_gpu = preset.reference_gpu;
+  for (const auto& t : preset.tasks) {
+    auto w = zoo.find(t.workload);
+    if (!w) {
+      return Status::invalid_input(
+          fmt::format("preset '{}': {}", preset.id, w.status().message()));
+    }
+    d.tasks.push_back({**w, t.run, t.share});
+  }
+  return d;
+}
+
+}  // namespace rigplan

@@ -1,0 +1,145 @@
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "rigplan/report.h"
+#include "util/strings.h"
+
+namespace rigplan::report {
+namespace {
+
+double round2(double x) { return std::round(x * 100) / 100; }
+double round1(double x) { return std::round(x * 10) / 10; }
+
+Json break_even_json(const BreakEven& b) {
+  if (!b.reached) return {{"reached", false}, {"why", b.why}, {"utilisation", round2(b.utilisation)}};
+  return {{"reached", true}, {"days", round1(b.days)}, {"hours", round1(b.hours)},
+          {"utilisation", round2(b.utilisation)}};
+}
+
+std::string break_even_text(const BreakEven& b) {
+  if (!b.reached) return "never";
+  if (b.days < 365 * 2) return fmt::format("{:.0f} days", b.days);
+  return fmt::format("{:.1f} years", b.days / 365);
+}
+
+}  // namespace
+
+Json to_json(const CostComparison& c) {
+  const OwnedSystem& o = c.owned;
+  Json rent = Json::array();
+  for (const auto& a : c.alternatives) {
+    rent.push_back({{"offer", a.offer},
+                    {"provider", a.provider},
+                    {"pricing", a.pricing},
+                    {"gpu", a.gpu},
+                    {"count", a.count},
+                    {"usd_per_hour", a.usd_per_hour},
+                    {"speed_ratio", round2(a.speed_ratio)},
+                    {"hours", round1(a.cost.hours)},
+                    {"total_cost_usd", round2(a.cost.total_usd)},
+                    {"energy_kwh", round1(a.cost.energy_kwh)},
+                    {"co2_kg", round1(a.cost.co2_operational_kg + a.cost.co2_embodied_kg)},
+                    {"break_even", break_even_json(a.break_even)}});
+  }
+  Json out = {
+      {"gpu", o.gpu->id},
+      {"count", o.count},
+      {"condition", o.condition},
+      {"system", o.system->id},
+      {"capex_usd", round2(o.capex_usd)},
+      {"gpu_price_usd", o.gpu_price.usd},
+      {"system_price_usd", o.system->price_usd},
+      {"cooling_usd", o.cooling_usd},
+      {"utilisation", c.utilisation},
+      {"horizon_years", round2(c.horizon_years)},
+      {"busy_hours", round1(c.own.busy_hours)},
+      {"wall_w", round1(c.power.wall_w)},
+      {"max_wall_w", round1(o.max_wall_w)},
+      {"usd_per_kwh", *c.site.usd_per_kwh},
+      {"pue", c.site.pue},
+      {"gco2_per_kwh", c.site.gco2_per_kwh},
+      {"energy_kwh", round1(c.own.energy_kwh)},
+      {"electricity_usd", round2(c.own.electricity_usd)},
+      {"resale_usd", round2(c.own.resale_usd)},
+      {"total_cost_usd", round2(c.own.total_usd)},
+      {"cost_per_busy_hour_usd", round2(c.own.busy_hours > 0 ? c.own.total_usd / c.own.busy_hours : 0)},
+      {"co2_operational_kg", round1(c.own.co2_operational_kg)},
+      {"co2_embodied_kg", round1(c.own.co2_embodied_kg)},
+  };
+  if (c.throughput > 0) {
+    out["throughput"] = std::stod(fmt::format("{:.5g}", c.throughput));
+    out["unit"] = c.unit;
+  }
+  out["rent"] = rent;
+  // The headline: the cheapest alternative's break-even, null when there is none or it never comes.
+  out["break_even_days"] = nullptr;
+  out["break_even_utilisation"] = nullptr;
+  if (!c.alternatives.empty()) {
+    const BreakEven& b = c.alternatives.front().break_even;
+    if (b.reached) out["break_even_days"] = round1(b.days);
+    out["break_even_utilisation"] = round2(b.utilisation);
+  }
+  out["assumptions"] = c.assumptions;
+  return out;
+}
+
+std::string cost_text(const CostComparison& c, bool explain) {
+  const OwnedSystem& o = c.owned;
+  std::string out = fmt::format(
+      "Own {} x {} ({}) in {} for {:.0f} months, busy {}% of the time ({:.0f} h):\n\n", o.count, o.gpu->id,
+      o.condition.empty() ? "new" : o.condition, o.system->id, c.horizon_years * 12,
+      format_number(c.utilisation * 100), c.own.busy_hours);
+  Table own({{"item"}, {"USD", Table::Align::kRight}, {"how"}});
+  if (o.gpu_price.usd > 0) {
+    own.add_row({"GPUs", format_number(std::round(o.count * o.gpu_price.usd)),
+                 fmt::format("{} x {} ({} price{})", o.count, format_number(o.gpu_price.usd), o.gpu_price.kind,
+                             o.gpu_price.date ? ", " + o.gpu_price.date->to_string() : "")});
+    own.add_row({"base system", format_number(o.system->price_usd),
+                 fmt::format("{} ({})", o.system->id, o.system->price_date.to_string())});
+    if (o.cooling_usd > 0) {
+      own.add_row({"risers / water", format_number(o.cooling_usd), "cards wider than the system's slots"});
+    }
+  } else {
+    own.add_row({"machine", format_number(o.capex_usd), "--price"});
+  }
+  own.add_row({"electricity", fmt::format("{:.0f}", c.own.electricity_usd),
+               fmt::format("{:.0f} W x {:.0f} h x PUE {} = {:.0f} kWh at {} USD/kWh ({})", c.power.wall_w,
+                           c.own.busy_hours, format_number(c.site.pue), c.own.energy_kwh,
+                           format_number(*c.site.usd_per_kwh), c.site.price_from)});
+  own.add_row({"resale", fmt::format("-{:.0f}", c.own.resale_usd),
+               c.inputs.resale ? fmt::format("GPUs keep {:.0f}% of their value a year",
+                                             c.inputs.retention_per_year * 100)
+                               : "--no-resale"});
+  own.add_row({"total", fmt::format("{:.0f}", c.own.total_usd),
+               fmt::format("{:.2f} USD per busy hour", c.own.total_usd / c.own.busy_hours)});
+  out += own.render();
+  out += fmt::format("\nCO2: {:.0f} kg operational ({} g/kWh, {}) + {:.0f} kg embodied\n",
+                     c.own.co2_operational_kg, format_number(c.site.gco2_per_kwh), c.site.carbon_from,
+                     c.own.co2_embodied_kg);
+  if (c.throughput > 0) out += fmt::format("Throughput while busy: {:.4g} {}\n", c.throughput, c.unit);
+  if (!c.alternatives.empty()) {
+    out += "\nRenting the same work instead:\n\n";
+    Table rent({{"offer"}, {"pricing"}, {"USD/h", Table::Align::kRight}, {"speed", Table::Align::kRight},
+                {"hours", Table::Align::kRight}, {"total USD", Table::Align::kRight},
+                {"break-even", Table::Align::kRight}, {"break-even util.", Table::Align::kRight}});
+    for (const auto& a : c.alternatives) {
+      rent.add_row({a.offer, a.pricing, format_number(a.usd_per_hour), fmt::format("{:.2f}", 1 / a.speed_ratio),
+                    fmt::format("{:.0f}", a.cost.hours), fmt::format("{:.0f}", a.cost.total_usd),
+                    break_even_text(a.break_even), fmt::format("{:.0f}%", a.break_even.utilisation * 100)});
+    }
+    out += rent.render();
+    out += "\nbreak-even: calendar time at this utilisation after which owning is cheaper; break-even util.: "
+           "the utilisation at which the two cost the same over the horizon. speed: the offer's throughput "
+           "relative to the owned machine.\n";
+  }
+  for (const auto& a : c.assumptions) out += "note: " + a + "\n";
+  if (explain) {
+    out += "\nOwning = purchase + electricity (wall W x busy hours x PUE x price) - resale (GPU value x "
+           "retention^years).\nRenting = instance price x busy hours x speed ratio. Break-even: the first day "
+           "where owning costs no more than renting (docs/cost.md).\n";
+  }
+  return out;
+}
+
+}  // namespace rigplan::report

@@ -1,0 +1,183 @@
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "rigplan/report.h"
+#include "util/strings.h"
+
+namespace rigplan::report {
+namespace {
+
+double round2(double x) { return std::round(x * 100) / 100; }
+double sig(double x) { return std::stod(fmt::format("{:.5g}", x)); }
+
+// The options shown: the first `top`, then any later one on the Pareto front.
+std::vector<const Option*> shown(const Recommendation& r, size_t top) {
+  std::vector<const Option*> out;
+  for (size_t i = 0; i < r.options.size(); ++i) {
+    if (i < top || r.options[i].pareto) out.push_back(&r.options[i]);
+  }
+  return out;
+}
+
+Json option_json(const Option& o, size_t rank) {
+  Json j = {{"rank", rank},
+            {"kind", o.kind},
+            {"gpu", o.gpu},
+            {"count", o.count}};
+  if (o.kind == "own") {
+    j["condition"] = o.condition;
+    j["system"] = o.system;
+    j["capex_usd"] = round2(o.capex_usd);
+  } else {
+    j["offer"] = o.offer;
+    j["provider"] = o.provider;
+    j["pricing"] = o.pricing;
+  }
+  j["fits"] = o.fits;
+  j["strategy"] = o.strategy;
+  j["memory_gb"] = round2(o.memory_gb);
+  j["throughput"] = sig(o.throughput);
+  j["unit"] = o.unit;
+  j["busy_hours"] = round2(o.hours);
+  j["time_to_result_h"] = round2(o.time_to_result_h);
+  j["total_cost_usd"] = round2(o.total_cost_usd);
+  j["cost_per_result_usd"] = round2(o.cost_per_result_usd);
+  j["energy_kwh"] = round2(o.energy_kwh);
+  j["co2_kg"] = round2(o.co2_kg);
+  j["co2_embodied_kg"] = round2(o.co2_embodied_kg);
+  j["wall_w"] = std::round(o.wall_w);
+  j["pareto"] = o.pareto;
+  j["reason"] = o.reason;
+  if (!o.violations.empty()) j["violations"] = o.violations;
+  return j;
+}
+
+std::string what(const Option& o) {
+  if (o.kind == "own") {
+    return fmt::format("own {} x {}{}", o.count, o.gpu, o.condition == "used" ? " (used)" : "");
+  }
+  return fmt::format("rent {}{}", o.offer, o.pricing == "spot" ? " (spot)" : "");
+}
+
+std::map<std::string, int> rejected_by(const Recommendation& r) {
+  std::map<std::string, int> out;
+  for (const auto& o : r.rejected) {
+    for (const auto& b : o.binding) ++out[b];
+  }
+  return out;
+}
+
+}  // namespace
+
+Json to_json(const Recommendation& r, size_t top) {
+  Json options = Json::array();
+  size_t rank = 0;
+  for (const Option* o : shown(r, top)) {
+    options.push_back(option_json(*o, static_cast<size_t>(o - r.options.data()) + 1));
+    ++rank;
+  }
+  Json tasks = Json::array();
+  for (const auto& t : r.demand.tasks) {
+    tasks.push_back({{"workload", t.workload.id}, {"mode", t.run.mode}, {"method", t.run.method},
+                     {"share", t.share}});
+  }
+  Json demand = {{"tasks", tasks}};
+  if (r.demand.work) demand["work"] = *r.demand.work;
+  if (r.demand.hours_per_month) {
+    demand["hours_per_month"] = *r.demand.hours_per_month;
+    demand["reference_gpu"] = r.demand.reference_gpu;
+  }
+  const Constraints& k = r.constraints;
+  Json constraints = {{"region", k.region},          {"horizon_months", k.horizon_months},
+                      {"acquire", k.acquire},        {"condition", k.condition},
+                      {"max_gpus", k.max_gpus},      {"power_limit", k.power_limit}};
+  if (k.budget_usd) constraints["budget_usd"] = *k.budget_usd;
+  if (k.utilisation) constraints["utilisation"] = *k.utilisation;
+  if (k.max_power_w) constraints["max_power_w"] = *k.max_power_w;
+  if (!k.circuit.empty()) constraints["circuit"] = k.circuit;
+  Json rejected = Json::object();
+  for (const auto& [name, n] : rejected_by(r)) rejected[name] = n;
+  Json best_rejected = Json::array();
+  for (size_t i = 0; i < r.rejected.size() && i < top; ++i) {
+    best_rejected.push_back(option_json(r.rejected[i], 0));
+  }
+  return {{"demand", demand},
+          {"constraints", constraints},
+          {"site", {{"usd_per_kwh", *r.site.usd_per_kwh},
+                    {"electricity_from", r.site.price_from},
+                    {"gco2_per_kwh", r.site.gco2_per_kwh},
+                    {"carbon_from", r.site.carbon_from}}},
+          {"feasible", !r.options.empty()},
+          {"evaluated", r.evaluated},
+          {"feasible_count", r.options.size()},
+          {"options", options},
+          {"rejected_by", rejected},
+          {"rejected", best_rejected},
+          {"relaxations", r.relaxations},
+          {"assumptions", r.assumptions}};
+}
+
+std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
+  std::string out;
+  std::vector<std::string> names;
+  for (const auto& t : r.demand.tasks) {
+    names.push_back(r.demand.tasks.size() > 1 ? fmt::format("{} ({}%)", t.workload.id, format_number(t.share * 100))
+                                              : t.workload.id);
+  }
+  const bool usage = r.demand.hours_per_month.has_value();
+  out += fmt::format("{} for {}; {} months in {} ({} USD/kWh, {} gCO2/kWh){}.\n",
+                     join(names, ", "),
+                     usage ? fmt::format("{} h a month of work on one {}", format_number(*r.demand.hours_per_month),
+                                         r.demand.reference_gpu)
+                           : fmt::format("{} {}", format_number(*r.demand.work), r.unit.substr(0, r.unit.find('/'))),
+                     format_number(r.constraints.horizon_months), r.constraints.region,
+                     format_number(*r.site.usd_per_kwh), format_number(std::round(r.site.gco2_per_kwh)),
+                     r.constraints.budget_usd ? fmt::format("; budget {} USD", format_number(*r.constraints.budget_usd)) : "");
+  out += fmt::format("{} options evaluated, {} meet every constraint.\n\n", r.evaluated, r.options.size());
+  if (!r.options.empty()) {
+    using A = Table::Align;
+    Table table({{"#", A::kRight}, {"option"}, {"system / provider"}, {"throughput", A::kRight},
+                 {usage ? "busy h/month" : "time", A::kRight}, {"total USD", A::kRight},
+                 {usage ? "USD/month" : "buy USD", A::kRight}, {"kWh", A::kRight}, {"kgCO2", A::kRight},
+                 {"front"}});
+    for (const Option* o : shown(r, top)) {
+      const size_t rank = static_cast<size_t>(o - r.options.data()) + 1;
+      table.add_row({std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
+                     fmt::format("{:.4g} {}", o->throughput, o->unit),
+                     usage ? fmt::format("{:.0f}", o->time_to_result_h)
+                           : (o->time_to_result_h < 48 ? fmt::format("{:.1f} h", o->time_to_result_h)
+                                                       : fmt::format("{:.1f} d", o->time_to_result_h / 24)),
+                     fmt::format("{:.0f}", o->total_cost_usd),
+                     usage ? fmt::format("{:.0f}", o->cost_per_result_usd)
+                           : (o->kind == "own" ? fmt::format("{:.0f}", o->capex_usd) : "-"),
+                     fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg),
+                     o->pareto ? "*" : ""});
+    }
+    out += table.render();
+    out += "\n";
+    for (const Option* o : shown(r, std::min<size_t>(top, 5))) {
+      out += fmt::format("{}. {}: {}\n", static_cast<size_t>(o - r.options.data()) + 1, what(*o), o->reason);
+    }
+    out += "\n* on the cost/time Pareto front: no other option is both cheaper and faster.\n";
+  } else {
+    out += "Nothing meets every constraint.\n";
+    for (const auto& line : r.relaxations) out += "- " + line + "\n";
+  }
+  const auto rejected = rejected_by(r);
+  if (!rejected.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [name, n] : rejected) parts.push_back(fmt::format("{} {}", n, name));
+    out += fmt::format("Rejected (an option can break several): {}.\n", join(parts, ", "));
+  }
+  for (const auto& a : r.assumptions) out += "note: " + a + "\n";
+  if (explain) {
+    out += "\nEach option: memory per GPU (`rigplan memory`), throughput (`rigplan predict`), busy hours = work / "
+           "throughput.\nOwned: purchase x its share of the horizon's busy hours + electricity - resale; rented: "
+           "price x hours.\nCO2 = kWh x grid intensity + embodied share. docs/recommend.md has every formula.\n";
+  }
+  return out;
+}
+
+}  // namespace rigplan::report

@@ -1,0 +1,160 @@
+#include "rigplan/recommend.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace rigplan {
+namespace {
+
+using testing::default_catalog;
+using testing::default_zoo;
+
+Demand job(std::string_view workload, RunConfig run, double work) {
+  Demand d;
+  d.tasks.push_back({*default_zoo().find(workload).value(), std::move(run), 1});
+  d.work = work;
+  return d;
+}
+
+RunConfig qlora(int batch) {
+  RunConfig r;
+  r.method = "qlora";
+  r.precision = "bf16";
+  r.batch = batch;
+  r.seq_len = 2048;
+  r.checkpointing = true;
+  return r;
+}
+
+// Every preset is ranked by the models: feasible options exist, they come cheapest first, the
+// cheapest is on the Pareto front, and the front is ordered by falling time.
+TEST(Recommend, EveryPresetHasARankedAnswer) {
+  for (const Preset& preset : embedded_presets()) {
+    SCOPED_TRACE(preset.id);
+    auto demand = preset_demand(preset, default_zoo());
+    ASSERT_TRUE(demand.ok()) << demand.status().message();
+    auto rec = recommend(*demand, preset.constraints, default_catalog(), embedded_calibration());
+    ASSERT_TRUE(rec.ok()) << rec.status().message();
+    ASSERT_FALSE(rec->options.empty());
+    EXPECT_TRUE(rec->options.front().pareto);
+    double last_time = HUGE_VAL;
+    for (size_t i = 0; i < rec->options.size(); ++i) {
+      const Option& o = rec->options[i];
+      EXPECT_TRUE(o.fits);
+      EXPECT_TRUE(o.violations.empty());
+      if (i > 0) {
+        EXPECT_LE(rec->options[i - 1].total_cost_usd, o.total_cost_usd);
+      }
+      if (o.pareto) {
+        EXPECT_LT(o.time_to_result_h, last_time);
+        last_time = o.time_to_result_h;
+      }
+      EXPECT_LE(o.count, preset.constraints.max_gpus);
+      if (o.kind == "own" && preset.constraints.budget_usd) {
+        EXPECT_LE(o.capex_usd, *preset.constraints.budget_usd);
+      }
+      EXPECT_FALSE(o.reason.empty());
+    }
+  }
+}
+
+// A work demand's time is the work over the predicted throughput.
+TEST(Recommend, TimeToResultIsWorkOverThroughput) {
+  Constraints k;
+  k.acquire = "own";
+  k.condition = "new";
+  k.max_gpus = 1;
+  auto rec = recommend(job("llama-3.1-8b", qlora(4), 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  ASSERT_FALSE(rec->options.empty());
+  for (const Option& o : rec->options) {
+    EXPECT_EQ(o.kind, "own");
+    EXPECT_EQ(o.condition, "new");
+    EXPECT_EQ(o.unit, "tokens/s");
+    EXPECT_NEAR(o.time_to_result_h, 1e8 / o.throughput / 3600, 1e-9 * o.time_to_result_h);
+  }
+}
+
+// Without --utilisation an owned machine carries its purchase less resale; with it, the job
+// carries only its hours' share.
+TEST(Recommend, UtilisationSpreadsThePurchase) {
+  Constraints k;
+  k.acquire = "own";
+  k.max_gpus = 1;
+  auto whole = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  k.utilisation = 0.5;
+  auto shared = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(whole.ok() && shared.ok());
+  EXPECT_GT(whole->options.front().total_cost_usd, 10 * shared->options.front().total_cost_usd);
+}
+
+// Nothing under 1,000 USD holds a 70B QLoRA: the answer names the binding constraints and the
+// cheapest option once each is relaxed.
+TEST(Recommend, InfeasibleRequestSaysWhatBinds) {
+  Constraints k;
+  k.acquire = "own";
+  k.budget_usd = 1000;
+  auto rec = recommend(job("llama-3.1-70b", qlora(1), 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  EXPECT_TRUE(rec->options.empty());
+  ASSERT_GE(rec->relaxations.size(), 2u);
+  EXPECT_EQ(rec->relaxations[0].rfind("relaxing the budget: the cheapest option that meets the rest is own ", 0), 0u)
+      << rec->relaxations[0];
+  EXPECT_NE(rec->relaxations[1].find("relaxing --acquire"), std::string::npos) << rec->relaxations[1];
+}
+
+TEST(Recommend, APowerCircuitExcludesBigMachines) {
+  Constraints k;
+  k.acquire = "own";
+  k.circuit = "us-15a";  // 120 V x 15 A x 0.8 = 1,440 W
+  auto rec = recommend(job("resnet50", {}, 1e9), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  for (const Option& o : rec->options) EXPECT_LE(o.max_wall_w, 1440);
+  bool rejected_for_power = false;
+  for (const Option& o : rec->rejected) {
+    if (std::find(o.binding.begin(), o.binding.end(), "power") != o.binding.end()) rejected_for_power = true;
+  }
+  EXPECT_TRUE(rejected_for_power);
+}
+
+TEST(Recommend, MalformedRequestsAreErrors) {
+  Constraints k;
+  k.region = "atlantis";
+  auto r = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().is_user_error());
+  Constraints bad_acquire;
+  bad_acquire.acquire = "lease";
+  r = recommend(job("resnet50", {}, 1e8), bad_acquire, default_catalog(), embedded_calibration());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "--acquire 'lease' is not accepted; expected 'own', 'rent' or 'both'");
+  Demand both = job("resnet50", {}, 1e8);
+  both.hours_per_month = 10;
+  EXPECT_FALSE(recommend(both, {}, default_catalog(), embedded_calibration()).ok());
+}
+
+TEST(Presets, LoaderReportsTyposWithPosition) {
+  const std::vector<CatalogFile> files = {
+      {"p.toml",
+       "[[preset]]\nid = \"x\"\nname = \"X\"\ndescription = \"d\"\ndettmers_pick = \"p\"\n"
+       "dettmers_source = \"s\"\nhours_per_month = 10\nbudgt_usd = 5\n"
+       "[[preset.task]]\nworkload = \"resnet50\"\nprecison = \"fp16\"\n"}};
+  auto presets = load_presets(files);
+  ASSERT_FALSE(presets.ok());
+  EXPECT_EQ(presets.status().message(),
+            "p.toml:8:13: preset 'x': unknown field 'budgt_usd' (did you mean 'budget_usd'?)\n"
+            "p.toml:11:12: preset 'x': task 1: unknown field 'precison' (did you mean 'precision'?)\n"
+            "2 problems in 1 file");
+}
+
+TEST(Presets, UnknownPresetSuggests) {
+  auto p = find_preset(embedded_presets(), "kagle");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("did you mean 'kaggle'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rigplan
