@@ -15,7 +15,7 @@ build-dev: setup
 	@cmake --build --preset dev -j $(JOBS)
 
 run: build
-	@./build/release/rigplan overview
+	@./build/release/rigplan recommend --preset kaggle
 
 test: build-dev
 	@ctest --preset dev -j $(JOBS)

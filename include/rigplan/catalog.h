@@ -166,6 +166,8 @@ struct BaseSystem {
   double price_usd = 0;
   Date price_date;
   double embodied_kgco2e = 0;  // manufacturing footprint without the GPUs
+  // A machine the user already has (a desktop to put a GPU in): used only when named.
+  bool existing = false;
   Provenance provenance;
 };
 

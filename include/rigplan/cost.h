@@ -32,19 +32,21 @@ struct OwnedSystem {
 
 // The cheapest base system for `count` GPUs of a kind: its form factor and cooler are accepted,
 // the count is within its range, and its PSUs deliver the GPUs' board power plus its own draw
-// within kPsuSustainedFraction. nullptr with `why` filled when none does.
+// within kPsuSustainedFraction. `only`: consider that system alone (an `existing` machine is
+// never chosen otherwise). nullptr with `why` filled when none does.
 const BaseSystem* base_system_for(const Catalog& catalog, const Gpu& gpu, int count,
-                                  std::string* why = nullptr);
+                                  std::string* why = nullptr, const BaseSystem* only = nullptr);
 
 // The machine for `count` GPUs without their price: base system, cooling, power and embodied
 // carbon. No base system is a kNotFound Status that says why.
-Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int count);
+Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int count,
+                                const BaseSystem* only = nullptr);
 
 // An owned machine priced from the catalog. condition: "new" (street, else launch price) or
 // "used". A GPU without a price of that condition, or with no base system, is a kNotFound Status
 // that says why.
 Result<OwnedSystem> own_system(const Catalog& catalog, const Gpu& gpu, int count,
-                               std::string_view condition);
+                               std::string_view condition, const BaseSystem* only = nullptr);
 
 // Share of a GPU's board power drawn while running a workload of a class and mode
 // (kPowerUtilisation*): the average, not the peak, which sizes PSUs and circuits instead.
@@ -162,6 +164,7 @@ struct CostRequest {
   std::string gpu;
   int count = 1;
   std::string condition = "new";
+  std::string system;  // a base system id; "": the cheapest that holds the GPUs
   std::optional<double> capex_usd;  // replaces the catalog price of GPUs and system
   const Workload* workload = nullptr;  // none: plain GPU-hours at full board power
   RunConfig run;

@@ -45,6 +45,7 @@ struct Constraints {
   std::optional<double> max_power_w;  // continuous wall draw of an owned machine
   std::string circuit;                // a Circuit id: its continuous capacity bounds the draw
   int max_gpus = 8;
+  std::string system;  // a base system id for owned options (e.g. existing-desktop); "": cheapest
   double power_limit = 1.0;  // cap on GPU board power, as a fraction
   std::optional<double> electricity_usd_per_kwh;  // replaces the region's
   std::optional<double> pue;                       // replaces the site default

@@ -190,9 +190,10 @@ const std::vector<FieldSpec<BaseSystem>>& system_fields() {
       {"psu_w", &S::psu_w, kRequired, "W", {}, positive(100'000)},
       {"psu_efficiency", &S::psu_efficiency, kRequired, "", {}, at_least(0.5, 1)},
       {"base_power_w", &S::base_power_w, kRequired, "W", {}, positive(20'000)},
-      {"price_usd", &S::price_usd, kRequired, "USD", {}, kPrice},
+      {"price_usd", &S::price_usd, kRequired, "USD", {}, at_least(0, 10'000'000)},
       {"price_date", &S::price_date, kRequired},
       {"embodied_kgco2e", &S::embodied_kgco2e, kRequired, "kgCO2e", {}, at_least(0, 100'000)},
+      {"existing", &S::existing, kOptional},
   };
   return kFields;
 }

@@ -16,6 +16,7 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--gpu", r.gpu, "GPU id or name of the owned machine")->required();
   cmd->add_option("--gpus", r.count, "GPUs in the machine (1-8)")->capture_default_str();
   cmd->add_option("--condition", r.condition, "new or used")->capture_default_str();
+  cmd->add_option("--system", r.system, "Base system id (default: the cheapest that holds the GPUs)");
   cmd->add_option("--price", r.capex_usd, "Price of the whole machine in USD, replacing the catalog's");
   cmd->add_option("--utilisation", r.utilisation, "Share of the time the machine is busy (0-1]")
       ->capture_default_str();

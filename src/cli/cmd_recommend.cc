@@ -38,6 +38,8 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
   auto* max_power = cmd->add_option("--max-power", k.max_power_w, "Most an owned machine may draw at the wall, W");
   auto* circuit = cmd->add_option("--circuit", k.circuit, "Wall circuit: us-15a, us-20a, eu-16a, uk-13a, jp-15a, ...");
   auto* max_gpus = cmd->add_option("--max-gpus", k.max_gpus, "Most GPUs in one option");
+  auto* system = cmd->add_option("--system", k.system,
+                                 "Base system for owned options, e.g. existing-desktop to add a GPU to a PC you have");
   cmd->add_option("--power-limit", k.power_limit, "Cap GPU power at this fraction of board power");
   cmd->add_option("--electricity", k.electricity_usd_per_kwh, "Electricity price in USD/kWh, replacing the region's");
   cmd->add_option("--pue", k.pue, "PUE of the owned machine's site");
@@ -81,6 +83,7 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
       if (max_power->count()) constraints.max_power_w = k.max_power_w;
       if (circuit->count()) constraints.circuit = k.circuit;
       if (max_gpus->count()) constraints.max_gpus = k.max_gpus;
+      if (system->count()) constraints.system = k.system;
     } else if (o.workload.empty() && o.hf_config.empty()) {
       return bad("name a workload (`rigplan workloads list`) or a preset (--preset; `rigplan recommend --presets`)");
     }

@@ -25,11 +25,12 @@ double sustained_dc_w(const Gpu& gpu, int count, const BaseSystem& system) {
 }  // namespace
 
 const BaseSystem* base_system_for(const Catalog& catalog, const Gpu& gpu, int count,
-                                  std::string* why) {
+                                  std::string* why, const BaseSystem* only) {
   const BaseSystem* best = nullptr;
   std::vector<std::string> reasons;
   const std::string cooler = gpu.cooler.empty() ? "open-air" : gpu.cooler;
   for (const auto& s : catalog.systems) {
+    if (only ? &s != only : s.existing) continue;
     if (!contains(s.gpu_form_factors, gpu.form_factor) || !contains(s.gpu_coolers, cooler) ||
         count < s.min_gpus || count > s.max_gpus) {
       continue;
@@ -46,20 +47,22 @@ const BaseSystem* base_system_for(const Catalog& catalog, const Gpu& gpu, int co
     if (!best || s.price_usd < best->price_usd) best = &s;
   }
   if (!best && why) {
-    *why = reasons.empty()
-               ? fmt::format("no base system in the catalog takes {} {} GPU{} with a {} cooler",
-                             count, gpu.form_factor, count == 1 ? "" : "s", cooler)
-               : join(reasons, "; ");
+    const std::string gpus = fmt::format("{} {} GPU{} with a {} cooler", count, gpu.form_factor,
+                                         count == 1 ? "" : "s", cooler);
+    *why = !reasons.empty() ? join(reasons, "; ")
+           : only           ? fmt::format("{} does not take {}", only->id, gpus)
+                            : fmt::format("no base system in the catalog takes {}", gpus);
   }
   return best;
 }
 
-Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int count) {
+Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int count,
+                                const BaseSystem* only) {
   OwnedSystem out;
   out.gpu = &gpu;
   out.count = count;
   std::string why;
-  out.system = base_system_for(catalog, gpu, count, &why);
+  out.system = base_system_for(catalog, gpu, count, &why, only);
   if (!out.system) return Status::not_found(why);
   const double width = gpu.slot_width.value_or(2);
   if (count > 1 && width > out.system->max_slot_width) out.cooling_usd = count * kWideCardCoolingUsd;
@@ -71,7 +74,7 @@ Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int coun
 }
 
 Result<OwnedSystem> own_system(const Catalog& catalog, const Gpu& gpu, int count,
-                               std::string_view condition) {
+                               std::string_view condition, const BaseSystem* only) {
   PriceQuote price;
   if (condition == "new") {
     auto quote = new_price(gpu);
@@ -86,7 +89,7 @@ Result<OwnedSystem> own_system(const Catalog& catalog, const Gpu& gpu, int count
     return Status::invalid_input(
         fmt::format("condition '{}' is not accepted; expected 'new' or 'used'", condition));
   }
-  auto out = machine_for(catalog, gpu, count);
+  auto out = machine_for(catalog, gpu, count, only);
   if (!out) return out;
   out->condition = std::string(condition);
   out->gpu_price = price;
@@ -271,9 +274,15 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
   CostComparison out;
   out.utilisation = r.utilisation;
   out.horizon_years = r.horizon_months / 12;
+  const BaseSystem* only = nullptr;
+  if (!r.system.empty()) {
+    auto found = catalog.find_system(r.system);
+    if (!found) return found.status();
+    only = *found;
+  }
   // With --price the catalog's prices are not needed, only the machine's power and carbon.
-  auto owned = r.capex_usd ? machine_for(catalog, **gpu, r.count)
-                           : own_system(catalog, **gpu, r.count, r.condition);
+  auto owned = r.capex_usd ? machine_for(catalog, **gpu, r.count, only)
+                           : own_system(catalog, **gpu, r.count, r.condition, only);
   if (!owned) {
     if (owned.status().code() != Status::Code::kNotFound) return owned.status();
     return Status::invalid_input(fmt::format(

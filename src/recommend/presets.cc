@@ -16,7 +16,7 @@ struct PresetRecord {
   std::string id, name, description, dettmers_pick, dettmers_source;
   std::string reference_gpu = "rtx-4090";
   std::optional<double> hours_per_month, work, budget_usd, utilisation, max_power_w;
-  std::string region = "us", acquire = "both", condition = "any", circuit;
+  std::string region = "us", acquire = "both", condition = "any", circuit, system;
   double horizon_months = 36;
   int max_gpus = 8;
 };
@@ -46,6 +46,7 @@ const std::vector<FieldSpec<PresetRecord>>& preset_fields() {
       {"acquire", &P::acquire, kOptional, "", {"own", "rent", "both"}},
       {"condition", &P::condition, kOptional, "", {"new", "used", "any"}},
       {"circuit", &P::circuit, kOptional},
+      {"system", &P::system, kOptional},
       {"horizon_months", &P::horizon_months, kOptional, "months", {}, {0, 240, false}},
       {"max_gpus", &P::max_gpus, kOptional, "", {}, {1, 1024, true}},
   };
@@ -111,6 +112,7 @@ Preset assemble(const PresetRecord& r) {
   c.max_power_w = r.max_power_w;
   c.circuit = r.circuit;
   c.max_gpus = r.max_gpus;
+  c.system = r.system;
   return p;
 }
 

@@ -210,6 +210,13 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
     }
   }
 
+  const BaseSystem* only_system = nullptr;
+  if (!k.system.empty()) {
+    auto found = catalog.find_system(k.system);
+    if (!found) return found.status();
+    only_system = *found;
+  }
+
   const double years = k.horizon_months / 12;
   if (demand.work) {
     rec.assumptions.push_back(
@@ -394,7 +401,7 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
     for (int count : kCounts) {
       if (count > kGpusPerMachine && count > k.max_gpus) break;
       for (std::string condition : {"new", "used"}) {
-        auto sys = own_system(catalog, gpu, std::min(count, kGpusPerMachine), condition);
+        auto sys = own_system(catalog, gpu, std::min(count, kGpusPerMachine), condition, only_system);
         if (!sys) {
           ++unpriced;
           continue;
