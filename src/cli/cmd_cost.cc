@@ -18,8 +18,11 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--condition", r.condition, "new or used")->capture_default_str();
   cmd->add_option("--system", r.system, "Base system id (default: the cheapest that holds the GPUs)");
   cmd->add_option("--price", r.capex_usd, "Price of the whole machine in USD, replacing the catalog's");
-  cmd->add_option("--utilisation", r.utilisation, "Share of the time the machine is busy (0-1]")
-      ->capture_default_str();
+  static std::optional<double> hours_per_month;
+  auto* utilisation = cmd->add_option("--utilisation", r.utilisation, "Share of the time the machine is busy (0-1]")
+                          ->capture_default_str();
+  cmd->add_option("--hours-per-month", hours_per_month, "Busy hours a month, instead of --utilisation")
+      ->excludes(utilisation);
   cmd->add_option("--horizon-months", r.horizon_months, "Months of ownership")->capture_default_str();
   cmd->add_option("--region", r.region, "Region for electricity price and grid carbon")->capture_default_str();
   cmd->add_option("--electricity", r.electricity_usd_per_kwh, "Electricity price in USD/kWh, replacing the region's");
@@ -44,6 +47,7 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
       r.workload = &*workload;
       r.run = o.run;
     }
+    if (hours_per_month) r.utilisation = *hours_per_month / (365.0 * 24 / 12);
     r.offers = split(offers, ',');
     r.resale = !no_resale;
     auto c = compare_costs(r, *catalog, embedded_calibration());

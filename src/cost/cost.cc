@@ -295,8 +295,9 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
     out.owned.condition = r.condition;
     out.owned.capex_usd = *r.capex_usd;
     out.assumptions.push_back(fmt::format(
-        "The machine costs {} USD (--price), GPUs and system together; the GPUs resell as {}% of it.",
-        format_number(*r.capex_usd), format_number(kPriceOverrideGpuShare * 100)));
+        "The machine costs {} USD (--price), GPUs and system together{}.", format_number(*r.capex_usd),
+        r.resale ? fmt::format("; the GPUs, {}% of it, resell", format_number(kPriceOverrideGpuShare * 100))
+                 : ""));
   }
 
   // Power while busy: the workload's utilisation of board power, or full board power.
@@ -354,7 +355,8 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
   out.own = own_cost(in, out.horizon_years, busy);
 
   // The alternatives: named offers, else every offer of the same GPU and count.
-  auto add = [&](RentAlternative a, const Gpu& rented) -> Status {
+  // `region`: where the rented GPUs run, for their grid intensity; "" for the owner's region.
+  auto add = [&](RentAlternative a, const Gpu& rented, const std::string& region) -> Status {
     if (r.workload) {
       RunConfig run = r.run;
       run.gpus = a.count;
@@ -367,6 +369,12 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
     rent.wall_w = out.power.wall_w * a.count / r.count;
     rent.pue = kHyperscalePue;
     rent.gco2_per_kwh = site->gco2_per_kwh;
+    if (!region.empty()) {
+      auto dc = site_energy(catalog, region, true);
+      if (!dc) return dc.status();
+      rent.gco2_per_kwh = dc->gco2_per_kwh;
+      if (dc->pue_from != kDefaultDcPue) rent.pue = dc->pue;
+    }
     rent.embodied_kgco2e = out.owned.embodied_kgco2e * a.count / r.count;
     a.cost = rent_cost(rent, busy * a.speed_ratio);
     a.break_even = break_even(in, a.usd_per_hour * a.speed_ratio, r.utilisation, out.horizon_years);
@@ -388,16 +396,16 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
     const Gpu& rented = *catalog.gpu(o->gpu);
     RentAlternative a{o->id, o->provider, o->billing == "serverless" ? "serverless" : "on-demand",
                       o->gpu, o->gpu_count, o->price_per_hour_usd};
-    if (Status s = add(a, rented); !s.ok()) return s;
+    if (Status s = add(a, rented, o->region); !s.ok()) return s;
     if (o->spot_price_per_hour_usd) {
       a.pricing = "spot";
       a.usd_per_hour = *o->spot_price_per_hour_usd;
-      if (Status s = add(a, rented); !s.ok()) return s;
+      if (Status s = add(a, rented, o->region); !s.ok()) return s;
     }
   }
   if (r.rent_usd_per_hour) {
     RentAlternative a{"--rent", "", "as given", (*gpu)->id, r.count, *r.rent_usd_per_hour};
-    if (Status s = add(a, **gpu); !s.ok()) return s;
+    if (Status s = add(a, **gpu, ""); !s.ok()) return s;
   }
   if (out.alternatives.empty()) {
     out.assumptions.push_back(fmt::format("The catalog has no offer of {} x {}: name one with --offer "

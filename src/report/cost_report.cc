@@ -87,9 +87,9 @@ Json to_json(const CostComparison& c) {
 std::string cost_text(const CostComparison& c, bool explain) {
   const OwnedSystem& o = c.owned;
   std::string out = fmt::format(
-      "Own {} x {} ({}) in {} for {:.0f} months, busy {}% of the time ({:.0f} h):\n\n", o.count, o.gpu->id,
-      o.condition.empty() ? "new" : o.condition, o.system->id, c.horizon_years * 12,
-      format_number(c.utilisation * 100), c.own.busy_hours);
+      "Own {} x {} ({}) in {} for {:.0f} months, busy {:.3g}% of the time ({:.0f} h):\n\n", o.count, o.gpu->id,
+      o.condition.empty() ? "new" : o.condition, o.system->id, c.horizon_years * 12, c.utilisation * 100,
+      c.own.busy_hours);
   Table own({{"item"}, {"USD", Table::Align::kRight}, {"how"}});
   if (o.gpu_price.usd > 0) {
     own.add_row({"GPUs", format_number(std::round(o.count * o.gpu_price.usd)),
@@ -107,7 +107,7 @@ std::string cost_text(const CostComparison& c, bool explain) {
                fmt::format("{:.0f} W x {:.0f} h x PUE {} = {:.0f} kWh at {} USD/kWh ({})", c.power.wall_w,
                            c.own.busy_hours, format_number(c.site.pue), c.own.energy_kwh,
                            format_number(*c.site.usd_per_kwh), c.site.price_from)});
-  own.add_row({"resale", fmt::format("-{:.0f}", c.own.resale_usd),
+  own.add_row({"resale", c.own.resale_usd > 0 ? fmt::format("-{:.0f}", c.own.resale_usd) : "0",
                c.inputs.resale ? fmt::format("GPUs keep {:.0f}% of their value a year",
                                              c.inputs.retention_per_year * 100)
                                : "--no-resale"});
