@@ -184,6 +184,91 @@ struct Circuit {
   double continuous_w() const { return volts * amps * continuous_fraction; }
 };
 
+// A power supply unit.
+struct Psu {
+  std::string id;
+  std::string name;
+  std::string vendor;
+  std::string form_factor;  // atx, sfx, server
+  double wattage_w = 0;     // at high line (200-240 V), or its only rating
+  std::optional<double> wattage_w_low_line;  // at 100-127 V when lower (server modules)
+  std::string atx_version;  // 2.x, 3.0, 3.1, server
+  std::string efficiency;   // bronze, silver, gold, platinum, titanium (80 PLUS)
+  int connectors_12vhpwr = 0;
+  int connectors_pcie_8pin = 0;
+  double price_usd = 0;
+  Date price_date;
+  Provenance provenance;
+};
+
+// A network card.
+struct Nic {
+  std::string id;
+  std::string name;
+  std::string kind;  // ethernet, infiniband
+  double gbit_per_port = 0;
+  int ports = 0;
+  int pcie_gen = 0;
+  int pcie_lanes = 0;
+  double price_usd = 0;
+  Date price_date;
+  Provenance provenance;
+};
+
+// One GPU-capable PCIe slot of a board: electrical lanes with every listed slot populated, PCIe
+// generation, and its expansion-slot position from the top (one position = 20.32 mm).
+struct PcieSlot {
+  int lanes = 0;
+  int gen = 0;
+  int position = 0;
+};
+
+// A motherboard or server board.
+struct Board {
+  std::string id;
+  std::string name;
+  std::string vendor;
+  std::string socket;  // a Cpu socket
+  int sockets = 1;
+  std::string chipset;
+  std::string form_factor;  // atx, eatx, ceb, ssi-eeb, proprietary
+  std::string memory_type;
+  int memory_slots = 0;
+  double max_memory_gb = 0;
+  std::vector<std::string> pcie_slots;  // "x16/5@1": lanes/gen@position (parse_pcie_slot)
+  bool pcie_switch = false;
+  std::optional<int> sxm_sockets;  // SXM/OAM GPU sockets of an HGX/UBB baseboard
+  std::optional<bool> nvswitch;
+  int m2_slots = 0;
+  double onboard_lan_gbit = 0;
+  double price_usd = 0;
+  Date price_date;
+  Provenance provenance;
+
+  std::vector<PcieSlot> slots() const;  // pcie_slots parsed (the loader rejects bad ones)
+};
+// "x16/5@1" -> {16, 5, 1}; nullopt when malformed.
+std::optional<PcieSlot> parse_pcie_slot(std::string_view text);
+
+// A case, open frame or rack chassis.
+struct Chassis {
+  std::string id;
+  std::string name;
+  std::string vendor;
+  std::string form;  // tower, open-frame, rack
+  std::optional<int> rack_units;
+  std::vector<std::string> board_form_factors;
+  std::vector<std::string> boards;  // server barebones: the only boards it takes
+  int expansion_slots = 0;
+  double max_gpu_length_mm = 0;
+  std::string psu_form_factor;  // atx, sfx, server
+  int psu_bays = 1;
+  std::string airflow;  // desktop, server
+  double price_usd = 0;
+  Date price_date;
+  Provenance provenance;
+};
+
 // A price with its date and kind, as chosen for display and filtering.
 struct PriceQuote {
   double usd = 0;
@@ -211,6 +296,10 @@ class Catalog {
   std::vector<Interconnect> interconnects;
   std::vector<BaseSystem> systems;
   std::vector<Circuit> circuits;
+  std::vector<Psu> psus;
+  std::vector<Nic> nics;
+  std::vector<Board> boards;
+  std::vector<Chassis> chassis;
 
   // Looks up by id, alias or name, case-insensitively and ignoring spaces, hyphens and vendor
   // prefixes ("RTX 4090", "geforce rtx 4090", "rtx-4090"). An unknown name is a kNotFound
@@ -222,6 +311,10 @@ class Catalog {
   Result<const Interconnect*> find_interconnect(std::string_view id) const;
   Result<const BaseSystem*> find_system(std::string_view name) const;
   Result<const Circuit*> find_circuit(std::string_view name) const;
+  Result<const Psu*> find_psu(std::string_view name) const;
+  Result<const Nic*> find_nic(std::string_view name) const;
+  Result<const Board*> find_board(std::string_view name) const;
+  Result<const Chassis*> find_chassis(std::string_view name) const;
 
   // Exact-id lookups, nullptr when absent.
   const Gpu* gpu(std::string_view id) const;
@@ -239,7 +332,8 @@ class Catalog {
 
  private:
   std::unique_ptr<NameIndex> gpu_index_, cpu_index_, offer_index_, region_index_,
-      interconnect_index_, system_index_, circuit_index_;
+      interconnect_index_, system_index_, circuit_index_, psu_index_, nic_index_, board_index_,
+      chassis_index_;
 };
 
 // A dated price older than a limit: the entry, which price, and its date.

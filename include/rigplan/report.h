@@ -100,3 +100,16 @@ Json to_json(const Recommendation& recommendation, size_t top);
 std::string recommend_text(const Recommendation& recommendation, size_t top, bool explain);
 
 }  // namespace rigplan::report
+
+#include "rigplan/build.h"
+
+namespace rigplan::report {
+
+// `rigplan build check`: {"verdict", "checks": [{rule, status, message, source}], the parts,
+// sustained and wall power, price}. `build propose` adds "reasons".
+Json to_json(const Build& build, const BuildReport& report);
+std::string build_text(const Build& build, const BuildReport& report);
+Json to_json(const Proposal& proposal);
+std::string proposal_text(const Proposal& proposal);
+
+}  // namespace rigplan::report

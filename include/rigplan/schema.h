@@ -58,6 +58,10 @@ const std::vector<FieldSpec<Region>>& region_fields();
 const std::vector<FieldSpec<Interconnect>>& interconnect_fields();
 const std::vector<FieldSpec<BaseSystem>>& system_fields();
 const std::vector<FieldSpec<Circuit>>& circuit_fields();
+const std::vector<FieldSpec<Psu>>& psu_fields();
+const std::vector<FieldSpec<Nic>>& nic_fields();
+const std::vector<FieldSpec<Board>>& board_fields();
+const std::vector<FieldSpec<Chassis>>& chassis_fields();
 
 // Provenance keys every entry may carry besides its fields.
 inline constexpr std::string_view kProvenanceKeys[] = {"source", "confidence", "notes",

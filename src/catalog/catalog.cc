@@ -1,6 +1,7 @@
 #include "rigplan/catalog.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "catalog/name_index.h"
 
@@ -32,6 +33,10 @@ std::vector<StalePrice> stale_prices(const Catalog& catalog, const Date& today, 
   }
   for (const auto& o : catalog.offers) check("offer", o.id, "price_per_hour_usd", o.price_date);
   for (const auto& s : catalog.systems) check("system", s.id, "price_usd", s.price_date);
+  for (const auto& p : catalog.psus) check("psu", p.id, "price_usd", p.price_date);
+  for (const auto& n : catalog.nics) check("nic", n.id, "price_usd", n.price_date);
+  for (const auto& b : catalog.boards) check("board", b.id, "price_usd", b.price_date);
+  for (const auto& c : catalog.chassis) check("chassis", c.id, "price_usd", c.price_date);
   std::stable_sort(out.begin(), out.end(),
                    [](const StalePrice& a, const StalePrice& b) { return a.date < b.date; });
   return out;
@@ -94,6 +99,10 @@ void Catalog::build_indexes(const ClashHandler& on_clash) {
       index_entries("interconnect", "rigplan catalog check", interconnects, on_clash);
   system_index_ = index_entries("system", "rigplan catalog check", systems, on_clash);
   circuit_index_ = index_entries("circuit", "rigplan catalog check", circuits, on_clash);
+  psu_index_ = index_entries("psu", "rigplan catalog check", psus, on_clash);
+  nic_index_ = index_entries("nic", "rigplan catalog check", nics, on_clash);
+  board_index_ = index_entries("board", "rigplan catalog check", boards, on_clash);
+  chassis_index_ = index_entries("chassis", "rigplan catalog check", chassis, on_clash);
 }
 
 Result<const Gpu*> Catalog::find_gpu(std::string_view name) const {
@@ -117,6 +126,37 @@ Result<const BaseSystem*> Catalog::find_system(std::string_view name) const {
 }
 Result<const Circuit*> Catalog::find_circuit(std::string_view name) const {
   return find_in(circuit_index_.get(), circuits, name);
+}
+
+Result<const Psu*> Catalog::find_psu(std::string_view name) const {
+  return find_in(psu_index_.get(), psus, name);
+}
+Result<const Nic*> Catalog::find_nic(std::string_view name) const {
+  return find_in(nic_index_.get(), nics, name);
+}
+Result<const Board*> Catalog::find_board(std::string_view name) const {
+  return find_in(board_index_.get(), boards, name);
+}
+Result<const Chassis*> Catalog::find_chassis(std::string_view name) const {
+  return find_in(chassis_index_.get(), chassis, name);
+}
+
+std::optional<PcieSlot> parse_pcie_slot(std::string_view text) {
+  PcieSlot s;
+  char tail = 0;
+  const std::string copy(text);
+  if (std::sscanf(copy.c_str(), "x%d/%d@%d%c", &s.lanes, &s.gen, &s.position, &tail) != 3) return std::nullopt;
+  const bool lanes_ok = s.lanes == 1 || s.lanes == 2 || s.lanes == 4 || s.lanes == 8 || s.lanes == 16;
+  if (!lanes_ok || s.gen < 1 || s.gen > 6 || s.position < 1 || s.position > 32) return std::nullopt;
+  return s;
+}
+
+std::vector<PcieSlot> Board::slots() const {
+  std::vector<PcieSlot> out;
+  for (const auto& text : pcie_slots) {
+    if (auto s = parse_pcie_slot(text)) out.push_back(*s);
+  }
+  return out;
 }
 
 const Gpu* Catalog::gpu(std::string_view id) const { return find_id(gpus, id); }

@@ -115,6 +115,35 @@ void check_entry(const BaseSystem& s, const EntryContext& ctx) {
 }
 
 void check_entry(const Circuit&, const EntryContext&) {}
+void check_entry(const Nic&, const EntryContext&) {}
+
+void check_entry(const Psu& p, const EntryContext& ctx) {
+  if (p.wattage_w_low_line && *p.wattage_w_low_line > p.wattage_w) {
+    ctx.error("wattage_w_low_line", fmt::format("{} is above wattage_w {}", format_number(*p.wattage_w_low_line),
+                                                format_number(p.wattage_w)));
+  }
+}
+
+void check_entry(const Board& b, const EntryContext& ctx) {
+  int last = 0;
+  for (const auto& text : b.pcie_slots) {
+    const auto slot = parse_pcie_slot(text);
+    if (!slot) {
+      ctx.error("pcie_slots", fmt::format("'{}' is not a slot; expected \"x<lanes>/<gen>@<position>\" "
+                                          "such as \"x16/5@1\" (lanes 1, 2, 4, 8 or 16; gen 1-6)",
+                                          text));
+    } else if (slot->position <= last) {
+      ctx.error("pcie_slots", fmt::format("'{}': positions must increase from the top", text));
+    } else {
+      last = slot->position;
+    }
+  }
+  if (b.pcie_slots.empty() && !b.sxm_sockets) {
+    ctx.error("pcie_slots", "a board needs GPU slots or 'sxm_sockets'");
+  }
+}
+
+void check_entry(const Chassis&, const EntryContext&) {}
 
 template <class T>
 T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
@@ -128,8 +157,9 @@ T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields)
   return out;
 }
 
-constexpr std::string_view kKinds[] = {"gpu",          "cpu",    "offer",  "region",
-                                       "interconnect", "system", "circuit"};
+constexpr std::string_view kKinds[] = {"gpu",    "cpu",     "offer", "region", "interconnect",
+                                       "system", "circuit", "psu",   "nic",    "board",
+                                       "chassis"};
 using RawEntries = std::map<std::string_view, std::vector<RawEntry>>;
 
 bool valid_id(std::string_view id) {
@@ -261,6 +291,10 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
              problems);
   decode_all("system", raws["system"], system_fields(), catalog.systems, problems);
   decode_all("circuit", raws["circuit"], circuit_fields(), catalog.circuits, problems);
+  decode_all("psu", raws["psu"], psu_fields(), catalog.psus, problems);
+  decode_all("nic", raws["nic"], nic_fields(), catalog.nics, problems);
+  decode_all("board", raws["board"], board_fields(), catalog.boards, problems);
+  decode_all("chassis", raws["chassis"], chassis_fields(), catalog.chassis, problems);
 
   for (size_t i = 0; i < catalog.offers.size(); ++i) {
     const EntryContext ctx("offer", raws["offer"][i], problems);
@@ -274,6 +308,22 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
   for (size_t i = 0; i < catalog.systems.size(); ++i) {
     const EntryContext ctx("system", raws["system"][i], problems);
     check_reference(catalog.systems[i].cpu, "cpu", "CPU", catalog.cpus, ctx);
+  }
+  std::vector<std::string> sockets;
+  for (const auto& c : catalog.cpus) {
+    if (std::find(sockets.begin(), sockets.end(), c.socket) == sockets.end()) sockets.push_back(c.socket);
+  }
+  for (size_t i = 0; i < catalog.boards.size(); ++i) {
+    const Board& b = catalog.boards[i];
+    if (std::find(sockets.begin(), sockets.end(), b.socket) == sockets.end()) {
+      EntryContext("board", raws["board"][i], problems)
+          .error("socket", fmt::format("no CPU of the catalog has socket '{}'; expected {}{}", b.socket,
+                                       quoted_list(sockets), did_you_mean(b.socket, sockets)));
+    }
+  }
+  for (size_t i = 0; i < catalog.chassis.size(); ++i) {
+    const EntryContext ctx("chassis", raws["chassis"][i], problems);
+    for (const auto& board : catalog.chassis[i].boards) check_reference(board, "boards", "board", catalog.boards, ctx);
   }
   catalog.build_indexes([&](std::string_view kind, size_t index, std::string_view field,
                             const std::string& name, const std::string& other_id) {

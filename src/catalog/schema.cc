@@ -211,6 +211,89 @@ const std::vector<FieldSpec<Circuit>>& circuit_fields() {
   return kFields;
 }
 
+const std::vector<FieldSpec<Psu>>& psu_fields() {
+  using P = Psu;
+  static const std::vector<FieldSpec<P>> kFields = {
+      {"id", &P::id, kRequired},
+      {"name", &P::name, kRequired},
+      {"vendor", &P::vendor, kRequired},
+      {"form_factor", &P::form_factor, kRequired, "", {"atx", "sfx", "server"}},
+      {"wattage_w", &P::wattage_w, kRequired, "W", {}, positive(10'000)},
+      {"wattage_w_low_line", &P::wattage_w_low_line, kOptional, "W", {}, at_least(0, 10'000)},
+      {"atx_version", &P::atx_version, kRequired, "", {"2.x", "3.0", "3.1", "server"}},
+      {"efficiency", &P::efficiency, kRequired, "",
+       {"bronze", "silver", "gold", "platinum", "titanium"}},
+      {"connectors_12vhpwr", &P::connectors_12vhpwr, kRequired, "", {}, at_least(0, 16)},
+      {"connectors_pcie_8pin", &P::connectors_pcie_8pin, kRequired, "", {}, at_least(0, 32)},
+      {"price_usd", &P::price_usd, kRequired, "USD", {}, kPrice},
+      {"price_date", &P::price_date, kRequired},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<Nic>>& nic_fields() {
+  using N = Nic;
+  static const std::vector<FieldSpec<N>> kFields = {
+      {"id", &N::id, kRequired},
+      {"name", &N::name, kRequired},
+      {"kind", &N::kind, kRequired, "", {"ethernet", "infiniband"}},
+      {"gbit_per_port", &N::gbit_per_port, kRequired, "Gbit/s", {}, positive(10'000)},
+      {"ports", &N::ports, kRequired, "", {}, at_least(1, 16)},
+      {"pcie_gen", &N::pcie_gen, kRequired, "", {}, kPcieGen},
+      {"pcie_lanes", &N::pcie_lanes, kRequired, "", {}, at_least(1, 32)},
+      {"price_usd", &N::price_usd, kRequired, "USD", {}, kPrice},
+      {"price_date", &N::price_date, kRequired},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<Board>>& board_fields() {
+  using B = Board;
+  static const std::vector<FieldSpec<B>> kFields = {
+      {"id", &B::id, kRequired},
+      {"name", &B::name, kRequired},
+      {"vendor", &B::vendor, kRequired},
+      {"socket", &B::socket, kRequired},
+      {"sockets", &B::sockets, kRequired, "", {}, at_least(1, 8)},
+      {"chipset", &B::chipset, kRequired},
+      {"form_factor", &B::form_factor, kRequired, "", {"atx", "eatx", "ceb", "ssi-eeb", "proprietary"}},
+      {"memory_type", &B::memory_type, kRequired, "", {"DDR4", "DDR5"}},
+      {"memory_slots", &B::memory_slots, kRequired, "", {}, at_least(1, 64)},
+      {"max_memory_gb", &B::max_memory_gb, kRequired, "GB", {}, positive(65'536)},
+      {"pcie_slots", &B::pcie_slots, kRequired},
+      {"pcie_switch", &B::pcie_switch, kRequired},
+      {"sxm_sockets", &B::sxm_sockets, kOptional, "", {}, at_least(1, 16)},
+      {"nvswitch", &B::nvswitch, kOptional},
+      {"m2_slots", &B::m2_slots, kRequired, "", {}, at_least(0, 32)},
+      {"onboard_lan_gbit", &B::onboard_lan_gbit, kRequired, "Gbit/s", {}, at_least(0, 1000)},
+      {"price_usd", &B::price_usd, kRequired, "USD", {}, kPrice},
+      {"price_date", &B::price_date, kRequired},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<Chassis>>& chassis_fields() {
+  using C = Chassis;
+  static const std::vector<FieldSpec<C>> kFields = {
+      {"id", &C::id, kRequired},
+      {"name", &C::name, kRequired},
+      {"vendor", &C::vendor, kRequired},
+      {"form", &C::form, kRequired, "", {"tower", "open-frame", "rack"}},
+      {"rack_units", &C::rack_units, kOptional, "U", {}, at_least(1, 20)},
+      {"board_form_factors", &C::board_form_factors, kRequired, "",
+       {"atx", "eatx", "ceb", "ssi-eeb", "proprietary"}},
+      {"boards", &C::boards, kOptional},
+      {"expansion_slots", &C::expansion_slots, kRequired, "", {}, at_least(1, 32)},
+      {"max_gpu_length_mm", &C::max_gpu_length_mm, kRequired, "mm", {}, positive(1000)},
+      {"psu_form_factor", &C::psu_form_factor, kRequired, "", {"atx", "sfx", "server"}},
+      {"psu_bays", &C::psu_bays, kRequired, "", {}, at_least(1, 16)},
+      {"airflow", &C::airflow, kRequired, "", {"desktop", "server"}},
+      {"price_usd", &C::price_usd, kRequired, "USD", {}, kPrice},
+      {"price_date", &C::price_date, kRequired},
+  };
+  return kFields;
+}
+
 std::optional<double> numeric(const FieldValue& value) {
   if (const auto* d = std::get_if<double>(&value)) return *d;
   if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);

@@ -91,5 +91,6 @@ void add_compare_command(CLI::App& app, CliContext& ctx);
 void add_calibrate_command(CLI::App& app, CliContext& ctx);
 void add_cost_command(CLI::App& app, CliContext& ctx);
 void add_recommend_command(CLI::App& app, CliContext& ctx);
+void add_build_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace rigplan::cli

@@ -10,7 +10,9 @@ report::Json counts_json(const Catalog& c) {
   return {{"gpus", c.gpus.size()},       {"cpus", c.cpus.size()},
           {"offers", c.offers.size()},   {"regions", c.regions.size()},
           {"interconnects", c.interconnects.size()}, {"systems", c.systems.size()},
-          {"circuits", c.circuits.size()}};
+          {"circuits", c.circuits.size()}, {"psus", c.psus.size()},
+          {"nics", c.nics.size()},         {"boards", c.boards.size()},
+          {"chassis", c.chassis.size()}};
 }
 
 }  // namespace
@@ -62,9 +64,10 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
     const Catalog& c = *loaded;
     *ctx.out << fmt::format(
         "catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects, {} base systems, "
-        "{} circuits\n",
+        "{} circuits, {} PSUs, {} NICs, {} boards, {} chassis\n",
         c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(), c.interconnects.size(),
-        c.systems.size(), c.circuits.size());
+        c.systems.size(), c.circuits.size(), c.psus.size(), c.nics.size(), c.boards.size(),
+        c.chassis.size());
     const auto stale = stale_prices(c, today(), kStaleAfterDays);
     if (!stale.empty()) {
       *ctx.err << fmt::format(

@@ -16,7 +16,8 @@ constexpr void (*kCommands[])(CLI::App&, CliContext&) = {
     rigplan::cli::add_regions_command,  rigplan::cli::add_workloads_command,
     rigplan::cli::add_memory_command,   rigplan::cli::add_predict_command,
     rigplan::cli::add_compare_command,  rigplan::cli::add_cost_command,
-    rigplan::cli::add_recommend_command, rigplan::cli::add_validate_command,
+    rigplan::cli::add_recommend_command, rigplan::cli::add_build_command,
+    rigplan::cli::add_validate_command,
     rigplan::cli::add_calibrate_command,
     rigplan::cli::add_catalog_command,
 };

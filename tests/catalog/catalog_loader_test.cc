@@ -144,7 +144,8 @@ TEST(CatalogLoader, RejectsAnUnknownSection) {
   files.push_back({"extra.toml", "[[gpus]]\nid = \"x\"\n"});
   EXPECT_EQ(problems(files),
             "extra.toml:1:1: unknown section 'gpus'; expected 'gpu', 'cpu', 'offer', 'region', "
-            "'interconnect', 'system' or 'circuit' (did you mean 'gpu' or 'cpu'?)\n"
+            "'interconnect', 'system', 'circuit', 'psu', 'nic', 'board' or 'chassis' (did you mean "
+            "'gpu', 'cpu' or 'psu'?)\n"
             "1 problem in 1 file");
 }
 

@@ -61,3 +61,12 @@ expect(0 "the longest sequence that fit" recommend llama-3.1-70b --method qlora 
 expect(0 "per kUSD" compare resnet50 --gpus rtx-4090,rtx-3090)
 expect(0 "busy 27.4% of the time (7200 h)" cost resnet50 --precision fp16 --gpu rtx-4090 --hours-per-month 200)
 expect(2 "excludes" cost --gpu rtx-4090 --hours-per-month 200 --utilisation 0.3)
+
+# Builds.
+expect(0 "\"verdict\": \"fail\"" build check ${DATA}/builds/4x-rtx3090-1600w.toml --json)
+expect(0 "PASS" build check ${DATA}/builds/1x-rtx4090-desktop.toml)
+expect(2 "cannot read the file" build check ${DATA}/builds/missing.toml)
+expect(0 "\"reasons\"" build propose --gpus 2x rtx-4090 --circuit us-20a --json)
+expect(0 "rtx-4090" build propose --gpus 1x "RTX 4090" --region us)
+expect(2 "passes every check" build propose --gpus 4x rtx-4090 --circuit us-15a)
+expect(2 "did you mean 'rtx-4090'" build propose --gpus 4x rtx-4900)

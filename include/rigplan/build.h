@@ -1,0 +1,83 @@
+// Workstation and server builds: a build file names the parts, `check_build` applies every rule
+// the buying guides give (power, connectors, circuit, lanes, slots and cooling, CPU, RAM,
+// storage, network, licensing, heat), and `propose_build` searches the catalog for the cheapest
+// parts list that passes them all. docs/builds.md lists each rule with its numbers and source.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rigplan/catalog.h"
+#include "rigplan/status.h"
+
+namespace rigplan {
+
+// A build as written in a build file (docs/builds.md), with ids resolved against the catalog.
+struct Build {
+  std::string name;
+  const Cpu* cpu = nullptr;
+  int cpu_count = 1;
+  const Board* board = nullptr;
+  const Chassis* chassis = nullptr;
+  const Gpu* gpu = nullptr;
+  int gpu_count = 1;
+  std::string gpu_cooling = "stock";  // stock, water (single-slot blocks), riser (extenders)
+  std::optional<double> power_limit_w;  // per GPU
+  std::vector<const Psu*> psus;
+  double ram_gb = 0;
+  double nvme_tb = 0;
+  double hdd_tb = 0;
+  const Nic* nic = nullptr;
+  int nodes = 1;
+  const Circuit* circuit = nullptr;
+  std::string location = "office";  // office, datacenter
+};
+
+// Reads a build file. Unknown keys, wrong types and unknown parts are reported together, each as
+// "file:line:column: message" with the accepted values or the closest ids.
+Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog);
+
+struct BuildCheck {
+  std::string rule;     // psu-capacity, wall-circuit, slot-spacing, ...
+  std::string status;   // pass, warn, fail
+  std::string message;  // with the numbers
+  std::string source;   // d2l, Dettmers, vendor specification, NEC, ...
+};
+
+struct BuildReport {
+  std::string verdict;  // fail if any check fails, else warn if any warns, else pass
+  std::vector<BuildCheck> checks;
+  double sustained_w = 0;  // GPUs (or their cap) + CPUs + 150 W: what the PSUs must carry
+  double wall_w = 0;       // sustained / PSU efficiency
+  double price_usd = 0;    // the parts with prices (GPUs at their new price), plus risers or blocks
+  bool gpus_priced = true;  // false: the GPU has no new price in the catalog and is not counted
+};
+
+// Warnings that follow from the GPUs themselves, not from a choice of parts: a proposal may carry
+// them (four 450 W cards heat an office whatever they are built into).
+bool is_inherent_warning(const BuildCheck& check);
+
+BuildReport check_build(const Build& build);
+
+// `rigplan build propose`: the cheapest parts list that passes every check.
+struct ProposeRequest {
+  const Gpu* gpu = nullptr;
+  int gpu_count = 1;
+  std::optional<double> budget_usd;
+  const Circuit* circuit = nullptr;  // none: no circuit limit beyond the check's warning
+  std::string form;                  // tower, rack, or "" for either
+  int nodes = 1;
+};
+
+struct Proposal {
+  Build build;
+  BuildReport report;
+  std::vector<std::pair<std::string, std::string>> reasons;  // part -> why it was chosen
+  int candidates = 0;                                        // parts lists checked
+};
+
+// kNotFound with the closest failure when no parts list passes (which rule, by how much).
+Result<Proposal> propose_build(const ProposeRequest& request, const Catalog& catalog);
+
+}  // namespace rigplan

@@ -1,0 +1,57 @@
+// Named constants of the build checks, each with its source (docs/builds.md).
+#pragma once
+
+namespace rigplan::build_constants {
+
+// PSU sizing (rigplan shared/reference/models.md section 2.9, Intel's ATX 3.0 example): the
+// sustained load S = GPUs + CPUs + ~150 W for board, RAM, drives and fans; an ATX 3.x unit (which
+// must ride out 200% excursions for 100 us) should be rated >= 1.25 S, an ATX 2.x unit >= 1.5 S.
+inline constexpr double kOtherPartsW = 150;
+inline constexpr double kAtx3Headroom = 1.25;
+inline constexpr double kAtx2Headroom = 1.5;
+// Server PSUs derate at 100-127 V; below this the low-line rating applies.
+inline constexpr double kLowLineVolts = 200;
+
+// 80 PLUS efficiency at 50% load, 115 V internal (hardware.md section 3.3).
+inline constexpr double kEfficiencyBronze = 0.85;
+inline constexpr double kEfficiencySilver = 0.88;
+inline constexpr double kEfficiencyGold = 0.90;
+inline constexpr double kEfficiencyPlatinum = 0.92;
+inline constexpr double kEfficiencyTitanium = 0.94;
+
+// An adapter from 8-pin PCIe cables to a 12VHPWR card takes 3 cables up to 450 W, 4 above
+// (NVIDIA's adapters for the RTX 4090 and 5090).
+inline constexpr int kAdapterCablesUpTo450W = 3;
+inline constexpr int kAdapterCablesAbove450W = 4;
+
+// Without a named circuit, draws above a US 15 A outlet's continuous 1,440 W are flagged.
+inline constexpr double kSmallestCommonCircuitW = 1440;
+
+// CPU: Dettmers' hardware guide asks 1-2 cores per GPU; d2l asks 4 cores for one GPU and prefers
+// fewer fast cores (6 at 4 GHz over 8 at 3.5 GHz) for Python data loading.
+inline constexpr double kMinCoresPerGpu = 1;
+inline constexpr double kGoodCoresPerGpu = 2;
+inline constexpr double kGoodBoostGhz = 4.0;
+inline constexpr double kSlowBoostGhz = 3.5;
+
+// PCIe per-lane GB/s per direction after encoding, by generation 1-6 (hw_interconnects.csv).
+inline constexpr double kPcieLaneGbps[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
+
+// A 1.5 kW workstation is about a small space heater, 1 W = 3.412 BTU/h (hardware.md section 3.4);
+// d2l calls 4-GPU machines loud and hot.
+inline constexpr double kOfficeHeatW = 1500;
+inline constexpr double kBtuPerWattHour = 3.412;
+
+// Network: d2l asks >= 50 Gbit/s InfiniBand to train across machines and 10 GbE for an 8-GPU
+// server.
+inline constexpr double kMultiNodeGbit = 50;
+inline constexpr double kServerLanGbit = 10;
+
+// Parts the catalog does not list, priced per unit (recalled 2025-2026 street prices).
+inline constexpr double kRamUsdPerGb = 4;        // DDR5 RDIMM / UDIMM, recall
+inline constexpr double kNvmeUsdPerTb = 70;      // PCIe 4.0 NVMe, recall
+inline constexpr double kHddUsdPerTb = 15;       // 7200 rpm HDD, recall
+inline constexpr double kWaterBlockUsd = 100;    // Dettmers' hardware guide: ~100 USD per GPU
+inline constexpr double kRiserUsd = 40;          // shielded PCIe 4.0 extender, recall
+
+}  // namespace rigplan::build_constants

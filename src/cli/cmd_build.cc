@@ -1,0 +1,84 @@
+// rigplan build check FILE | build propose --gpus 4x rtx-4090 [...]
+#include <fmt/format.h>
+
+#include "cli/cli_context.h"
+#include "rigplan/build.h"
+#include "util/strings.h"
+
+namespace rigplan::cli {
+
+void add_build_command(CLI::App& app, CliContext& ctx) {
+  auto* build = app.add_subcommand("build", "Check or propose a workstation or server build");
+  build->require_subcommand(1);
+
+  static std::string file;
+  auto* check = build->add_subcommand("check", "Check a build file: power, circuit, lanes, slots, cooling, CPU, RAM, network");
+  check->add_option("file", file, "Build file (docs/builds.md)")->required();
+  check->callback([&ctx] {
+    auto catalog = ctx.load();
+    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
+    auto text = read_text_file(file);
+    if (!text) return void(ctx.exit_code = ctx.fail(text.status()));
+    auto b = parse_build({file, *text}, *catalog);
+    if (!b) return void(ctx.exit_code = ctx.fail(b.status()));
+    const BuildReport report = check_build(*b);
+    if (ctx.json) return ctx.print_json(report::to_json(*b, report));
+    *ctx.out << report::build_text(*b, report);
+  });
+
+  static std::vector<std::string> gpus;
+  static std::string region, circuit, form;
+  static std::optional<double> budget;
+  static int nodes = 1;
+  auto* propose = build->add_subcommand("propose", "The cheapest parts list that passes every check");
+  propose->add_option("--gpus", gpus, "Count and GPU, e.g. 4x rtx-4090")->required()->expected(1, 2);
+  propose->add_option("--budget", budget, "Most the parts may cost, USD");
+  propose->add_option("--region", region, "Region whose usual wall circuit bounds the draw");
+  propose->add_option("--circuit", circuit, "Wall circuit (us-15a, us-20a, eu-16a, ...), instead of --region");
+  propose->add_option("--form", form, "tower or rack (default: either)");
+  propose->add_option("--nodes", nodes, "Machines that train together (adds the network they need)")
+      ->capture_default_str();
+  propose->callback([&ctx] {
+    auto catalog = ctx.load();
+    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
+    auto bad = [&](std::string m) { ctx.exit_code = ctx.fail(Status::invalid_input(std::move(m))); };
+    // "4x rtx-4090", "4x rtx-4090" as one word, or just "rtx-4090".
+    ProposeRequest req;
+    const std::string spec = join(gpus, "");
+    size_t digits = 0;
+    while (digits < spec.size() && std::isdigit(static_cast<unsigned char>(spec[digits]))) ++digits;
+    std::string name = spec;
+    if (digits > 0 && digits + 1 < spec.size() && (spec[digits] == 'x' || spec[digits] == 'X')) {
+      req.gpu_count = std::stoi(spec.substr(0, digits));
+      name = spec.substr(digits + 1);
+    } else if (digits > 0) {
+      return bad(fmt::format("--gpus '{}': expected COUNTx GPU, e.g. 4x rtx-4090", join(gpus, " ")));
+    }
+    auto gpu = catalog->find_gpu(name);
+    if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
+    req.gpu = *gpu;
+    req.budget_usd = budget;
+    req.form = form;
+    req.nodes = nodes;
+    if (!circuit.empty()) {
+      auto c = catalog->find_circuit(circuit);
+      if (!c) return void(ctx.exit_code = ctx.fail(c.status()));
+      req.circuit = *c;
+    } else if (!region.empty()) {
+      auto r = catalog->find_region(region);
+      if (!r) return void(ctx.exit_code = ctx.fail(r.status()));
+      for (const auto& c : catalog->circuits) {
+        if (std::find(c.countries.begin(), c.countries.end(), (*r)->country) != c.countries.end()) {
+          req.circuit = &c;
+          break;
+        }
+      }
+    }
+    auto p = propose_build(req, *catalog);
+    if (!p) return void(ctx.exit_code = ctx.fail(p.status()));
+    if (ctx.json) return ctx.print_json(report::to_json(*p));
+    *ctx.out << report::proposal_text(*p);
+  });
+}
+
+}  // namespace rigplan::cli

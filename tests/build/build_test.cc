@@ -1,0 +1,172 @@
+#include "rigplan/build.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace rigplan {
+namespace {
+
+using testing::default_catalog;
+
+CatalogFile read(const std::string& name) {
+  const std::string path = std::string(RIGPLAN_TEST_DATA) + "/builds/" + name;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return {name, text.str()};
+}
+
+std::vector<std::string> rules_with(const BuildReport& r, std::string_view status) {
+  std::vector<std::string> out;
+  for (const auto& c : r.checks) {
+    if (c.status == status) out.push_back(c.rule);
+  }
+  return out;
+}
+
+struct Golden {
+  const char* file;
+  const char* verdict;
+  std::vector<std::string> fails;  // exactly these rules fail
+  std::vector<std::string> warns;  // at least these rules warn
+  const char* why;
+};
+
+// Real builds, good and broken; each expected verdict is explained in `why`.
+const Golden kGolden[] = {
+    {"4x-rtx3090-1600w.toml", "fail", {"psu-capacity"}, {"slot-spacing"},
+     "Dettmers: 'for a 4x RTX 3090 build ... look for high wattage PSUs (+1700W)'. 4 x 350 W + a 280 W "
+     "Threadripper + 150 W = 1,830 W sustained on a 1,600 W unit; the 3-slot cards hang on extenders."},
+    {"4x-rtx3090-power-limited.toml", "warn", {}, {"psu-capacity", "slot-spacing", "heat-noise"},
+     "Puget's fix: capped at 280 W the load is 1,550 W, within the 1,600 W unit but below the 1.5x an ATX 2.x "
+     "unit wants for transients."},
+    {"4x-rtx3090-us-15a.toml", "fail", {"wall-circuit"}, {},
+     "The same power-limited box on a US 15 A outlet: 1,550 W / 94% = 1,649 W at the wall, more than the 1,440 W "
+     "a 15 A circuit carries continuously."},
+    {"2x-rtx4090-am5.toml", "fail", {"psu-capacity"}, {"slot-spacing", "psu-connectors"},
+     "Two RTX 4090s on a consumer AM5 board with a 1,000 W PSU: 2 x 450 + 170 + 150 = 1,220 W. The x8/x8 slots "
+     "at positions 1 and 4 leave no gap between 3-slot open-air cards."},
+    {"2x-rtx4090-am5-1600w.toml", "warn", {}, {"slot-spacing"},
+     "With a 1,600 W ATX 3.0 unit with two 12VHPWR cables the power is fine (1,220 W sustained, 1.31x); the "
+     "3-slot open-air cards on slots 1 and 4 still touch."},
+    {"8x-a100-sxm.toml", "pass", {}, {},
+     "An HGX A100 server as sold: 8 SXM sockets with NVSwitch, dual EPYC, 2 TB RAM, HDR InfiniBand, 3+3 3 kW "
+     "PSUs on a 208 V 60 A PDU."},
+    {"4x-rtx-a6000-workstation.toml", "warn", {}, {"heat-noise"},
+     "Four 2-slot blower RTX A6000s side by side on a WRX80 board: blowers exhaust out of the case, so no "
+     "spacing warning; 1,630 W sustained on 2 x 1,500 W. Only the heat in an office warns."},
+    {"4x-rtx4090-7-slot-case.toml", "fail", {"slot-spacing"}, {},
+     "Four triple-slot cards need 12 slot positions; the board's slots are 1 apart and the case has 7: it cannot "
+     "physically exist."},
+    {"4x-rtx5090-rack.toml", "warn", {}, {"gpu-cooling", "geforce-licence"},
+     "GeForce cards in a datacentre rack: open-air coolers suit a server's airflow badly, and the GeForce driver "
+     "licence excludes datacentre use."},
+    {"a100-pcie-in-tower.toml", "fail", {"gpu-cooling"}, {},
+     "A passively cooled A100 PCIe in a desktop tower overheats: it relies on a server's front-to-back airflow."},
+    {"2-node-10gbe.toml", "fail", {"network"}, {},
+     "Two 4-GPU servers training together over 10 GbE: d2l asks for >= 50 Gbit/s InfiniBand."},
+    {"1x-rtx4090-desktop.toml", "pass", {}, {},
+     "One RTX 4090 in an AM5 desktop with a 1,000 W ATX 3.x PSU: 720 W sustained (1.39x headroom), 800 W at the "
+     "wall on a 15 A outlet."},
+};
+
+TEST(BuildCheck, GoldenBuilds) {
+  for (const Golden& g : kGolden) {
+    SCOPED_TRACE(std::string(g.file) + ": " + g.why);
+    auto build = parse_build(read(g.file), default_catalog());
+    ASSERT_TRUE(build.ok()) << build.status().message();
+    const BuildReport r = check_build(*build);
+    EXPECT_EQ(r.verdict, g.verdict);
+    EXPECT_EQ(rules_with(r, "fail"), g.fails);
+    const auto warns = rules_with(r, "warn");
+    for (const auto& w : g.warns) {
+      EXPECT_NE(std::find(warns.begin(), warns.end(), w), warns.end()) << "expected a warning from " << w;
+    }
+  }
+}
+
+TEST(BuildCheck, PowerNumbersByHand) {
+  auto build = parse_build(read("4x-rtx3090-1600w.toml"), default_catalog());
+  ASSERT_TRUE(build.ok()) << build.status().message();
+  const BuildReport r = check_build(*build);
+  EXPECT_DOUBLE_EQ(r.sustained_w, 4 * 350 + 280 + 150);
+  const auto it = std::find_if(r.checks.begin(), r.checks.end(), [](const BuildCheck& c) { return c.rule == "psu-capacity"; });
+  ASSERT_NE(it, r.checks.end());
+  EXPECT_EQ(it->message,
+            "4 x 350 W + CPU 280 W + 150 W other = 1830 W sustained is more than 1600 W of PSUs");
+}
+
+TEST(BuildFile, TyposAndUnknownPartsAreReportedWithPositions) {
+  const CatalogFile file{"typo.toml",
+                         "[build]\ngpu = \"rtx-4900\"\ngpu_count = 1\ncpu = \"ryzen-9-7950x\"\n"
+                         "board = \"asus-tuf-gaming-b650-plus-wifi\"\nchassis = \"nope\"\npsus = []\n"
+                         "ram_gb = 64\ngpu_colling = \"water\"\n"};
+  auto build = parse_build(file, default_catalog());
+  ASSERT_FALSE(build.ok());
+  const std::string m(build.status().message());
+  EXPECT_NE(m.find("typo.toml:2:7: build: field 'gpu': unknown GPU 'rtx-4900' (did you mean 'rtx-4090'"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("typo.toml:9:15: build: unknown field 'gpu_colling' (did you mean 'gpu_cooling'?)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("field 'chassis'"), std::string::npos) << m;
+}
+
+// build propose for 1, 2, 4 and 8 GPUs yields parts lists that pass every check, in line with
+// d2l's guidance for each size.
+TEST(BuildPropose, OneTwoFourAndEightGpusPass) {
+  const Catalog& c = default_catalog();
+  struct Case {
+    const char* gpu;
+    int count;
+    const char* circuit;
+  } cases[] = {{"rtx-4090", 1, "us-15a"}, {"rtx-4090", 2, "us-20a"}, {"rtx-a6000", 4, "us-20a"},
+               {"rtx-4090", 4, "eu-16a"}, {"a100-sxm4-80gb", 8, "dc-208v-60a"}, {"l40s", 8, "dc-208v-60a"}};
+  for (const auto& k : cases) {
+    SCOPED_TRACE(fmt::format("{} x {}", k.count, k.gpu));
+    ProposeRequest req;
+    req.gpu = c.gpu(k.gpu);
+    req.gpu_count = k.count;
+    req.circuit = c.find_circuit(k.circuit).value();
+    auto p = propose_build(req, c);
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    // Every rule passes, save the heat of the GPUs themselves in an office.
+    const BuildReport again = check_build(p->build);
+    EXPECT_NE(again.verdict, "fail");
+    for (const auto& check : again.checks) {
+      if (check.status != "pass") {
+        EXPECT_TRUE(is_inherent_warning(check)) << check.rule << ": " << check.message;
+      }
+    }
+    // d2l: RAM at least the GPUs' memory, NVMe for datasets, and for 8 GPUs a server with 10 GbE.
+    EXPECT_GE(p->build.ram_gb, k.count * req.gpu->memory_gb);
+    EXPECT_GE(p->build.nvme_tb, 1);
+    if (k.count == 8) {
+      EXPECT_EQ(p->build.chassis->form, "rack");
+    }
+    if (k.count <= 2) {
+      EXPECT_NE(p->build.chassis->form, "rack");
+    }
+    EXPECT_FALSE(p->reasons.empty());
+  }
+}
+
+TEST(BuildPropose, FourRtx4090sDoNotPassOnA15AmpOutlet) {
+  ProposeRequest req;
+  req.gpu = default_catalog().gpu("rtx-4090");
+  req.gpu_count = 4;
+  req.circuit = default_catalog().find_circuit("us-15a").value();
+  auto p = propose_build(req, default_catalog());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("wall-circuit"), std::string::npos) << p.status().message();
+}
+
+}  // namespace
+}  // namespace rigplan
