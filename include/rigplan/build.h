@@ -60,6 +60,12 @@ bool is_inherent_warning(const BuildCheck& check);
 
 BuildReport check_build(const Build& build);
 
+// A checked build as a base system, so that `rigplan cost --build` and `recommend --build` price
+// and power an owned machine from its real parts: everything but the GPUs, with the PSUs'
+// rating and efficiency, the draw of the CPUs and other parts while training, and the embodied
+// carbon of the catalog's base system of the same form (the closest in GPU count).
+BaseSystem system_from_build(const Build& build, const BuildReport& report, const Catalog& catalog);
+
 // `rigplan build propose`: the cheapest parts list that passes every check.
 struct ProposeRequest {
   const Gpu* gpu = nullptr;

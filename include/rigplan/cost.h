@@ -165,6 +165,7 @@ struct CostRequest {
   int count = 1;
   std::string condition = "new";
   std::string system;  // a base system id; "": the cheapest that holds the GPUs
+  const BaseSystem* machine = nullptr;  // replaces `system`: e.g. from a build file
   std::optional<double> capex_usd;  // replaces the catalog price of GPUs and system
   const Workload* workload = nullptr;  // none: plain GPU-hours at full board power
   RunConfig run;

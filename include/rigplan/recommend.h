@@ -46,6 +46,8 @@ struct Constraints {
   std::string circuit;                // a Circuit id: its continuous capacity bounds the draw
   int max_gpus = 8;
   std::string system;  // a base system id for owned options (e.g. existing-desktop); "": cheapest
+  const BaseSystem* machine = nullptr;  // replaces `system`: owned options are this machine only
+  std::string machine_gpu;              // with `machine`: the GPU it holds
   double power_limit = 1.0;  // cap on GPU board power, as a fraction
   std::optional<double> electricity_usd_per_kwh;  // replaces the region's
   std::optional<double> pue;                       // replaces the site default

@@ -47,6 +47,11 @@ inline constexpr double kBtuPerWattHour = 3.412;
 inline constexpr double kMultiNodeGbit = 50;
 inline constexpr double kServerLanGbit = 10;
 
+// Average draw of the CPUs while feeding GPUs, as a share of TDP, plus board, RAM, drives and
+// fans: the same basis as data/catalog/systems.toml's base_power_w (models.md section 2.9).
+inline constexpr double kCpuLoadShare = 0.6;
+inline constexpr double kBoardRamDrivesW = 100;
+
 // Parts the catalog does not list, priced per unit (recalled 2025-2026 street prices).
 inline constexpr double kRamUsdPerGb = 4;        // DDR5 RDIMM / UDIMM, recall
 inline constexpr double kNvmeUsdPerTb = 70;      // PCIe 4.0 NVMe, recall

@@ -236,9 +236,11 @@ BuildReport check_build(const Build& b) {
   report.sustained_w = n * gpu_w + b.cpu_count * cpu.tdp_w + kOtherPartsW;
   const bool low_line = b.circuit && b.circuit->volts < kLowLineVolts;
   double capacity = 0, eff = 0;
-  bool atx2 = false;
+  bool atx2 = false, derated = false;
   for (const Psu* p : b.psus) {
-    capacity += low_line && p->wattage_w_low_line ? *p->wattage_w_low_line : p->wattage_w;
+    const bool low = low_line && p->wattage_w_low_line;
+    derated = derated || low;
+    capacity += low ? *p->wattage_w_low_line : p->wattage_w;
     eff += efficiency(*p) / static_cast<double>(b.psus.size());
     atx2 = atx2 || p->atx_version == "2.x";
   }
@@ -248,7 +250,8 @@ BuildReport check_build(const Build& b) {
                                        format_number(gpu_w), b.power_limit_w ? " (power limit)" : "",
                                        format_number(b.cpu_count * cpu.tdp_w), format_number(kOtherPartsW),
                                        report.sustained_w);
-  const std::string psu_text = fmt::format("{:.0f} W of PSUs{}", capacity, low_line ? " at low line" : "");
+  const std::string psu_text =
+      fmt::format("{:.0f} W of PSUs{}", capacity, derated ? fmt::format(" at {} V", format_number(b.circuit->volts)) : "");
   if (report.sustained_w > capacity) {
     c.add("psu-capacity", "fail", fmt::format("{} is more than {}", load, psu_text),
           "models.md section 2.9; d2l (size for peak, not typical, demand)");
@@ -400,6 +403,39 @@ BuildReport check_build(const Build& b) {
     if (check.status == "warn" && report.verdict == "pass") report.verdict = "warn";
   }
   return report;
+}
+
+BaseSystem system_from_build(const Build& b, const BuildReport& r, const Catalog& catalog) {
+  BaseSystem s;
+  s.id = b.name.empty() ? fmt::format("build-{}x-{}", b.gpu_count, b.gpu->id) : b.name;
+  s.name = fmt::format("{} on {} in {}", b.cpu->id, b.board->id, b.chassis->id);
+  s.form = b.chassis->form == "rack" ? "rack" : "tower";
+  s.gpu_form_factors = {b.gpu->form_factor};
+  s.gpu_coolers = {b.gpu->cooler.empty() ? "open-air" : b.gpu->cooler};
+  s.min_gpus = s.max_gpus = b.gpu_count;
+  s.max_slot_width = 99;  // the build check has placed the cards
+  s.cpu = b.cpu->id;
+  s.cpu_count = b.cpu_count;
+  s.ram_gb = b.ram_gb;
+  s.storage_tb = b.nvme_tb + b.hdd_tb;
+  for (const Psu* p : b.psus) {
+    s.psu_w += p->wattage_w;
+    s.psu_efficiency += efficiency(*p) / static_cast<double>(b.psus.size());
+  }
+  s.base_power_w = b.cpu_count * b.cpu->tdp_w * kCpuLoadShare + kBoardRamDrivesW;
+  const auto gpu_price = new_price(*b.gpu);
+  s.price_usd = r.price_usd - (r.gpus_priced && gpu_price ? b.gpu_count * gpu_price->usd : 0);
+  s.price_date = b.cpu->price_date;
+  const BaseSystem* like = nullptr;
+  for (const auto& other : catalog.systems) {
+    if (other.existing || other.form != s.form) continue;
+    if (!like || std::abs(other.max_gpus - b.gpu_count) < std::abs(like->max_gpus - b.gpu_count)) like = &other;
+  }
+  s.embodied_kgco2e = like ? like->embodied_kgco2e : 0;
+  s.provenance.source = fmt::format("build file: parts priced from the catalog ({}); embodied carbon of {}",
+                                    r.verdict, like ? like->id : "none");
+  s.provenance.confidence = "mixed";
+  return s;
 }
 
 }  // namespace rigplan

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "rigplan/build.h"
 #include "rigplan/catalog.h"
 #include "rigplan/memory.h"
 #include "rigplan/report.h"
@@ -65,6 +66,14 @@ struct RunOptions {
   RunConfig run;
 };
 void add_run_options(CLI::App* cmd, RunOptions& o);
+
+// A build file read, checked and turned into the machine that `cost --build` and
+// `recommend --build` price (system_from_build), with the build itself.
+struct BuildMachine {
+  Build build;
+  BaseSystem machine;
+};
+Result<BuildMachine> load_build_machine(const std::string& path, const Catalog& catalog);
 
 // Today's date from the system clock (front ends only; the library takes dates as input).
 Date today();

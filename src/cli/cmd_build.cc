@@ -7,6 +7,19 @@
 
 namespace rigplan::cli {
 
+Result<BuildMachine> load_build_machine(const std::string& path, const Catalog& catalog) {
+  auto text = read_text_file(path);
+  if (!text) return text.status();
+  auto b = parse_build({path, *text}, catalog);
+  if (!b) return b.status();
+  const BuildReport report = check_build(*b);
+  if (report.verdict == "fail") {
+    return Status::invalid_input(fmt::format("{}: the build fails its checks; `rigplan build check {}` says why",
+                                             path, path));
+  }
+  return BuildMachine{*b, system_from_build(*b, report, catalog)};
+}
+
 void add_build_command(CLI::App& app, CliContext& ctx) {
   auto* build = app.add_subcommand("build", "Check or propose a workstation or server build");
   build->require_subcommand(1);

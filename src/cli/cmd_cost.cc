@@ -8,12 +8,14 @@ namespace rigplan::cli {
 void add_cost_command(CLI::App& app, CliContext& ctx) {
   static RunOptions o;
   static CostRequest r;
-  static std::string offers;
+  static std::string offers, build_file;
   static bool explain = false, no_resale = false;
   auto* cmd = app.add_subcommand(
       "cost", "Buy vs rent: owning a machine over a horizon against cloud offers, with break-even");
   add_run_options(cmd, o);
-  cmd->add_option("--gpu", r.gpu, "GPU id or name of the owned machine")->required();
+  auto* gpu = cmd->add_option("--gpu", r.gpu, "GPU id or name of the owned machine");
+  cmd->add_option("--build", build_file, "A build file (docs/builds.md): the machine, its GPUs and its price")
+      ->excludes(gpu);
   cmd->add_option("--gpus", r.count, "GPUs in the machine (1-8)")->capture_default_str();
   cmd->add_option("--condition", r.condition, "new or used")->capture_default_str();
   cmd->add_option("--system", r.system, "Base system id (default: the cheapest that holds the GPUs)");
@@ -48,6 +50,17 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
       r.run = o.run;
     }
     if (hours_per_month) r.utilisation = *hours_per_month / (365.0 * 24 / 12);
+    static std::optional<BuildMachine> machine;
+    if (!build_file.empty()) {
+      auto m = load_build_machine(build_file, *catalog);
+      if (!m) return void(ctx.exit_code = ctx.fail(m.status()));
+      machine = std::move(m).value();
+      r.gpu = machine->build.gpu->id;
+      r.count = machine->build.gpu_count;
+      r.machine = &machine->machine;
+    } else if (r.gpu.empty()) {
+      return void(ctx.exit_code = ctx.fail(Status::invalid_input("name the owned machine: --gpu ID or --build FILE")));
+    }
     r.offers = split(offers, ',');
     r.resale = !no_resale;
     auto c = compare_costs(r, *catalog, embedded_calibration());

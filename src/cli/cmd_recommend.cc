@@ -11,7 +11,7 @@ namespace rigplan::cli {
 void add_recommend_command(CLI::App& app, CliContext& ctx) {
   static RunOptions o;
   static Constraints k;
-  static std::string preset_id, reference;
+  static std::string preset_id, reference, build_file;
   static std::optional<double> tokens, samples, images, epochs, hours_per_month;
   static size_t top = 10;
   static bool explain = false, no_resale = false, list_presets = false;
@@ -40,6 +40,7 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
   auto* max_gpus = cmd->add_option("--max-gpus", k.max_gpus, "Most GPUs in one option");
   auto* system = cmd->add_option("--system", k.system,
                                  "Base system for owned options, e.g. existing-desktop to add a GPU to a PC you have");
+  cmd->add_option("--build", build_file, "Own only this machine (a build file, docs/builds.md), against every offer");
   cmd->add_option("--power-limit", k.power_limit, "Cap GPU power at this fraction of board power");
   cmd->add_option("--electricity", k.electricity_usd_per_kwh, "Electricity price in USD/kWh, replacing the region's");
   cmd->add_option("--pue", k.pue, "PUE of the owned machine's site");
@@ -107,6 +108,15 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
     }
     if (reference_opt->count()) demand.reference_gpu = reference;
     constraints.resale = !no_resale;
+    static std::optional<BuildMachine> machine;
+    if (!build_file.empty()) {
+      auto m = load_build_machine(build_file, *catalog);
+      if (!m) return void(ctx.exit_code = ctx.fail(m.status()));
+      machine = std::move(m).value();
+      constraints.machine = &machine->machine;
+      constraints.machine_gpu = machine->build.gpu->id;
+      constraints.max_gpus = std::max(constraints.max_gpus, machine->build.gpu_count);
+    }
     auto rec = recommend(demand, constraints, *catalog, embedded_calibration());
     if (!rec) return void(ctx.exit_code = ctx.fail(rec.status()));
     if (ctx.json) return ctx.print_json(report::to_json(*rec, top));

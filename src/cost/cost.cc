@@ -29,8 +29,13 @@ const BaseSystem* base_system_for(const Catalog& catalog, const Gpu& gpu, int co
   const BaseSystem* best = nullptr;
   std::vector<std::string> reasons;
   const std::string cooler = gpu.cooler.empty() ? "open-air" : gpu.cooler;
+  std::vector<const BaseSystem*> candidates;
+  if (only) candidates.push_back(only);  // it may come from a build file rather than the catalog
   for (const auto& s : catalog.systems) {
-    if (only ? &s != only : s.existing) continue;
+    if (!only && !s.existing) candidates.push_back(&s);
+  }
+  for (const BaseSystem* candidate : candidates) {
+    const BaseSystem& s = *candidate;
     if (!contains(s.gpu_form_factors, gpu.form_factor) || !contains(s.gpu_coolers, cooler) ||
         count < s.min_gpus || count > s.max_gpus) {
       continue;
@@ -44,7 +49,7 @@ const BaseSystem* base_system_for(const Catalog& catalog, const Gpu& gpu, int co
                                     format_number(s.psu_w)));
       continue;
     }
-    if (!best || s.price_usd < best->price_usd) best = &s;
+    if (!best || s.price_usd < best->price_usd) best = candidate;
   }
   if (!best && why) {
     const std::string gpus = fmt::format("{} {} GPU{} with a {} cooler", count, gpu.form_factor,
@@ -274,8 +279,8 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
   CostComparison out;
   out.utilisation = r.utilisation;
   out.horizon_years = r.horizon_months / 12;
-  const BaseSystem* only = nullptr;
-  if (!r.system.empty()) {
+  const BaseSystem* only = r.machine;
+  if (!only && !r.system.empty()) {
     auto found = catalog.find_system(r.system);
     if (!found) return found.status();
     only = *found;

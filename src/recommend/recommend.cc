@@ -210,8 +210,8 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
     }
   }
 
-  const BaseSystem* only_system = nullptr;
-  if (!k.system.empty()) {
+  const BaseSystem* only_system = k.machine;
+  if (!only_system && !k.system.empty()) {
     auto found = catalog.find_system(k.system);
     if (!found) return found.status();
     only_system = *found;
@@ -398,6 +398,7 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
 
   int unpriced = 0;
   for (const Gpu& gpu : catalog.gpus) {
+    if (k.machine && !k.machine_gpu.empty() && gpu.id != k.machine_gpu) continue;
     for (int count : kCounts) {
       if (count > kGpusPerMachine && count > k.max_gpus) break;
       for (std::string condition : {"new", "used"}) {
@@ -438,7 +439,7 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       }
     }
   }
-  if (unpriced > 0) {
+  if (unpriced > 0 && !only_system) {
     rec.assumptions.push_back(fmt::format(
         "{} owned GPU x count combinations were skipped: the catalog has no price for the GPU in "
         "that condition or no base system that holds them.",
