@@ -149,7 +149,20 @@ TEST(BuildPropose, OneTwoFourAndEightGpusPass) {
     EXPECT_GE(p->build.ram_gb, k.count * req.gpu->memory_gb);
     EXPECT_GE(p->build.nvme_tb, 1);
     if (k.count == 8) {
+      // d2l's 8-GPU server: a server chassis, dual-socket CPUs, a 10 GbE (or faster) network.
       EXPECT_EQ(p->build.chassis->form, "rack");
+      EXPECT_EQ(p->build.cpu_count, 2);
+      EXPECT_GE(std::max(p->build.board->onboard_lan_gbit, p->build.nic ? p->build.nic->gbit_per_port : 0.0), 10);
+    }
+    if (k.count == 4) {
+      // d2l's 4-GPU box: 1,600-2,000 W or more of PSU, Threadripper-class lanes (x8 or better per GPU).
+      double psu_w = 0;
+      for (const Psu* psu : p->build.psus) psu_w += psu->wattage_w;
+      EXPECT_GE(psu_w, 1600);
+      const auto lanes = std::find_if(again.checks.begin(), again.checks.end(),
+                                      [](const BuildCheck& check) { return check.rule == "pcie-lanes"; });
+      ASSERT_NE(lanes, again.checks.end());
+      EXPECT_EQ(lanes->status, "pass");
     }
     if (k.count <= 2) {
       EXPECT_NE(p->build.chassis->form, "rack");
