@@ -254,6 +254,14 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
         format_number(*demand.hours_per_month), (*ref)->id));
   }
 
+  // Records that an option breaks a constraint: its name (for relaxations) and a sentence.
+  auto breaks = [](Option& o, std::string constraint, std::string why) {
+    o.binding.push_back(std::move(constraint));
+    o.violations.push_back(std::move(why));
+  };
+  // Average GPU power while running the demand, as a share of board power.
+  const double gpu_load = gpu_power_utilisation(workload_class(demand.tasks[0].workload), demand.tasks[0].run.mode);
+
   // Evaluates one option: feasibility, time, cost, energy, CO2, and the constraints it breaks.
   // `keeps_up`: set when the option fits and finishes the monthly work within the month.
   auto evaluate = [&](Option o, const Gpu& gpu, int count, const OwnedSystem* sys,
@@ -270,9 +278,8 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       if (!r.fits) {
         o.fits = false;
         o.strategy = r.strategy;
-        o.violations.push_back(fmt::format("{} needs {:.1f} GB per GPU of {} GB", demand.tasks[i].workload.id,
-                                           r.memory_gb, format_number(gpu.memory_gb)));
-        o.binding.push_back("fit");
+        breaks(o, "fit", fmt::format("{} needs {:.1f} GB per GPU of {} GB", demand.tasks[i].workload.id,
+                                     r.memory_gb, format_number(gpu.memory_gb)));
         continue;
       }
       if (i == 0) {
@@ -288,23 +295,19 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
     o.hours = busy_total;
     o.time_to_result_h = hours;
     if (o.fits && demand.hours_per_month && hours > kHoursPerMonth) {
-      o.violations.push_back(fmt::format("needs {:.0f} busy hours a month, more than the {:.0f} in a month",
+      breaks(o, "time", fmt::format("needs {:.0f} busy hours a month, more than the {:.0f} in a month",
                                          hours, kHoursPerMonth));
-      o.binding.push_back("time");
     }
     if (o.fits && demand.work && hours > horizon_hours) {
-      o.violations.push_back(fmt::format("takes {}, longer than the {}-month horizon", hours_text(hours),
+      breaks(o, "time", fmt::format("takes {}, longer than the {}-month horizon", hours_text(hours),
                                          format_number(months)));
-      o.binding.push_back("time");
     }
     if (own) {
       const double machines = std::max(1.0, static_cast<double>(count) / kGpusPerMachine);
       o.system = sys->system->id + (machines > 1 ? fmt::format(" x {}", machines) : "");
       o.capex_usd = sys->capex_usd * machines;
       const PowerDraw p = system_power(gpu, std::min(count, kGpusPerMachine), *sys->system,
-                                       gpu_power_utilisation(workload_class(demand.tasks[0].workload),
-                                                             demand.tasks[0].run.mode),
-                                       k.power_limit);
+                                       gpu_load, k.power_limit);
       o.wall_w = p.wall_w * machines;
       o.max_wall_w = (std::min(count, kGpusPerMachine) * gpu.board_power_w * k.power_limit +
                       sys->system->base_power_w) /
@@ -333,22 +336,18 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       o.energy_kwh = c.energy_kwh;
       o.co2_kg = c.co2_operational_kg + o.co2_embodied_kg;
       if (k.budget_usd && o.capex_usd > *k.budget_usd) {
-        o.violations.push_back(fmt::format("costs {} to buy, over the {} budget", usd(o.capex_usd),
+        breaks(o, "budget", fmt::format("costs {} to buy, over the {} budget", usd(o.capex_usd),
                                            usd(*k.budget_usd)));
-        o.binding.push_back("budget");
       }
       if (power_cap && o.max_wall_w > *power_cap) {
-        o.violations.push_back(fmt::format("draws up to {:.0f} W at the wall per machine, over {} ({:.0f} W)",
+        breaks(o, "power", fmt::format("draws up to {:.0f} W at the wall per machine, over {} ({:.0f} W)",
                                            o.max_wall_w, power_cap_name, *power_cap));
-        o.binding.push_back("power");
       }
       if (k.acquire == "rent") {
-        o.violations.push_back("an owned machine, but --acquire rent");
-        o.binding.push_back("acquire");
+        breaks(o, "acquire", "an owned machine, but --acquire rent");
       }
       if (k.condition != "any" && k.condition != o.condition) {
-        o.violations.push_back(fmt::format("bought {}, but --condition {}", o.condition, k.condition));
-        o.binding.push_back("condition");
+        breaks(o, "condition", fmt::format("bought {}, but --condition {}", o.condition, k.condition));
       }
     } else {
       const double instances = static_cast<double>(count) / offer->gpu_count;
@@ -360,10 +359,7 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       RentInputs in;
       in.usd_per_hour = (o.pricing == "spot" ? *offer->spot_price_per_hour_usd : offer->price_per_hour_usd) *
                         instances;
-      in.wall_w = (count * gpu.board_power_w *
-                       gpu_power_utilisation(workload_class(demand.tasks[0].workload), demand.tasks[0].run.mode) +
-                   host.base_power_w) /
-                  host.psu_efficiency;
+      in.wall_w = (count * gpu.board_power_w * gpu_load + host.base_power_w) / host.psu_efficiency;
       in.pue = hyperscale ? kHyperscalePue : dc->pue;
       in.gco2_per_kwh = dc->gco2_per_kwh;
       in.embodied_kgco2e = count * kEmbodiedKgPerGpu + host.embodied_kgco2e;
@@ -374,18 +370,15 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       o.co2_embodied_kg = c.co2_embodied_kg;
       o.co2_kg = c.co2_operational_kg + c.co2_embodied_kg;
       if (k.budget_usd && o.total_cost_usd > *k.budget_usd) {
-        o.violations.push_back(fmt::format("rent totals {}, over the {} budget", usd(o.total_cost_usd),
+        breaks(o, "budget", fmt::format("rent totals {}, over the {} budget", usd(o.total_cost_usd),
                                            usd(*k.budget_usd)));
-        o.binding.push_back("budget");
       }
       if (k.acquire == "own") {
-        o.violations.push_back("a rented instance, but --acquire own");
-        o.binding.push_back("acquire");
+        breaks(o, "acquire", "a rented instance, but --acquire own");
       }
     }
     if (count > k.max_gpus) {
-      o.violations.push_back(fmt::format("uses {} GPUs, more than --max-gpus {}", count, k.max_gpus));
-      o.binding.push_back("max_gpus");
+      breaks(o, "max_gpus", fmt::format("uses {} GPUs, more than --max-gpus {}", count, k.max_gpus));
     }
     o.cost_per_result_usd = demand.work ? o.total_cost_usd : o.total_cost_usd / months;
     if (keeps_up) {
