@@ -15,7 +15,7 @@ build-dev: setup
 	@cmake --build --preset dev -j $(JOBS)
 
 run: build
-	@./build/release/rigplan recommend --preset kaggle
+	@./build/release/rigplan recommend --preset kaggle --html build/rigplan-report.html
 
 test: build-dev
 	@ctest --preset dev -j $(JOBS)

@@ -98,6 +98,9 @@ std::string cost_text(const CostComparison& comparison, bool explain);
 // front, the rejected count by constraint, relaxations and assumptions.
 Json to_json(const Recommendation& recommendation, size_t top);
 std::string recommend_text(const Recommendation& recommendation, size_t top, bool explain);
+// A self-contained HTML page: the request, the ranked table with reasons, cost against time with
+// the Pareto front, total cost per option, relaxations and assumptions.
+std::string recommend_html(const Recommendation& recommendation, size_t top);
 
 }  // namespace rigplan::report
 

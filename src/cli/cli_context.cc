@@ -52,6 +52,12 @@ Result<std::string> read_text_file(const std::string& path) {
   return text.str();
 }
 
+Status write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  if (!(out << text)) return Status::io_error(fmt::format("{}: cannot write the file", path));
+  return {};
+}
+
 Result<Zoo> CliContext::load_zoo() const {
   std::vector<CatalogFile> files = embedded_workloads();
   if (!workloads_dir.empty()) {

@@ -78,6 +78,9 @@ Result<BuildMachine> load_build_machine(const std::string& path, const Catalog& 
 // Today's date from the system clock (front ends only; the library takes dates as input).
 Date today();
 
+// Writes a file whole; a kIoError Status naming it when it cannot.
+Status write_text_file(const std::string& path, const std::string& text);
+
 // The whole text of a file, or a kIoError Status naming it.
 Result<std::string> read_text_file(const std::string& path);
 

@@ -11,7 +11,7 @@ namespace rigplan::cli {
 void add_recommend_command(CLI::App& app, CliContext& ctx) {
   static RunOptions o;
   static Constraints k;
-  static std::string preset_id, reference, build_file;
+  static std::string preset_id, reference, build_file, html_file;
   static std::optional<double> tokens, samples, images, epochs, hours_per_month;
   static size_t top = 10;
   static bool explain = false, no_resale = false, list_presets = false;
@@ -47,6 +47,7 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--no-resale", no_resale, "Do not count resale of owned GPUs at the end of the horizon");
   cmd->add_option("--top", top, "Options to show (Pareto-front options are always shown)")->capture_default_str();
   cmd->add_flag("--explain", explain, "How each number is computed");
+  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with charts to this file");
   cmd->callback([=, &ctx] {
     const std::vector<Preset> presets = embedded_presets();
     if (list_presets) {
@@ -119,6 +120,12 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
     }
     auto rec = recommend(demand, constraints, *catalog, embedded_calibration());
     if (!rec) return void(ctx.exit_code = ctx.fail(rec.status()));
+    if (!html_file.empty()) {
+      if (Status s = write_text_file(html_file, report::recommend_html(*rec, top)); !s.ok()) {
+        return void(ctx.exit_code = ctx.fail(s));
+      }
+      *ctx.err << "rigplan: wrote " << html_file << "\n";
+    }
     if (ctx.json) return ctx.print_json(report::to_json(*rec, top));
     *ctx.out << report::recommend_text(*rec, top, explain);
   });

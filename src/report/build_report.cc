@@ -55,13 +55,13 @@ Json to_json(const Proposal& p) {
 
 std::string proposal_text(const Proposal& p) {
   const Build& b = p.build;
-  std::string psus;
   std::string out = fmt::format("{} x {}: {} USD, {} ({} parts lists checked)\n\n", b.gpu_count, b.gpu->id,
                                 format_number(std::round(p.report.price_usd)), p.report.verdict, p.candidates);
   Table table({{"part"}, {"why"}});
   for (const auto& [part, why] : p.reasons) table.add_row({part, why});
   out += table.render();
-  out += "\n" + build_text(b, p.report);
+  out += '\n';
+  out += build_text(b, p.report);
   return out;
 }
 

@@ -1,0 +1,207 @@
+#include "rigplan/chart.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace rigplan::chart {
+namespace {
+
+// Layout, in SVG user units (pixels at 100%).
+constexpr double kWidth = 760;
+constexpr double kLeft = 190;   // room for bar labels
+constexpr double kRight = 40;
+constexpr double kTop = 44;     // title
+constexpr double kBarHeight = 22;
+constexpr double kBarGap = 6;
+constexpr double kBottom = 64;  // axis label and footer
+constexpr const char* kFont = "font-family=\"sans-serif\"";
+constexpr const char* kBarColour = "#4C72B0";
+constexpr const char* kHighlightColour = "#DD8452";
+
+// A "nice" axis maximum: 1, 2 or 5 times a power of ten at or above `value`.
+double nice_ceiling(double value) {
+  if (value <= 0) return 1;
+  const double power = std::pow(10, std::floor(std::log10(value)));
+  for (double step : {1.0, 2.0, 5.0, 10.0}) {
+    if (step * power >= value) return step * power;
+  }
+  return 10 * power;
+}
+
+std::string number(double v) {
+  if (v != 0 && (std::abs(v) >= 1e5 || std::abs(v) < 1e-2)) return fmt::format("{:.2g}", v);
+  if (std::abs(v) >= 100) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+std::string header(double height, const std::string& title) {
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {:.0f} {:.0f}\" width=\"{:.0f}\" "
+      "height=\"{:.0f}\" role=\"img\" aria-label=\"{}\">\n<rect width=\"100%\" height=\"100%\" "
+      "fill=\"white\"/>\n<text x=\"{:.0f}\" y=\"24\" {} font-size=\"16\" font-weight=\"bold\">{}</text>\n",
+      kWidth, height, kWidth, height, escape(title), kLeft / 10, kFont, escape(title));
+}
+
+std::string footer_text(double height, const std::string& footer) {
+  return fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"10\" fill=\"#555\">{}</text>\n",
+                     kLeft / 10, height - 8, kFont, escape(footer));
+}
+
+}  // namespace
+
+std::string escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string svg(const BarChart& c) {
+  const double plot_h = static_cast<double>(c.bars.size()) * (kBarHeight + kBarGap);
+  const double height = kTop + plot_h + kBottom;
+  double top = c.reference;
+  for (const auto& b : c.bars) top = std::max(top, b.value);
+  const double axis_max = nice_ceiling(top);
+  const double plot_w = kWidth - kLeft - kRight;
+  auto x_of = [&](double v) { return kLeft + v / axis_max * plot_w; };
+  std::string out = header(height, c.title);
+  // Grid and ticks: five steps.
+  for (int i = 0; i <= 5; ++i) {
+    const double v = axis_max * i / 5;
+    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#ddd\"/>\n", x_of(v),
+                       kTop, x_of(v), kTop + plot_h);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+                       x_of(v), kTop + plot_h + 16, kFont, number(v));
+  }
+  for (size_t i = 0; i < c.bars.size(); ++i) {
+    const auto& b = c.bars[i];
+    const double y = kTop + static_cast<double>(i) * (kBarHeight + kBarGap);
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"12\" text-anchor=\"end\">{}</text>\n",
+                       kLeft - 8, y + kBarHeight * 0.7, kFont, escape(b.label));
+    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n", kLeft, y,
+                       std::max(0.0, x_of(b.value) - kLeft), kBarHeight, b.highlight ? kHighlightColour : kBarColour);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n", x_of(b.value) + 4,
+                       y + kBarHeight * 0.7, kFont, number(b.value));
+  }
+  if (c.reference > 0) {
+    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#333\" "
+                       "stroke-dasharray=\"4 3\"/>\n",
+                       x_of(c.reference), kTop - 4, x_of(c.reference), kTop + plot_h);
+  }
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
+                     kLeft + plot_w / 2, kTop + plot_h + 34, kFont, escape(c.axis_label));
+  out += footer_text(height, c.footer);
+  out += "</svg>\n";
+  return out;
+}
+
+std::string svg(const ScatterChart& c) {
+  constexpr double kPlotH = 360;
+  constexpr double kLeftMargin = 80;
+  const double height = kTop + kPlotH + kBottom;
+  const double plot_w = kWidth - kLeftMargin - kRight;
+  double x_lo = HUGE_VAL, x_hi = -HUGE_VAL, y_lo = HUGE_VAL, y_hi = -HUGE_VAL;
+  for (const auto& p : c.points) {
+    x_lo = std::min(x_lo, p.x);
+    x_hi = std::max(x_hi, p.x);
+    y_lo = std::min(y_lo, p.y);
+    y_hi = std::max(y_hi, p.y);
+  }
+  if (c.points.empty()) {
+    x_lo = y_lo = 0;
+    x_hi = y_hi = 1;
+  }
+  auto scale = [](double v, double lo, double hi, bool log) {
+    if (log) {
+      lo = std::log10(std::max(lo, 1e-9));
+      hi = std::log10(std::max(hi, 1e-9));
+      v = std::log10(std::max(v, 1e-9));
+    }
+    return hi > lo ? (v - lo) / (hi - lo) : 0.5;
+  };
+  auto x_of = [&](double v) { return kLeftMargin + 10 + scale(v, x_lo, x_hi, c.log_x) * (plot_w - 20); };
+  auto y_of = [&](double v) { return kTop + kPlotH - 10 - scale(v, y_lo, y_hi, c.log_y) * (kPlotH - 20); };
+  std::string out = header(height, c.title);
+  out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" "
+                     "stroke=\"#999\"/>\n",
+                     kLeftMargin, kTop, plot_w, kPlotH);
+  // Axis ends.
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", kLeftMargin,
+                     kTop + kPlotH + 14, kFont, number(x_lo));
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+                     kLeftMargin + plot_w, kTop + kPlotH + 14, kFont, number(x_hi));
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+                     kLeftMargin - 4, kTop + kPlotH, kFont, number(y_lo));
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+                     kLeftMargin - 4, kTop + 10, kFont, number(y_hi));
+  // The front, joined in x order.
+  std::vector<const ScatterChart::Point*> front;
+  for (const auto& p : c.points) {
+    if (p.front) front.push_back(&p);
+  }
+  std::sort(front.begin(), front.end(), [](auto* a, auto* b) { return a->x < b->x; });
+  if (front.size() > 1) {
+    std::string path;
+    for (const auto* p : front) path += fmt::format("{:.1f},{:.1f} ", x_of(p->x), y_of(p->y));
+    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", path,
+                       kHighlightColour);
+  }
+  for (const auto& p : c.points) {
+    out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}</title></circle>\n",
+                       x_of(p.x), y_of(p.y), p.front ? 5 : 3, p.front ? kHighlightColour : kBarColour,
+                       escape(p.label));
+    if (p.front) {
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"10\">{}</text>\n", x_of(p.x) + 7,
+                         y_of(p.y) - 4, kFont, escape(p.label));
+    }
+  }
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}{}</text>\n",
+                     kLeftMargin + plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label),
+                     c.log_x ? " (log scale)" : "");
+  out += fmt::format("<text x=\"14\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\" "
+                     "transform=\"rotate(-90 14 {:.0f})\">{}{}</text>\n",
+                     kTop + kPlotH / 2, kFont, kTop + kPlotH / 2, escape(c.y_label), c.log_y ? " (log scale)" : "");
+  out += footer_text(height, c.footer);
+  out += "</svg>\n";
+  return out;
+}
+
+std::string html_page(const std::string& title, const std::vector<Section>& sections, const std::string& footer) {
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\n"
+      "body {{ font-family: sans-serif; max-width: 980px; margin: 2em auto; color: #222; }}\n"
+      "table {{ border-collapse: collapse; font-size: 13px; margin: 1em 0; }}\n"
+      "th, td {{ border: 1px solid #ccc; padding: 3px 8px; text-align: left; }}\n"
+      "th {{ background: #f3f3f3; }}\nfooter {{ color: #555; font-size: 12px; margin-top: 2em; }}\n"
+      "</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+      escape(title), escape(title));
+  for (const auto& s : sections) {
+    out += fmt::format("<section>\n<h2>{}</h2>\n", escape(s.heading));
+    for (const auto& p : s.paragraphs) out += fmt::format("<p>{}</p>\n", escape(p));
+    if (!s.table.empty()) {
+      out += "<table>\n";
+      for (size_t r = 0; r < s.table.size(); ++r) {
+        out += "<tr>";
+        const char* tag = r == 0 ? "th" : "td";
+        for (const auto& cell : s.table[r]) out += fmt::format("<{0}>{1}</{0}>", tag, escape(cell));
+        out += "</tr>\n";
+      }
+      out += "</table>\n";
+    }
+    for (const auto& c : s.charts) out += "<figure>\n" + c + "</figure>\n";
+    out += "</section>\n";
+  }
+  out += fmt::format("<footer>{}</footer>\n</body>\n</html>\n", escape(footer));
+  return out;
+}
+
+}  // namespace rigplan::chart

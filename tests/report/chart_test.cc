@@ -1,0 +1,41 @@
+#include "rigplan/chart.h"
+
+#include <gtest/gtest.h>
+
+namespace rigplan::chart {
+namespace {
+
+TEST(Chart, EscapesMarkup) { EXPECT_EQ(escape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;"); }
+
+// Bars scale to a "nice" axis maximum: values 1.0 and 1.6 give an axis to 2, so on the 530-unit
+// plot (760 - 190 - 40) the bars are 265 and 424 units long.
+TEST(Chart, BarLengthsByHand) {
+  BarChart c{"Relative speed", "throughput relative to rtx-3090", "source: test", {{"rtx-3090", 1.0, true}, {"rtx-4090", 1.6, false}}, 1.0};
+  const std::string s = svg(c);
+  EXPECT_NE(s.find("width=\"265.0\" height=\"22\" fill=\"#DD8452\""), std::string::npos) << s;
+  EXPECT_NE(s.find("width=\"424.0\" height=\"22\" fill=\"#4C72B0\""), std::string::npos) << s;
+  EXPECT_NE(s.find("stroke-dasharray"), std::string::npos);  // the reference line
+  EXPECT_NE(s.find(">throughput relative to rtx-3090<"), std::string::npos);
+  EXPECT_NE(s.find(">source: test<"), std::string::npos);
+  EXPECT_EQ(s, svg(c));  // deterministic
+}
+
+TEST(Chart, ScatterJoinsTheFrontInXOrder) {
+  ScatterChart c{"Cost against time", "total cost (USD)", "hours", "footer",
+                 {{"b", 300, 1, true}, {"a", 100, 10, true}, {"c", 200, 20, false}}, false, false};
+  const std::string s = svg(c);
+  // x: 90 + (v - 100) / 200 * 620; y: 394 - (v - 1) / 19 * 340, so a is at (90, 394 - 161.05).
+  EXPECT_NE(s.find("<polyline points=\"90.0,232.9 710.0,394.0 \""), std::string::npos) << s;
+  EXPECT_NE(s.find("<title>c</title>"), std::string::npos);
+}
+
+TEST(Chart, HtmlPageIsSelfContained) {
+  const std::string page = html_page("T", {{"H", {"p<1>"}, {{"a", "b"}, {"1", "2"}}, {"<svg></svg>\n"}}}, "f");
+  EXPECT_NE(page.find("<th>a</th><th>b</th>"), std::string::npos);
+  EXPECT_NE(page.find("<td>1</td><td>2</td>"), std::string::npos);
+  EXPECT_NE(page.find("<p>p&lt;1&gt;</p>"), std::string::npos);
+  EXPECT_EQ(page.find("http"), std::string::npos);  // nothing fetched from outside
+}
+
+}  // namespace
+}  // namespace rigplan::chart
