@@ -46,11 +46,12 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
 
 void add_compare_command(CLI::App& app, CliContext& ctx) {
   static RunOptions o;
-  static std::string gpu_list, reference;
+  static std::string gpu_list, reference, html_file;
   auto* cmd = app.add_subcommand("compare", "GPUs side by side for a workload, relative to a reference GPU");
   add_run_options(cmd, o);
   cmd->add_option("--gpus", gpu_list, "Comma-separated GPU ids or names")->required();
   cmd->add_option("--reference", reference, "Reference GPU (default: the first)");
+  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with charts to this file");
   cmd->callback([&ctx] {
     auto inputs = ctx.load_run_inputs(o.workload, o.hf_config);
     if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
@@ -83,6 +84,15 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       auto v = gpu_value(workload, *gpus[i], o.run, predictions[i].throughput, ref_throughput, catalog, calibration);
       if (!v) return void(ctx.exit_code = ctx.fail(v.status()));
       values.push_back(*v);
+    }
+    if (!html_file.empty()) {
+      std::vector<std::string> names;
+      for (const Gpu* g : gpus) names.push_back(g->id);
+      const std::string what = fmt::format("{} ({}, batch {} per GPU)", workload.id, predictions[0].config.precision,
+                                           *predictions[0].config.batch);
+      const std::string page = report::compare_html(what, ref->id, names, values);
+      if (Status s = write_text_file(html_file, page); !s.ok()) return void(ctx.exit_code = ctx.fail(s));
+      *ctx.err << "rigplan: wrote " << html_file << "\n";
     }
     auto system_value = [&](const GpuValue& v, int count) -> const GpuValue::SystemValue* {
       for (const auto& s : v.systems) {

@@ -74,3 +74,4 @@ expect(0 "4x RTX A6000 workstation" cost resnet50 --precision fp16 --build ${DAT
 expect(2 "fails its checks" cost --build ${DATA}/builds/4x-rtx3090-1600w.toml)
 expect(0 "own 4 x rtx-a6000" recommend --preset cv-research --build ${DATA}/builds/4x-rtx-a6000-workstation.toml --acquire own --budget 30000)
 expect(0 "wrote recommend.html" recommend --preset beginner --html recommend.html)
+expect(0 "wrote compare.html" compare resnet50 --precision fp16 --gpus rtx-4090,rtx-3090,a100-pcie-80gb --reference rtx-3090 --html compare.html)
