@@ -39,7 +39,23 @@ struct ScatterChart {
   bool log_y = false;
 };
 
+// Lines over a shared x axis, with an optional vertical marker (a break-even).
+struct LineChart {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::string footer;
+  struct Series {
+    std::string name;
+    std::vector<std::pair<double, double>> points;  // x ascending
+  };
+  std::vector<Series> series;
+  double marker_x = -1;  // < 0: none
+  std::string marker_label;
+};
+
 std::string svg(const BarChart& chart);
+std::string svg(const LineChart& chart);
 std::string svg(const ScatterChart& chart);
 
 // Text escaped for HTML and SVG.

@@ -93,6 +93,9 @@ namespace rigplan::report {
 // with its break-even; `break_even_days` at the top level is the cheapest alternative's.
 Json to_json(const CostComparison& comparison);
 std::string cost_text(const CostComparison& comparison, bool explain);
+// A self-contained HTML page: cumulative cost of owning (net of resale if sold that month) and of
+// the three cheapest rentals month by month, the break-even marked, and the text report.
+std::string cost_html(const CostComparison& comparison);
 
 // `rigplan recommend`: the first `top` feasible options plus any other option on the Pareto
 // front, the rejected count by constraint, relaxations and assumptions.

@@ -8,7 +8,7 @@ namespace rigplan::cli {
 void add_cost_command(CLI::App& app, CliContext& ctx) {
   static RunOptions o;
   static CostRequest r;
-  static std::string offers, build_file;
+  static std::string offers, build_file, html_file;
   static bool explain = false, no_resale = false;
   auto* cmd = app.add_subcommand(
       "cost", "Buy vs rent: owning a machine over a horizon against cloud offers, with break-even");
@@ -36,6 +36,7 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--rent", r.rent_usd_per_hour, "Compare with renting at this USD per hour");
   cmd->add_flag("--no-resale", no_resale, "Do not count the GPUs' resale value at the end");
   cmd->add_flag("--explain", explain, "How each number is computed");
+  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with the cost-over-time chart");
   cmd->callback([&ctx] {
     auto catalog = ctx.load();
     if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
@@ -65,6 +66,10 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
     r.resale = !no_resale;
     auto c = compare_costs(r, *catalog, embedded_calibration());
     if (!c) return void(ctx.exit_code = ctx.fail(c.status()));
+    if (!html_file.empty()) {
+      if (Status s = write_text_file(html_file, report::cost_html(*c)); !s.ok()) return void(ctx.exit_code = ctx.fail(s));
+      *ctx.err << "rigplan: wrote " << html_file << "\n";
+    }
     if (ctx.json) return ctx.print_json(report::to_json(*c));
     *ctx.out << report::cost_text(*c, explain);
   });

@@ -175,6 +175,64 @@ std::string svg(const ScatterChart& c) {
   return out;
 }
 
+std::string svg(const LineChart& c) {
+  constexpr double kPlotH = 320;
+  constexpr double kLeftMargin = 80;
+  constexpr const char* kColours[] = {"#DD8452", "#4C72B0", "#55A868", "#C44E52", "#8172B2", "#937860"};
+  const double legend_h = 16.0 * static_cast<double>(c.series.size());
+  const double height = kTop + kPlotH + kBottom + legend_h;
+  const double plot_w = kWidth - kLeftMargin - kRight;
+  double x_hi = 0, y_hi = 0;
+  for (const auto& s : c.series) {
+    for (const auto& [x, y] : s.points) {
+      x_hi = std::max(x_hi, x);
+      y_hi = std::max(y_hi, y);
+    }
+  }
+  x_hi = x_hi > 0 ? x_hi : 1;
+  y_hi = nice_ceiling(y_hi);
+  auto x_of = [&](double v) { return kLeftMargin + v / x_hi * plot_w; };
+  auto y_of = [&](double v) { return kTop + kPlotH - v / y_hi * kPlotH; };
+  std::string out = header(height, c.title);
+  for (int i = 0; i <= 5; ++i) {
+    const double v = y_hi * i / 5;
+    out += fmt::format("<line x1=\"{:.0f}\" y1=\"{:.1f}\" x2=\"{:.0f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", kLeftMargin,
+                       y_of(v), kLeftMargin + plot_w, y_of(v));
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+                       kLeftMargin - 4, y_of(v) + 4, kFont, number(v));
+    const double xv = x_hi * i / 5;
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+                       x_of(xv), kTop + kPlotH + 14, kFont, number(xv));
+  }
+  for (size_t i = 0; i < c.series.size(); ++i) {
+    const auto& s = c.series[i];
+    const char* colour = kColours[i % std::size(kColours)];
+    std::string path;
+    for (const auto& [x, y] : s.points) path += fmt::format("{:.1f},{:.1f} ", x_of(x), y_of(y));
+    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", path, colour);
+    const double ly = kTop + kPlotH + 46 + 16.0 * static_cast<double>(i);
+    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n", kLeftMargin,
+                       ly - 4, colour);
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", kLeftMargin + 20, ly, kFont,
+                       escape(s.name));
+  }
+  if (c.marker_x >= 0 && c.marker_x <= x_hi) {
+    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#333\" "
+                       "stroke-dasharray=\"4 3\"/>\n",
+                       x_of(c.marker_x), kTop, x_of(c.marker_x), kTop + kPlotH);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", x_of(c.marker_x) + 4,
+                       kTop + 12, kFont, escape(c.marker_label));
+  }
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
+                     kLeftMargin + plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label));
+  out += fmt::format("<text x=\"14\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\" "
+                     "transform=\"rotate(-90 14 {:.0f})\">{}</text>\n",
+                     kTop + kPlotH / 2, kFont, kTop + kPlotH / 2, escape(c.y_label));
+  out += footer_text(height, c.footer);
+  out += "</svg>\n";
+  return out;
+}
+
 std::string html_page(const std::string& title, const std::vector<Section>& sections, const std::string& footer) {
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\n"

@@ -39,3 +39,18 @@ TEST(Chart, HtmlPageIsSelfContained) {
 
 }  // namespace
 }  // namespace rigplan::chart
+
+namespace rigplan::chart {
+namespace {
+
+// A line from (0, 0) to (12, 1000) on an axis to 1000 over 640 x 320 units: (80, 364) to (720, 44).
+TEST(Chart, LineEndpointsAndMarker) {
+  LineChart c{"Own vs rent", "months", "USD", "f", {{"rent", {{0, 0}, {12, 1000}}}}, 6, "break-even"};
+  const std::string s = svg(c);
+  EXPECT_NE(s.find("<polyline points=\"80.0,364.0 720.0,44.0 \""), std::string::npos) << s;
+  EXPECT_NE(s.find("x1=\"400.0\" y1=\"44\" x2=\"400.0\" y2=\"364\""), std::string::npos) << s;
+  EXPECT_NE(s.find(">break-even<"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rigplan::chart
