@@ -34,6 +34,9 @@ struct Build {
   std::string location = "office";  // office, datacenter
 };
 
+// The usual wall circuit of a region: the first circuit listing its country (or a parent's).
+const Circuit* usual_circuit(const Catalog& catalog, const Region& region);
+
 // Reads a build file. Unknown keys, wrong types and unknown parts are reported together, each as
 // "file:line:column: message" with the accepted values or the closest ids.
 Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog);

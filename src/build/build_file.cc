@@ -44,15 +44,6 @@ const std::vector<FieldSpec<BuildRecord>>& build_fields() {
   return kFields;
 }
 
-// The usual circuit of a region: the first whose countries include the region's (or a parent's).
-const Circuit* circuit_of(const Catalog& catalog, const Region& region) {
-  for (const Region* r = &region; r; r = r->parent.empty() ? nullptr : catalog.region(r->parent)) {
-    for (const auto& c : catalog.circuits) {
-      if (std::find(c.countries.begin(), c.countries.end(), r->country) != c.countries.end()) return &c;
-    }
-  }
-  return nullptr;
-}
 
 // A part looked up by id; an unknown one is reported at its field with the closest ids.
 template <class T>
@@ -63,6 +54,15 @@ const T* resolved(const EntryContext& ctx, std::string_view key, const Result<co
 }
 
 }  // namespace
+
+const Circuit* usual_circuit(const Catalog& catalog, const Region& region) {
+  for (const Region* r = &region; r; r = r->parent.empty() ? nullptr : catalog.region(r->parent)) {
+    for (const auto& c : catalog.circuits) {
+      if (std::find(c.countries.begin(), c.countries.end(), r->country) != c.countries.end()) return &c;
+    }
+  }
+  return nullptr;
+}
 
 Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
   Problems problems;
@@ -111,7 +111,7 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
     if (!region) {
       ctx.error("region", std::string(region.status().message()));
     } else if (!b.circuit) {
-      b.circuit = circuit_of(catalog, **region);
+      b.circuit = usual_circuit(catalog, **region);
     }
   }
   b.location = !r.location.empty() ? r.location

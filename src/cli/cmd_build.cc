@@ -80,12 +80,7 @@ void add_build_command(CLI::App& app, CliContext& ctx) {
     } else if (!region.empty()) {
       auto r = catalog->find_region(region);
       if (!r) return void(ctx.exit_code = ctx.fail(r.status()));
-      for (const auto& c : catalog->circuits) {
-        if (std::find(c.countries.begin(), c.countries.end(), (*r)->country) != c.countries.end()) {
-          req.circuit = &c;
-          break;
-        }
-      }
+      req.circuit = usual_circuit(*catalog, **r);
     }
     auto p = propose_build(req, *catalog);
     if (!p) return void(ctx.exit_code = ctx.fail(p.status()));

@@ -296,11 +296,11 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
     o.time_to_result_h = hours;
     if (o.fits && demand.hours_per_month && hours > kHoursPerMonth) {
       breaks(o, "time", fmt::format("needs {:.0f} busy hours a month, more than the {:.0f} in a month",
-                                         hours, kHoursPerMonth));
+                                    hours, kHoursPerMonth));
     }
     if (o.fits && demand.work && hours > horizon_hours) {
       breaks(o, "time", fmt::format("takes {}, longer than the {}-month horizon", hours_text(hours),
-                                         format_number(months)));
+                                    format_number(months)));
     }
     if (own) {
       const double machines = std::max(1.0, static_cast<double>(count) / kGpusPerMachine);
@@ -336,12 +336,12 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       o.energy_kwh = c.energy_kwh;
       o.co2_kg = c.co2_operational_kg + o.co2_embodied_kg;
       if (k.budget_usd && o.capex_usd > *k.budget_usd) {
-        breaks(o, "budget", fmt::format("costs {} to buy, over the {} budget", usd(o.capex_usd),
-                                           usd(*k.budget_usd)));
+        breaks(o, "budget",
+               fmt::format("costs {} to buy, over the {} budget", usd(o.capex_usd), usd(*k.budget_usd)));
       }
       if (power_cap && o.max_wall_w > *power_cap) {
         breaks(o, "power", fmt::format("draws up to {:.0f} W at the wall per machine, over {} ({:.0f} W)",
-                                           o.max_wall_w, power_cap_name, *power_cap));
+                                       o.max_wall_w, power_cap_name, *power_cap));
       }
       if (k.acquire == "rent") {
         breaks(o, "acquire", "an owned machine, but --acquire rent");
@@ -370,8 +370,8 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       o.co2_embodied_kg = c.co2_embodied_kg;
       o.co2_kg = c.co2_operational_kg + c.co2_embodied_kg;
       if (k.budget_usd && o.total_cost_usd > *k.budget_usd) {
-        breaks(o, "budget", fmt::format("rent totals {}, over the {} budget", usd(o.total_cost_usd),
-                                           usd(*k.budget_usd)));
+        breaks(o, "budget",
+               fmt::format("rent totals {}, over the {} budget", usd(o.total_cost_usd), usd(*k.budget_usd)));
       }
       if (k.acquire == "own") {
         breaks(o, "acquire", "a rented instance, but --acquire own");
