@@ -52,6 +52,10 @@ struct BuildReport {
   std::string verdict;  // fail if any check fails, else warn if any warns, else pass
   std::vector<BuildCheck> checks;
   double sustained_w = 0;  // GPUs (or their cap) + CPUs + 150 W: what the PSUs must carry
+  double gpus_w = 0;       // the sustained draw's parts: all GPUs, all CPUs, the rest
+  double cpus_w = 0;
+  double other_w = 0;
+  double psu_capacity_w = 0;  // the PSUs' rating, at low line where the circuit is 100-127 V
   double wall_w = 0;       // sustained / PSU efficiency
   double price_usd = 0;    // the parts with prices (GPUs at their new price), plus risers or blocks
   bool gpus_priced = true;  // false: the GPU has no new price in the catalog and is not counted

@@ -22,6 +22,22 @@ struct BarChart {
   double reference = 0;  // a vertical line at this value; 0: none
 };
 
+// Horizontal bars split into named parts (a memory breakdown, a power budget), with a legend and
+// an optional limit line (the GPU's memory, the PSU's rating).
+struct StackedBarChart {
+  std::string title;
+  std::string axis_label;  // with its unit
+  std::string footer;
+  std::vector<std::string> parts;  // legend, in stacking order
+  struct Bar {
+    std::string label;
+    std::vector<double> values;  // one per part
+  };
+  std::vector<Bar> bars;
+  double limit = 0;  // a vertical line at this value; 0: none
+  std::string limit_label;
+};
+
 // Points in a plane with the Pareto front joined: cost against time, price against performance.
 struct ScatterChart {
   std::string title;
@@ -57,6 +73,7 @@ struct LineChart {
 std::string svg(const BarChart& chart);
 std::string svg(const LineChart& chart);
 std::string svg(const ScatterChart& chart);
+std::string svg(const StackedBarChart& chart);
 
 // Text escaped for HTML and SVG.
 std::string escape(std::string_view text);

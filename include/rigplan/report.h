@@ -61,6 +61,10 @@ namespace rigplan::report {
 Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& estimate);
 std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEstimate& estimate,
                         bool explain);
+// `rigplan memory --html`: the breakdown of each labelled estimate as stacked bars against the
+// GPU's memory, and the first estimate's terms with their formulas.
+std::string memory_html(const Workload& workload, const Gpu& gpu,
+                        const std::vector<std::pair<std::string, MemoryEstimate>>& estimates);
 
 // A workload with its computed parameter count beside the published one.
 Json to_json(const Workload& workload);
@@ -122,5 +126,10 @@ Json to_json(const Build& build, const BuildReport& report);
 std::string build_text(const Build& build, const BuildReport& report);
 Json to_json(const Proposal& proposal);
 std::string proposal_text(const Proposal& proposal);
+// `rigplan build check|propose --html`: the parts, every check with its source, and the power
+// budget as stacked bars against the PSUs' rating and the wall circuit. `reasons`: why each part
+// was chosen (propose).
+std::string build_html(const Build& build, const BuildReport& report,
+                       const std::vector<std::pair<std::string, std::string>>& reasons = {});
 
 }  // namespace rigplan::report

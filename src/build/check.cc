@@ -233,7 +233,10 @@ BuildReport check_build(const Build& b) {
 
   // --- Power: PSU capacity and headroom, connectors, form factor, circuit ---------------------
   const double gpu_w = std::min(gpu.board_power_w, b.power_limit_w.value_or(gpu.board_power_w));
-  report.sustained_w = n * gpu_w + b.cpu_count * cpu.tdp_w + kOtherPartsW;
+  report.gpus_w = n * gpu_w;
+  report.cpus_w = b.cpu_count * cpu.tdp_w;
+  report.other_w = kOtherPartsW;
+  report.sustained_w = report.gpus_w + report.cpus_w + report.other_w;
   const bool low_line = b.circuit && b.circuit->volts < kLowLineVolts;
   double capacity = 0, eff = 0;
   bool atx2 = false, derated = false;
@@ -245,6 +248,7 @@ BuildReport check_build(const Build& b) {
     atx2 = atx2 || p->atx_version == "2.x";
   }
   report.wall_w = report.sustained_w / eff;
+  report.psu_capacity_w = capacity;
   const double headroom = atx2 ? kAtx2Headroom : kAtx3Headroom;
   const std::string load = fmt::format("{} x {} W{} + CPU {} W + {} W other = {:.0f} W sustained", n,
                                        format_number(gpu_w), b.power_limit_w ? " (power limit)" : "",

@@ -19,6 +19,8 @@ constexpr double kBottom = 64;  // axis label and footer
 constexpr const char* kFont = "font-family=\"sans-serif\"";
 constexpr const char* kBarColour = "#4C72B0";
 constexpr const char* kHighlightColour = "#DD8452";
+constexpr const char* kPalette[] = {"#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B2",
+                                    "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"};
 
 // A "nice" axis maximum: 1, 2 or 5 times a power of ten at or above `value`.
 double nice_ceiling(double value) {
@@ -99,6 +101,71 @@ std::string svg(const BarChart& c) {
   }
   out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
                      kLeft + plot_w / 2, kTop + plot_h + 34, kFont, escape(c.axis_label));
+  out += footer_text(height, c.footer);
+  out += "</svg>\n";
+  return out;
+}
+
+std::string svg(const StackedBarChart& c) {
+  constexpr double kLegendRow = 16;
+  constexpr int kLegendColumns = 3;
+  const double plot_h = static_cast<double>(c.bars.size()) * (kBarHeight + kBarGap);
+  const double legend_rows = std::ceil(static_cast<double>(c.parts.size()) / kLegendColumns);
+  const double height = kTop + plot_h + kBottom + legend_rows * kLegendRow;
+  double top = c.limit;
+  for (const auto& b : c.bars) {
+    double sum = 0;
+    for (double v : b.values) sum += std::max(0.0, v);
+    top = std::max(top, sum);
+  }
+  const double axis_max = nice_ceiling(top);
+  const double plot_w = kWidth - kLeft - kRight;
+  auto x_of = [&](double v) { return kLeft + v / axis_max * plot_w; };
+  std::string out = header(height, c.title);
+  for (int i = 0; i <= 5; ++i) {
+    const double v = axis_max * i / 5;
+    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#ddd\"/>\n", x_of(v),
+                       kTop, x_of(v), kTop + plot_h);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+                       x_of(v), kTop + plot_h + 16, kFont, number(v));
+  }
+  for (size_t i = 0; i < c.bars.size(); ++i) {
+    const auto& b = c.bars[i];
+    const double y = kTop + static_cast<double>(i) * (kBarHeight + kBarGap);
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"12\" text-anchor=\"end\">{}</text>\n",
+                       kLeft - 8, y + kBarHeight * 0.7, kFont, escape(b.label));
+    double sum = 0;
+    for (size_t k = 0; k < b.values.size() && k < c.parts.size(); ++k) {
+      const double v = std::max(0.0, b.values[k]);
+      if (v == 0) continue;
+      out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\">"
+                         "<title>{}: {}</title></rect>\n",
+                         x_of(sum), y, x_of(sum + v) - x_of(sum), kBarHeight, kPalette[k % std::size(kPalette)],
+                         escape(c.parts[k]), number(v));
+      sum += v;
+    }
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n", x_of(sum) + 4,
+                       y + kBarHeight * 0.7, kFont, number(sum));
+  }
+  if (c.limit > 0) {
+    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#C44E52\" "
+                       "stroke-width=\"2\" stroke-dasharray=\"4 3\"/>\n",
+                       x_of(c.limit), kTop - 4, x_of(c.limit), kTop + plot_h);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" fill=\"#C44E52\" "
+                       "text-anchor=\"end\">{}</text>\n",
+                       x_of(c.limit) - 3, kTop - 8, kFont, escape(c.limit_label));
+  }
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
+                     kLeft + plot_w / 2, kTop + plot_h + 34, kFont, escape(c.axis_label));
+  const double column_w = (kWidth - kLeft / 5) / kLegendColumns;
+  for (size_t k = 0; k < c.parts.size(); ++k) {
+    const double lx = kLeft / 10 + static_cast<double>(k % kLegendColumns) * column_w;
+    const double ly = kTop + plot_h + 52 + static_cast<double>(k / kLegendColumns) * kLegendRow;
+    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"10\" height=\"10\" fill=\"{}\"/>\n", lx, ly - 9,
+                       kPalette[k % std::size(kPalette)]);
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", lx + 14, ly, kFont,
+                       escape(c.parts[k]));
+  }
   out += footer_text(height, c.footer);
   out += "</svg>\n";
   return out;
