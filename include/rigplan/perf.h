@@ -35,7 +35,7 @@ struct Calibration {
   ArchCalibration for_arch(std::string_view key) const;
 };
 
-Calibration embedded_calibration();
+const Calibration& embedded_calibration();
 Result<Calibration> load_calibration(const std::vector<CatalogFile>& files);
 
 // Time of one class of operators in a step.

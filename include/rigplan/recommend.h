@@ -121,7 +121,7 @@ struct Preset {
   Constraints constraints;
 };
 
-std::vector<Preset> embedded_presets();
+const std::vector<Preset>& embedded_presets();
 // Parses preset files; every problem is reported as "file:line:column: message".
 Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files);
 Result<const Preset*> find_preset(const std::vector<Preset>& presets, std::string_view id);

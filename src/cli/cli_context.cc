@@ -22,7 +22,8 @@ std::string default_overlay_dir() {
   return "";
 }
 
-Result<Catalog> CliContext::load() const {
+Result<std::shared_ptr<const Catalog>> CliContext::load() const {
+  if (shared_catalog) return shared_catalog;
   std::vector<CatalogFile> base;
   if (catalog_dir.empty()) {
     base = embedded_catalog();
@@ -41,7 +42,9 @@ Result<Catalog> CliContext::load() const {
     if (!files) return files.status();
     overlay = std::move(files).value();
   }
-  return load_catalog(base, overlay);
+  auto catalog = load_catalog(base, overlay);
+  if (!catalog) return catalog.status();
+  return std::shared_ptr<const Catalog>(std::make_shared<Catalog>(std::move(catalog).value()));
 }
 
 Result<std::string> read_text_file(const std::string& path) {
@@ -58,14 +61,17 @@ Status write_text_file(const std::string& path, const std::string& text) {
   return {};
 }
 
-Result<Zoo> CliContext::load_zoo() const {
+Result<std::shared_ptr<const Zoo>> CliContext::load_zoo() const {
+  if (shared_zoo) return shared_zoo;
   std::vector<CatalogFile> files = embedded_workloads();
   if (!workloads_dir.empty()) {
     auto mine = read_catalog_dir(workloads_dir);
     if (!mine) return mine.status();
     files.insert(files.end(), mine->begin(), mine->end());
   }
-  return rigplan::load_zoo(files);
+  auto zoo = rigplan::load_zoo(files);
+  if (!zoo) return zoo.status();
+  return std::shared_ptr<const Zoo>(std::make_shared<Zoo>(std::move(zoo).value()));
 }
 
 Result<Workload> CliContext::resolve_workload(const Zoo& zoo, const std::string& name,
@@ -90,7 +96,7 @@ Result<CliContext::RunInputs> CliContext::load_run_inputs(const std::string& nam
   if (!catalog) return catalog.status();
   auto zoo = load_zoo();
   if (!zoo) return zoo.status();
-  auto workload = resolve_workload(*zoo, name, hf_config);
+  auto workload = resolve_workload(**zoo, name, hf_config);
   if (!workload) return workload.status();
   return RunInputs{std::move(catalog).value(), std::move(zoo).value(), std::move(workload).value()};
 }
@@ -134,5 +140,18 @@ int CliContext::fail(const Status& status) const {
 }
 
 void CliContext::print_json(const report::Json& value) const { *out << value.dump(2) << "\n"; }
+
+bool CliContext::emit_html(const std::string& file, const std::string& html) {
+  if (file == "-") {
+    *out << html;
+    return true;
+  }
+  if (Status s = write_text_file(file, html); !s.ok()) {
+    exit_code = fail(s);
+    return true;
+  }
+  *err << "rigplan: wrote " << file << "\n";
+  return false;
+}
 
 }  // namespace rigplan::cli

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <iosfwd>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -20,6 +22,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInternal = 1;
 inline constexpr int kExitBadInput = 2;
 
+// One run of the command line: its options, streams and outcome. `rigplan serve` makes one per
+// request, sharing the catalog and zoo it loaded at start.
 struct CliContext {
   std::string catalog_dir;  // --catalog: replaces the embedded catalog
   std::string overlay_dir;  // --overlay, $RIGPLAN_OVERLAY or ~/.config/rigplan/overlay
@@ -28,28 +32,31 @@ struct CliContext {
   int exit_code = kExitOk;  // set by the subcommand that ran
   std::ostream* out;
   std::ostream* err;
+  // Loaded already (by `rigplan serve`): used instead of reading the options above.
+  std::shared_ptr<const Catalog> shared_catalog;
+  std::shared_ptr<const Zoo> shared_zoo;
 
   // The catalog the options name: embedded or --catalog, plus the overlay when it exists.
-  Result<Catalog> load() const;
+  Result<std::shared_ptr<const Catalog>> load() const;
 
   // The zoo: the embedded workloads plus --workloads DIR.
-  Result<Zoo> load_zoo() const;
+  Result<std::shared_ptr<const Zoo>> load_zoo() const;
   // A workload by name from the zoo, or imported from a Hugging Face config.json.
   Result<Workload> resolve_workload(const Zoo& zoo, const std::string& name,
                                     const std::string& hf_config) const;
 
   // What a run-level command needs: the catalog, the zoo and the workload it names.
   struct RunInputs {
-    Catalog catalog;
-    Zoo zoo;
+    std::shared_ptr<const Catalog> catalog;
+    std::shared_ptr<const Zoo> zoo;
     Workload workload;
   };
   Result<RunInputs> load_run_inputs(const std::string& name, const std::string& hf_config) const;
 
   // What a command over a measurement file needs: the catalog, the zoo and the file's text.
   struct MeasurementInputs {
-    Catalog catalog;
-    Zoo zoo;
+    std::shared_ptr<const Catalog> catalog;
+    std::shared_ptr<const Zoo> zoo;
     std::string text;
   };
   Result<MeasurementInputs> load_measurement_inputs(const std::string& path) const;
@@ -58,7 +65,27 @@ struct CliContext {
   int fail(const Status& status) const;
   // Prints JSON (pretty, 2-space indent, newline) to stdout.
   void print_json(const report::Json& value) const;
+
+  // Writes an --html report to the file, saying so on stderr, or to stdout when the file is "-".
+  // Returns true when the command is done: the report went to stdout (it prints nothing else) or
+  // the file could not be written (exit_code set).
+  bool emit_html(const std::string& file, const std::string& html);
+
+  // Storage for a subcommand's option values, living as long as this context (and so as the
+  // CLI::App whose options bind to it).
+  template <class T, class... Args>
+  T& keep(Args&&... args) {
+    auto value = std::make_shared<T>(std::forward<Args>(args)...);
+    kept.push_back(value);
+    return *value;
+  }
+  std::vector<std::shared_ptr<void>> kept;  // what keep() made
 };
+
+// Builds the command line with every subcommand (or only `only`, for `rigplan serve`), parses
+// `args` (args[0] is the program name) and runs the subcommand. Returns the exit code; messages
+// go to ctx.err.
+int run_command_line(const std::vector<std::string>& args, CliContext& ctx, const std::string& only = "");
 
 // The options that describe a run of a workload, shared by predict, compare, cost and recommend.
 struct RunOptions {
@@ -104,5 +131,6 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx);
 void add_cost_command(CLI::App& app, CliContext& ctx);
 void add_recommend_command(CLI::App& app, CliContext& ctx);
 void add_build_command(CLI::App& app, CliContext& ctx);
+void add_serve_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace rigplan::cli

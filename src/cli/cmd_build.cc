@@ -24,25 +24,33 @@ void add_build_command(CLI::App& app, CliContext& ctx) {
   auto* build = app.add_subcommand("build", "Check or propose a workstation or server build");
   build->require_subcommand(1);
 
-  static std::string file;
+  auto& file = ctx.keep<std::string>();
+  auto& check_html = ctx.keep<std::string>();
   auto* check = build->add_subcommand("check", "Check a build file: power, circuit, lanes, slots, cooling, CPU, RAM, network");
   check->add_option("file", file, "Build file (docs/builds.md)")->required();
-  check->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
+  check->add_option("--html", check_html,
+                    "Also write a self-contained HTML report with the power budget chart (-: to stdout only)");
+  check->callback([&ctx, &file, &check_html] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
     auto text = read_text_file(file);
     if (!text) return void(ctx.exit_code = ctx.fail(text.status()));
-    auto b = parse_build({file, *text}, *catalog);
+    auto b = parse_build({file, *text}, catalog);
     if (!b) return void(ctx.exit_code = ctx.fail(b.status()));
     const BuildReport report = check_build(*b);
+    if (!check_html.empty() && ctx.emit_html(check_html, report::build_html(*b, report))) return;
     if (ctx.json) return ctx.print_json(report::to_json(*b, report));
     *ctx.out << report::build_text(*b, report);
   });
 
-  static std::vector<std::string> gpus;
-  static std::string region, circuit, form;
-  static std::optional<double> budget;
-  static int nodes = 1;
+  auto& gpus = ctx.keep<std::vector<std::string>>();
+  auto& region = ctx.keep<std::string>();
+  auto& circuit = ctx.keep<std::string>();
+  auto& form = ctx.keep<std::string>();
+  auto& budget = ctx.keep<std::optional<double>>();
+  auto& nodes = ctx.keep<int>(1);
+  auto& propose_html = ctx.keep<std::string>();
   auto* propose = build->add_subcommand("propose", "The cheapest parts list that passes every check");
   propose->add_option("--gpus", gpus, "Count and GPU, e.g. 4x rtx-4090")->required()->expected(1, 2);
   propose->add_option("--budget", budget, "Most the parts may cost, USD");
@@ -51,9 +59,12 @@ void add_build_command(CLI::App& app, CliContext& ctx) {
   propose->add_option("--form", form, "tower or rack (default: either)");
   propose->add_option("--nodes", nodes, "Machines that train together (adds the network they need)")
       ->capture_default_str();
-  propose->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
+  propose->add_option("--html", propose_html,
+                      "Also write a self-contained HTML report with the power budget chart (-: to stdout only)");
+  propose->callback([&ctx, &gpus, &region, &circuit, &form, &budget, &nodes, &propose_html] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
     auto bad = [&](std::string m) { ctx.exit_code = ctx.fail(Status::invalid_input(std::move(m))); };
     // "4x rtx-4090", "4x rtx-4090" as one word, or just "rtx-4090".
     ProposeRequest req;
@@ -67,23 +78,26 @@ void add_build_command(CLI::App& app, CliContext& ctx) {
     } else if (digits > 0) {
       return bad(fmt::format("--gpus '{}': expected COUNTx GPU, e.g. 4x rtx-4090", join(gpus, " ")));
     }
-    auto gpu = catalog->find_gpu(name);
+    auto gpu = catalog.find_gpu(name);
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
     req.gpu = *gpu;
     req.budget_usd = budget;
     req.form = form;
     req.nodes = nodes;
     if (!circuit.empty()) {
-      auto c = catalog->find_circuit(circuit);
+      auto c = catalog.find_circuit(circuit);
       if (!c) return void(ctx.exit_code = ctx.fail(c.status()));
       req.circuit = *c;
     } else if (!region.empty()) {
-      auto r = catalog->find_region(region);
+      auto r = catalog.find_region(region);
       if (!r) return void(ctx.exit_code = ctx.fail(r.status()));
-      req.circuit = usual_circuit(*catalog, **r);
+      req.circuit = usual_circuit(catalog, **r);
     }
-    auto p = propose_build(req, *catalog);
+    auto p = propose_build(req, catalog);
     if (!p) return void(ctx.exit_code = ctx.fail(p.status()));
+    if (!propose_html.empty() && ctx.emit_html(propose_html, report::build_html(p->build, p->report, p->reasons))) {
+      return;
+    }
     if (ctx.json) return ctx.print_json(report::to_json(*p));
     *ctx.out << report::proposal_text(*p);
   });

@@ -11,15 +11,15 @@
 
 namespace rigplan::cli {
 void add_calibrate_command(CLI::App& app, CliContext& ctx) {
-  static std::string path;
+  auto& path = ctx.keep<std::string>();
   auto* cmd = app.add_subcommand(
       "calibrate", "Fit the performance model to throughput measurements; prints the calibration TOML");
   cmd->add_option("file", path, "Throughput CSV, e.g. validation/throughput.csv")->required();
-  cmd->callback([&ctx] {
+  cmd->callback([&ctx, &path] {
     auto inputs = ctx.load_measurement_inputs(path);
     if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
-    const Catalog& catalog = inputs->catalog;
-    const Zoo& zoo = inputs->zoo;
+    const Catalog& catalog = *inputs->catalog;
+    const Zoo& zoo = *inputs->zoo;
     const std::string& text = inputs->text;
     auto samples = throughput_samples(catalog, zoo, path, text);
     if (!samples) return void(ctx.exit_code = ctx.fail(samples.status()));

@@ -21,27 +21,33 @@ report::Json counts_json(const Catalog& c) {
 constexpr long kStaleAfterDays = 365;
 
 void add_catalog_command(CLI::App& app, CliContext& ctx) {
-  auto* catalog = app.add_subcommand("catalog", "Check a catalog directory");
-  catalog->require_subcommand(1);
+  auto* command = app.add_subcommand("catalog", "Check a catalog directory");
+  command->require_subcommand(1);
 
-  static std::string dir;
-  auto* check = catalog->add_subcommand(
+  auto& dir = ctx.keep<std::string>();
+  auto* check = command->add_subcommand(
       "check", "Validate a catalog directory (default: the catalog in use) and report every problem");
   check->add_option("dir", dir, "Catalog directory");
-  check->callback([&ctx] {
-    Result<Catalog> loaded = Status::internal("not loaded");
+  check->callback([&ctx, &dir] {
+    Result<std::shared_ptr<const Catalog>> loaded = Status::internal("not loaded");
     if (dir.empty()) {
       loaded = ctx.load();
     } else {
+      // The directory alone, without the overlay.
       auto files = read_catalog_dir(dir);
-      loaded = files ? load_catalog(*files) : Result<Catalog>(files.status());
+      auto read = files ? load_catalog(*files) : Result<Catalog>(files.status());
+      if (read) {
+        loaded = std::shared_ptr<const Catalog>(std::make_shared<Catalog>(std::move(read).value()));
+      } else {
+        loaded = read.status();
+      }
     }
     if (ctx.json) {
       report::Json out = {{"ok", loaded.ok()}};
       if (loaded) {
-        out["counts"] = counts_json(*loaded);
+        out["counts"] = counts_json(**loaded);
         report::Json stale = report::Json::array();
-        for (const auto& p : stale_prices(*loaded, today(), kStaleAfterDays)) {
+        for (const auto& p : stale_prices(**loaded, today(), kStaleAfterDays)) {
           stale.push_back({{"kind", p.kind}, {"id", p.id}, {"field", p.field},
                            {"date", p.date.to_string()}, {"age_days", p.age_days}});
         }
@@ -61,7 +67,7 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
       return;
     }
     if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
-    const Catalog& c = *loaded;
+    const Catalog& c = **loaded;
     *ctx.out << fmt::format(
         "catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects, {} base systems, "
         "{} circuits, {} PSUs, {} NICs, {} boards, {} chassis\n",

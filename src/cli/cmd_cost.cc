@@ -6,10 +6,13 @@
 namespace rigplan::cli {
 
 void add_cost_command(CLI::App& app, CliContext& ctx) {
-  static RunOptions o;
-  static CostRequest r;
-  static std::string offers, build_file, html_file;
-  static bool explain = false, no_resale = false;
+  auto& o = ctx.keep<RunOptions>();
+  auto& r = ctx.keep<CostRequest>();
+  auto& offers = ctx.keep<std::string>();
+  auto& build_file = ctx.keep<std::string>();
+  auto& html_file = ctx.keep<std::string>();
+  auto& explain = ctx.keep<bool>(false);
+  auto& no_resale = ctx.keep<bool>(false);
   auto* cmd = app.add_subcommand(
       "cost", "Buy vs rent: owning a machine over a horizon against cloud offers, with break-even");
   add_run_options(cmd, o);
@@ -20,7 +23,7 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--condition", r.condition, "new or used")->capture_default_str();
   cmd->add_option("--system", r.system, "Base system id (default: the cheapest that holds the GPUs)");
   cmd->add_option("--price", r.capex_usd, "Price of the whole machine in USD, replacing the catalog's");
-  static std::optional<double> hours_per_month;
+  auto& hours_per_month = ctx.keep<std::optional<double>>();
   auto* utilisation = cmd->add_option("--utilisation", r.utilisation, "Share of the time the machine is busy (0-1]")
                           ->capture_default_str();
   cmd->add_option("--hours-per-month", hours_per_month, "Busy hours a month, instead of --utilisation")
@@ -36,24 +39,26 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--rent", r.rent_usd_per_hour, "Compare with renting at this USD per hour");
   cmd->add_flag("--no-resale", no_resale, "Do not count the GPUs' resale value at the end");
   cmd->add_flag("--explain", explain, "How each number is computed");
-  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with the cost-over-time chart");
-  cmd->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
+  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with the cost-over-time chart (-: to stdout only)");
+  cmd->callback([&ctx, &o, &r, &offers, &build_file, &html_file, &explain, &no_resale, &hours_per_month] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
     std::optional<Workload> workload;
     if (!o.workload.empty() || !o.hf_config.empty()) {
-      auto zoo = ctx.load_zoo();
-      if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-      auto w = ctx.resolve_workload(*zoo, o.workload, o.hf_config);
+      auto loaded_zoo = ctx.load_zoo();
+      if (!loaded_zoo) return void(ctx.exit_code = ctx.fail(loaded_zoo.status()));
+      const Zoo& zoo = **loaded_zoo;
+      auto w = ctx.resolve_workload(zoo, o.workload, o.hf_config);
       if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
       workload = std::move(w).value();
       r.workload = &*workload;
       r.run = o.run;
     }
     if (hours_per_month) r.utilisation = *hours_per_month / (365.0 * 24 / 12);
-    static std::optional<BuildMachine> machine;
+    std::optional<BuildMachine> machine;
     if (!build_file.empty()) {
-      auto m = load_build_machine(build_file, *catalog);
+      auto m = load_build_machine(build_file, catalog);
       if (!m) return void(ctx.exit_code = ctx.fail(m.status()));
       machine = std::move(m).value();
       r.gpu = machine->build.gpu->id;
@@ -64,12 +69,9 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
     }
     r.offers = split(offers, ',');
     r.resale = !no_resale;
-    auto c = compare_costs(r, *catalog, embedded_calibration());
+    auto c = compare_costs(r, catalog, embedded_calibration());
     if (!c) return void(ctx.exit_code = ctx.fail(c.status()));
-    if (!html_file.empty()) {
-      if (Status s = write_text_file(html_file, report::cost_html(*c)); !s.ok()) return void(ctx.exit_code = ctx.fail(s));
-      *ctx.err << "rigplan: wrote " << html_file << "\n";
-    }
+    if (!html_file.empty() && ctx.emit_html(html_file, report::cost_html(*c))) return;
     if (ctx.json) return ctx.print_json(report::to_json(*c));
     *ctx.out << report::cost_text(*c, explain);
   });

@@ -31,17 +31,18 @@ void add_cpus_command(CLI::App& app, CliContext& ctx) {
   auto* cpus = app.add_subcommand("cpus", "Browse the CPUs of the catalog");
   cpus->require_subcommand(1);
 
-  static CpuQuery query;
+  auto& query = ctx.keep<CpuQuery>();
   auto* list = cpus->add_subcommand("list", "List CPUs, filtered and sorted");
   list->add_option("--vendor", query.vendor, "amd or intel");
   list->add_option("--segment", query.segment, "desktop, hedt, workstation or server");
   list->add_option("--min-cores", query.min_cores, "Minimum core count");
   list->add_option("--max-price", query.max_price_usd, "Maximum price, USD");
   list->add_option("--sort", query.sort, "Field to sort by (e.g. cores); '-' first: descending");
-  list->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto found = query_cpus(*catalog, query);
+  list->callback([&ctx, &query] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto found = query_cpus(catalog, query);
     if (!found) return void(ctx.exit_code = ctx.fail(found.status()));
     if (ctx.json) {
       report::Json out = report::Json::array();
@@ -52,13 +53,14 @@ void add_cpus_command(CLI::App& app, CliContext& ctx) {
     }
   });
 
-  static std::string name;
+  auto& name = ctx.keep<std::string>();
   auto* show = cpus->add_subcommand("show", "Every field of a CPU, with its source");
   show->add_option("cpu", name, "CPU id, alias or name (\"7950X\", \"EPYC 9554\")")->required();
-  show->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto cpu = catalog->find_cpu(name);
+  show->callback([&ctx, &name] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto cpu = catalog.find_cpu(name);
     if (!cpu) return void(ctx.exit_code = ctx.fail(cpu.status()));
     if (ctx.json) {
       ctx.print_json(report::to_json(**cpu));

@@ -38,7 +38,7 @@ void add_gpus_command(CLI::App& app, CliContext& ctx) {
   auto* gpus = app.add_subcommand("gpus", "Browse the GPUs of the catalog");
   gpus->require_subcommand(1);
 
-  static GpuQuery query;
+  auto& query = ctx.keep<GpuQuery>();
   auto* list = gpus->add_subcommand("list", "List GPUs, filtered and sorted");
   list->add_option("--vendor", query.vendor, "nvidia, amd or intel");
   list->add_option("--segment", query.segment, "consumer, workstation or datacenter");
@@ -48,10 +48,11 @@ void add_gpus_command(CLI::App& app, CliContext& ctx) {
                    "Maximum new price, USD (street price, else launch price)");
   list->add_option("--sort", query.sort,
                    "Field to sort by (e.g. memory_gb, mem_bandwidth_gbps); '-' first: descending");
-  list->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto found = query_gpus(*catalog, query);
+  list->callback([&ctx, &query] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto found = query_gpus(catalog, query);
     if (!found) return void(ctx.exit_code = ctx.fail(found.status()));
     if (ctx.json) {
       report::Json out = report::Json::array();
@@ -62,13 +63,14 @@ void add_gpus_command(CLI::App& app, CliContext& ctx) {
     }
   });
 
-  static std::string name;
+  auto& name = ctx.keep<std::string>();
   auto* show = gpus->add_subcommand("show", "Every field of a GPU, with its source");
   show->add_option("gpu", name, "GPU id, alias or name (\"RTX 4090\", \"H100 SXM\")")->required();
-  show->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto gpu = catalog->find_gpu(name);
+  show->callback([&ctx, &name] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto gpu = catalog.find_gpu(name);
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
     if (ctx.json) {
       ctx.print_json(report::to_json(**gpu));

@@ -1,4 +1,6 @@
 // rigplan memory WORKLOAD --gpu ID [run options]
+#include <fmt/format.h>
+
 #include "cli/cli_context.h"
 #include "rigplan/memory.h"
 
@@ -10,8 +12,9 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
     RunConfig run;
     std::string lora_targets;
     bool explain = false;
+    std::string html_file;
   };
-  static Options o;
+  auto& o = ctx.keep<Options>();
   auto* cmd = app.add_subcommand(
       "memory", "Memory breakdown of a workload on a GPU: does it fit, the largest batch, how many GPUs");
   cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");
@@ -40,10 +43,13 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--full-state-load", o.run.full_state_load,
                 "ZeRO-3/FSDP: count loading a full state dict (unsharded weights on every GPU)");
   cmd->add_flag("--explain", o.explain, "Show each term's formula with its values");
-  cmd->callback([&ctx] {
+  cmd->add_option("--html", o.html_file,
+                  "Also write a self-contained HTML report: the breakdown as stacked bars at this batch, at "
+                  "batch 1 and at the largest batch that fits (-: to stdout only)");
+  cmd->callback([&ctx, &o] {
     auto inputs = ctx.load_run_inputs(o.workload, o.hf_config);
     if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
-    const Catalog& catalog = inputs->catalog;
+    const Catalog& catalog = *inputs->catalog;
     const Workload& workload = inputs->workload;
     auto gpu = catalog.find_gpu(o.gpu);
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
@@ -62,6 +68,18 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
     }
     auto estimate = estimate_memory(workload, **gpu, run);
     if (!estimate) return void(ctx.exit_code = ctx.fail(estimate.status()));
+    if (!o.html_file.empty()) {
+      std::vector<std::pair<std::string, MemoryEstimate>> bars = {
+          {fmt::format("batch {} (asked)", *estimate->config.batch), *estimate}};
+      for (int batch : {1, estimate->max_batch}) {
+        if (batch < 1 || batch == *estimate->config.batch || (batch == 1 && bars.size() > 1)) continue;
+        RunConfig other = estimate->config;
+        other.batch = batch;
+        auto e = estimate_memory(workload, **gpu, other, /*with_searches=*/false);
+        if (e) bars.emplace_back(fmt::format("batch {}{}", batch, batch == estimate->max_batch ? " (largest that fits)" : ""), *e);
+      }
+      if (ctx.emit_html(o.html_file, report::memory_html(workload, **gpu, bars))) return;
+    }
     if (ctx.json) {
       ctx.print_json(report::to_json(workload, **gpu, *estimate));
     } else {

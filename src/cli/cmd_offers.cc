@@ -30,7 +30,7 @@ void add_offers_command(CLI::App& app, CliContext& ctx) {
   auto* offers = app.add_subcommand("offers", "Browse the cloud GPU offers of the catalog");
   offers->require_subcommand(1);
 
-  static OfferQuery query;
+  auto& query = ctx.keep<OfferQuery>();
   auto* list = offers->add_subcommand("list", "List cloud offers, filtered and sorted");
   list->add_option("--gpu", query.gpu, "GPU id, alias or name");
   list->add_option("--provider", query.provider, "aws, gcp, azure, lambda, …");
@@ -39,10 +39,11 @@ void add_offers_command(CLI::App& app, CliContext& ctx) {
                    "Maximum on-demand price per GPU-hour, USD");
   list->add_option("--sort", query.sort,
                    "Field to sort by (e.g. price_per_hour_usd); '-' first: descending");
-  list->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto found = query_offers(*catalog, query);
+  list->callback([&ctx, &query] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto found = query_offers(catalog, query);
     if (!found) return void(ctx.exit_code = ctx.fail(found.status()));
     if (ctx.json) {
       report::Json out = report::Json::array();
@@ -53,13 +54,14 @@ void add_offers_command(CLI::App& app, CliContext& ctx) {
     }
   });
 
-  static std::string id;
+  auto& id = ctx.keep<std::string>();
   auto* show = offers->add_subcommand("show", "Every field of an offer, with its source");
   show->add_option("offer", id, "Offer id")->required();
-  show->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto offer = catalog->find_offer(id);
+  show->callback([&ctx, &id] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto offer = catalog.find_offer(id);
     if (!offer) return void(ctx.exit_code = ctx.fail(offer.status()));
     if (ctx.json) {
       ctx.print_json(report::to_json(**offer));

@@ -12,17 +12,18 @@
 namespace rigplan::cli {
 
 void add_overview_command(CLI::App& app, CliContext& ctx) {
-  static GpuQuery query{.min_memory_gb = 12.0, .max_price_usd = 2500.0};
+  auto& query = ctx.keep<GpuQuery>(GpuQuery{.min_memory_gb = 12.0, .max_price_usd = 2500.0});
   auto* overview = app.add_subcommand(
       "overview", "The catalog at a glance, and GPUs for a budget by bandwidth per dollar");
   overview->add_option("--min-memory", query.min_memory_gb, "Minimum memory, GB")
       ->capture_default_str();
   overview->add_option("--max-price", query.max_price_usd, "Maximum new price, USD")
       ->capture_default_str();
-  overview->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto found = query_gpus(*catalog, query);
+  overview->callback([&ctx, &query] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto found = query_gpus(catalog, query);
     if (!found) return void(ctx.exit_code = ctx.fail(found.status()));
     auto gpus = std::move(found).value();
     auto per_kusd = [](const Gpu* g) { return g->mem_bandwidth_gbps / new_price(*g)->usd * 1000; };
@@ -37,12 +38,12 @@ void add_overview_command(CLI::App& app, CliContext& ctx) {
                         {"price_usd", price.usd}, {"price_kind", price.kind},
                         {"gbps_per_kusd", per_kusd(g)}});
       }
-      ctx.print_json({{"gpus", catalog->gpus.size()}, {"cpus", catalog->cpus.size()},
-                      {"offers", catalog->offers.size()}, {"regions", catalog->regions.size()},
+      ctx.print_json({{"gpus", catalog.gpus.size()}, {"cpus", catalog.cpus.size()},
+                      {"offers", catalog.offers.size()}, {"regions", catalog.regions.size()},
                       {"budget_gpus", rows}});
       return;
     }
-    const Catalog& c = *catalog;
+    const Catalog& c = catalog;
     *ctx.out << fmt::format(
         "rigplan catalog: {} GPUs, {} CPUs, {} cloud offers, {} regions, {} interconnects.\n\n",
         c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(), c.interconnects.size());

@@ -21,18 +21,18 @@ Status check_link(const std::string& link) {
 }  // namespace
 
 void add_predict_command(CLI::App& app, CliContext& ctx) {
-  static RunOptions o;
-  static std::string gpu_name;
-  static bool explain = false;
+  auto& o = ctx.keep<RunOptions>();
+  auto& gpu_name = ctx.keep<std::string>();
+  auto& explain = ctx.keep<bool>(false);
   auto* cmd = app.add_subcommand("predict", "Throughput and step time of a workload on N GPUs, and what bounds it");
   add_run_options(cmd, o);
   cmd->add_option("--gpu", gpu_name, "GPU id or name")->required();
   cmd->add_option("--gpus", o.run.gpus, "Number of GPUs")->capture_default_str();
   cmd->add_flag("--explain", explain, "Time per operator class");
-  cmd->callback([&ctx] {
+  cmd->callback([&ctx, &o, &gpu_name, &explain] {
     auto inputs = ctx.load_run_inputs(o.workload, o.hf_config);
     if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
-    const Catalog& catalog = inputs->catalog;
+    const Catalog& catalog = *inputs->catalog;
     const Workload& workload = inputs->workload;
     auto gpu = catalog.find_gpu(gpu_name);
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
@@ -45,17 +45,19 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
 }
 
 void add_compare_command(CLI::App& app, CliContext& ctx) {
-  static RunOptions o;
-  static std::string gpu_list, reference, html_file;
+  auto& o = ctx.keep<RunOptions>();
+  auto& gpu_list = ctx.keep<std::string>();
+  auto& reference = ctx.keep<std::string>();
+  auto& html_file = ctx.keep<std::string>();
   auto* cmd = app.add_subcommand("compare", "GPUs side by side for a workload, relative to a reference GPU");
   add_run_options(cmd, o);
   cmd->add_option("--gpus", gpu_list, "Comma-separated GPU ids or names")->required();
   cmd->add_option("--reference", reference, "Reference GPU (default: the first)");
-  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with charts to this file");
-  cmd->callback([&ctx] {
+  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with charts to this file (-: to stdout only)");
+  cmd->callback([&ctx, &o, &gpu_list, &reference, &html_file] {
     auto inputs = ctx.load_run_inputs(o.workload, o.hf_config);
     if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
-    const Catalog& catalog = inputs->catalog;
+    const Catalog& catalog = *inputs->catalog;
     const Workload& workload = inputs->workload;
     std::vector<const Gpu*> gpus;
     for (const auto& name : split(gpu_list, ',')) {
@@ -91,8 +93,7 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       const std::string what = fmt::format("{} ({}, batch {} per GPU)", workload.id, predictions[0].config.precision,
                                            *predictions[0].config.batch);
       const std::string page = report::compare_html(what, ref->id, names, values);
-      if (Status s = write_text_file(html_file, page); !s.ok()) return void(ctx.exit_code = ctx.fail(s));
-      *ctx.err << "rigplan: wrote " << html_file << "\n";
+      if (ctx.emit_html(html_file, page)) return;
     }
     auto system_value = [&](const GpuValue& v, int count) -> const GpuValue::SystemValue* {
       for (const auto& s : v.systems) {

@@ -9,12 +9,21 @@
 namespace rigplan::cli {
 
 void add_recommend_command(CLI::App& app, CliContext& ctx) {
-  static RunOptions o;
-  static Constraints k;
-  static std::string preset_id, reference, build_file, html_file;
-  static std::optional<double> tokens, samples, images, epochs, hours_per_month;
-  static size_t top = 10;
-  static bool explain = false, no_resale = false, list_presets = false;
+  auto& o = ctx.keep<RunOptions>();
+  auto& k = ctx.keep<Constraints>();
+  auto& preset_id = ctx.keep<std::string>();
+  auto& reference = ctx.keep<std::string>();
+  auto& build_file = ctx.keep<std::string>();
+  auto& html_file = ctx.keep<std::string>();
+  auto& tokens = ctx.keep<std::optional<double>>();
+  auto& samples = ctx.keep<std::optional<double>>();
+  auto& images = ctx.keep<std::optional<double>>();
+  auto& epochs = ctx.keep<std::optional<double>>();
+  auto& hours_per_month = ctx.keep<std::optional<double>>();
+  auto& top = ctx.keep<size_t>(10);
+  auto& explain = ctx.keep<bool>(false);
+  auto& no_resale = ctx.keep<bool>(false);
+  auto& list_presets = ctx.keep<bool>(false);
   auto* cmd = app.add_subcommand(
       "recommend", "Ranked owned machines and cloud offers for a workload or preset, with cost, time and CO2");
   add_run_options(cmd, o);
@@ -47,19 +56,27 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--no-resale", no_resale, "Do not count resale of owned GPUs at the end of the horizon");
   cmd->add_option("--top", top, "Options to show (Pareto-front options are always shown)")->capture_default_str();
   cmd->add_flag("--explain", explain, "How each number is computed");
-  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with charts to this file");
-  cmd->callback([=, &ctx] {
-    const std::vector<Preset> presets = embedded_presets();
+  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with charts to this file (-: to stdout only)");
+  cmd->callback([=, &ctx, &o, &k, &preset_id, &reference, &build_file, &html_file, &tokens, &samples, &images,
+                 &epochs, &hours_per_month, &top, &explain, &no_resale, &list_presets] {
+    const std::vector<Preset>& presets = embedded_presets();
     if (list_presets) {
+      if (ctx.json) {
+        report::Json out = report::Json::array();
+        for (const auto& p : presets) out.push_back({{"id", p.id}, {"name", p.name}, {"description", p.description}});
+        return ctx.print_json(out);
+      }
       report::Table table({{"preset"}, {"name"}, {"description"}});
       for (const auto& p : presets) table.add_row({p.id, p.name, p.description});
       *ctx.out << table.render();
       return;
     }
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto zoo = ctx.load_zoo();
-    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto loaded_zoo = ctx.load_zoo();
+    if (!loaded_zoo) return void(ctx.exit_code = ctx.fail(loaded_zoo.status()));
+    const Zoo& zoo = **loaded_zoo;
     auto bad = [&](std::string message) { ctx.exit_code = ctx.fail(Status::invalid_input(std::move(message))); };
 
     Demand demand;
@@ -67,7 +84,7 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
     if (!preset_id.empty()) {
       auto preset = find_preset(presets, preset_id);
       if (!preset) return void(ctx.exit_code = ctx.fail(preset.status()));
-      auto d = preset_demand(**preset, *zoo);
+      auto d = preset_demand(**preset, zoo);
       if (!d) return void(ctx.exit_code = ctx.fail(d.status()));
       demand = std::move(d).value();
       // The preset's constraints, each replaced by the option given on the command line.
@@ -90,7 +107,7 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
       return bad("name a workload (`rigplan workloads list`) or a preset (--preset; `rigplan recommend --presets`)");
     }
     if (!o.workload.empty() || !o.hf_config.empty()) {
-      auto w = ctx.resolve_workload(*zoo, o.workload, o.hf_config);
+      auto w = ctx.resolve_workload(zoo, o.workload, o.hf_config);
       if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
       demand.tasks = {Task{std::move(w).value(), o.run, 1}};
     }
@@ -109,23 +126,18 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
     }
     if (reference_opt->count()) demand.reference_gpu = reference;
     constraints.resale = !no_resale;
-    static std::optional<BuildMachine> machine;
+    std::optional<BuildMachine> machine;
     if (!build_file.empty()) {
-      auto m = load_build_machine(build_file, *catalog);
+      auto m = load_build_machine(build_file, catalog);
       if (!m) return void(ctx.exit_code = ctx.fail(m.status()));
       machine = std::move(m).value();
       constraints.machine = &machine->machine;
       constraints.machine_gpu = machine->build.gpu->id;
       constraints.max_gpus = std::max(constraints.max_gpus, machine->build.gpu_count);
     }
-    auto rec = recommend(demand, constraints, *catalog, embedded_calibration());
+    auto rec = recommend(demand, constraints, catalog, embedded_calibration());
     if (!rec) return void(ctx.exit_code = ctx.fail(rec.status()));
-    if (!html_file.empty()) {
-      if (Status s = write_text_file(html_file, report::recommend_html(*rec, top)); !s.ok()) {
-        return void(ctx.exit_code = ctx.fail(s));
-      }
-      *ctx.err << "rigplan: wrote " << html_file << "\n";
-    }
+    if (!html_file.empty() && ctx.emit_html(html_file, report::recommend_html(*rec, top))) return;
     if (ctx.json) return ctx.print_json(report::to_json(*rec, top));
     *ctx.out << report::recommend_text(*rec, top, explain);
   });

@@ -31,15 +31,16 @@ void add_regions_command(CLI::App& app, CliContext& ctx) {
       "regions", "Browse the regions: electricity prices and grid carbon intensity");
   regions->require_subcommand(1);
 
-  static RegionQuery query;
+  auto& query = ctx.keep<RegionQuery>();
   auto* list = regions->add_subcommand("list", "List regions, filtered and sorted");
   list->add_option("--kind", query.kind, "world, country, us-state or cloud-region");
   list->add_option("--sort", query.sort,
                    "Field to sort by (e.g. carbon_gco2_per_kwh); '-' first: descending");
-  list->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto found = query_regions(*catalog, query);
+  list->callback([&ctx, &query] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto found = query_regions(catalog, query);
     if (!found) return void(ctx.exit_code = ctx.fail(found.status()));
     if (ctx.json) {
       report::Json out = report::Json::array();
@@ -50,13 +51,14 @@ void add_regions_command(CLI::App& app, CliContext& ctx) {
     }
   });
 
-  static std::string name;
+  auto& name = ctx.keep<std::string>();
   auto* show = regions->add_subcommand("show", "Every field of a region, with its source");
   show->add_option("region", name, "Region id or name")->required();
-  show->callback([&ctx] {
-    auto catalog = ctx.load();
-    if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
-    auto region = catalog->find_region(name);
+  show->callback([&ctx, &name] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto region = catalog.find_region(name);
     if (!region) return void(ctx.exit_code = ctx.fail(region.status()));
     if (ctx.json) {
       ctx.print_json(report::to_json(**region));

@@ -72,12 +72,16 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
   return out;
 }
 
-Calibration embedded_calibration() {
-  std::vector<CatalogFile> files;
-  for (const auto& f : embedded_calibration_files()) files.push_back({std::string(f.path), std::string(f.text)});
-  auto loaded = load_calibration(files);
-  assert(loaded.ok() && "the embedded calibration is checked by its tests");
-  return loaded.ok() ? std::move(loaded).value() : Calibration{};
+const Calibration& embedded_calibration() {
+  // Parsed once: every prediction of a `rigplan serve` process shares it.
+  static const Calibration calibration = [] {
+    std::vector<CatalogFile> files;
+    for (const auto& f : embedded_calibration_files()) files.push_back({std::string(f.path), std::string(f.text)});
+    auto loaded = load_calibration(files);
+    assert(loaded.ok() && "the embedded calibration is checked by its tests");
+    return loaded.ok() ? std::move(loaded).value() : Calibration{};
+  }();
+  return calibration;
 }
 
 }  // namespace rigplan

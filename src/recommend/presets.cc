@@ -169,15 +169,18 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
   return out;
 }
 
-std::vector<Preset> embedded_presets() {
-  std::vector<CatalogFile> files;
-  for (const auto& f : embedded_preset_files()) {
-    files.push_back({std::string(f.path), std::string(f.text)});
-  }
-  auto presets = load_presets(files);
-  // The embedded presets are checked by the tests; a broken build is a programming error.
-  if (!presets) throw std::runtime_error(presets.status().message());
-  return std::move(presets).value();
+const std::vector<Preset>& embedded_presets() {
+  // Parsed once; the embedded presets are checked by the tests, so a failure is a programming error.
+  static const std::vector<Preset> presets = [] {
+    std::vector<CatalogFile> files;
+    for (const auto& f : embedded_preset_files()) {
+      files.push_back({std::string(f.path), std::string(f.text)});
+    }
+    auto loaded = load_presets(files);
+    if (!loaded) throw std::runtime_error(loaded.status().message());
+    return std::move(loaded).value();
+  }();
+  return presets;
 }
 
 Result<const Preset*> find_preset(const std::vector<Preset>& presets, std::string_view id) {

@@ -36,3 +36,10 @@ namespace rigplan {
 std::span<const EmbeddedFile> embedded_preset_files();
 
 }  // namespace rigplan
+
+namespace rigplan {
+
+// The web page of `rigplan serve`: web/*.html, *.js and *.css.
+std::span<const EmbeddedFile> embedded_web_files();
+
+}  // namespace rigplan

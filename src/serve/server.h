@@ -1,0 +1,83 @@
+// `rigplan serve`: the command line over HTTP, and a web page that drives it.
+//
+// Each API endpoint runs the matching command in-process with --json and answers exactly what
+// the command prints; bad parameters get HTTP 400 with the command's own message. The
+// /report/... endpoints answer the command's --html page. The page, its script and style are
+// compiled into the binary (web/); nothing else is served and nothing is read from disk.
+#pragma once
+
+#include <cstddef>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "rigplan/catalog.h"
+#include "rigplan/workload.h"
+
+namespace rigplan::serve {
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+// Query parameters, sorted by key; a repeated key keeps the order its values came in.
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+// What each path answers, without sockets: the server calls it from many threads at once.
+class Handler {
+ public:
+  // `cache_entries`: answers kept, least recently used first out (0: none). The catalog and zoo
+  // do not change while serving, so an answer is reused until the date changes.
+  Handler(std::shared_ptr<const Catalog> catalog, std::shared_ptr<const Zoo> zoo, size_t cache_entries);
+
+  Response get(std::string_view path, const Params& params) const;
+
+ private:
+  Response run(std::string_view path, const Params& params) const;
+
+  std::shared_ptr<const Catalog> catalog_;
+  std::shared_ptr<const Zoo> zoo_;
+  size_t cache_entries_;
+  mutable std::mutex cache_mutex_;
+  mutable std::list<std::pair<std::string, Response>> cache_;  // most recent first
+  mutable std::unordered_map<std::string, std::list<std::pair<std::string, Response>>::iterator> cache_index_;
+};
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";  // loopback: the API has no authentication
+  int port = 8080;                 // 0: any free port
+  size_t cache_entries = 1024;
+};
+
+// Limits on what a client may send and how long it may take.
+inline constexpr size_t kMaxBodyBytes = 16 * 1024;  // requests are GETs; bodies are refused above this
+inline constexpr int kReadTimeoutS = 5;
+inline constexpr int kWriteTimeoutS = 10;
+inline constexpr size_t kKeepAliveRequests = 1000;
+
+class Server {
+ public:
+  Server(const Handler& handler, const ServerOptions& options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds the socket; returns the port (the one chosen when options.port is 0), or -1.
+  int bind();
+  // Serves until stop(); call after bind().
+  void run();
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rigplan::serve
