@@ -227,8 +227,11 @@ std::string svg(const ScatterChart& c) {
                        x_of(p.x), y_of(p.y), p.front ? 5 : 3, p.front ? kHighlightColour : kBarColour,
                        escape(p.label));
     if (p.front) {
-      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"10\">{}</text>\n", x_of(p.x) + 7,
-                         y_of(p.y) - 4, kFont, escape(p.label));
+      // Labels right of the point, or left of it near the right edge.
+      const bool left = x_of(p.x) > kLeftMargin + plot_w * 0.75;
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"10\"{}>{}</text>\n",
+                         x_of(p.x) + (left ? -7 : 7), y_of(p.y) - 4, kFont, left ? " text-anchor=\"end\"" : "",
+                         escape(p.label));
     }
   }
   out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}{}</text>\n",

@@ -73,6 +73,7 @@ class Server {
   int bind();
   // Serves until stop(); call after bind().
   void run();
+  bool running() const;
   void stop();
 
  private:

@@ -29,6 +29,22 @@ TEST(Chart, ScatterJoinsTheFrontInXOrder) {
   EXPECT_NE(s.find("<title>c</title>"), std::string::npos);
 }
 
+// Parts stack left to right: 6 + 9 = 15 GB against a 24 GB limit gives an axis to 50 (the nice
+// ceiling of 24), so on the 530-unit plot the parts are 63.6 and 95.4 units long and the limit
+// line stands at 190 + 24/50 * 530 = 444.4.
+TEST(Chart, StackedPartsAndLimitByHand) {
+  StackedBarChart c{"Memory", "GB", "footer", {"weights", "activations"}, {{"batch 8", {6, 9}}}, 24, "rtx-4090 24 GB"};
+  const std::string s = svg(c);
+  EXPECT_NE(s.find("<rect x=\"190.0\" y=\"44.0\" width=\"63.6\" height=\"22\" fill=\"#4C72B0\"><title>weights: 6</title>"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("<rect x=\"253.6\" y=\"44.0\" width=\"95.4\" height=\"22\" fill=\"#DD8452\"><title>activations: 9</title>"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("x1=\"444.4\""), std::string::npos) << s;
+  EXPECT_NE(s.find(">rtx-4090 24 GB<"), std::string::npos);
+  EXPECT_NE(s.find(">15<"), std::string::npos);  // the bar's total
+  EXPECT_NE(s.find(">activations<"), std::string::npos);  // the legend
+}
+
 TEST(Chart, HtmlPageIsSelfContained) {
   const std::string page = html_page("T", {{"H", {"p<1>"}, {{"a", "b"}, {"1", "2"}}, {"<svg></svg>\n"}}}, "f");
   EXPECT_NE(page.find("<th>a</th><th>b</th>"), std::string::npos);

@@ -1,0 +1,171 @@
+// The HTTP API over loopback: each endpoint answers exactly what the command prints with --json,
+// bad parameters get 400 with the command's own message, and the server holds its limits.
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include <future>
+
+#include "serve/live_server.h"
+
+namespace rigplan::testing {
+namespace {
+
+class ServeTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new LiveServer(); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  static httplib::Client client() { return httplib::Client("127.0.0.1", server_->port()); }
+  static LiveServer* server_;
+};
+LiveServer* ServeTest::server_ = nullptr;
+
+TEST_F(ServeTest, RecommendAnswersWhatTheCommandPrintsWithJson) {
+  auto res = client().Get("/api/recommend?preset=kaggle&budget=2500");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
+  const auto cli = server_->cli({"recommend", "--preset", "kaggle", "--budget", "2500", "--json"});
+  ASSERT_EQ(cli.code, 0);
+  EXPECT_EQ(res->body, cli.out);
+  const auto json = nlohmann::json::parse(res->body);
+  EXPECT_EQ(json["constraints"]["budget_usd"], 2500);
+  EXPECT_FALSE(json["options"].empty());
+}
+
+TEST_F(ServeTest, EveryListingMatchesTheCommandLine) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"/api/gpus?vendor=amd", {"gpus", "list", "--vendor", "amd", "--json"}},
+      {"/api/gpus/show?gpu=RTX%204090", {"gpus", "show", "RTX 4090", "--json"}},
+      {"/api/workloads", {"workloads", "list", "--json"}},
+      {"/api/presets", {"recommend", "--presets", "--json"}},
+      {"/api/memory?workload=llama-2-7b&gpu=rtx-4090&method=qlora&weights=nf4",
+       {"memory", "llama-2-7b", "--gpu", "rtx-4090", "--method", "qlora", "--weights", "nf4", "--json"}},
+      {"/api/compare?workload=resnet50&gpus=rtx-4090,rtx-3090", {"compare", "resnet50", "--gpus", "rtx-4090,rtx-3090", "--json"}},
+      {"/api/cost?gpu=rtx-3090&price=2200&power=450&rent=2.14&utilisation=0.15&electricity=0.12&no-resale",
+       {"cost", "--gpu", "rtx-3090", "--price", "2200", "--power", "450", "--rent", "2.14", "--utilisation", "0.15",
+        "--electricity", "0.12", "--no-resale", "--json"}},
+  };
+  for (const auto& [path, args] : cases) {
+    auto res = client().Get(path);
+    ASSERT_TRUE(res) << path;
+    const auto cli = server_->cli(args);
+    ASSERT_EQ(cli.code, 0) << path << ": " << cli.err;
+    EXPECT_EQ(res->status, 200) << path << ": " << res->body;
+    EXPECT_EQ(res->body, cli.out) << path;
+  }
+}
+
+TEST_F(ServeTest, DettmersBreakEvenOverHttp) {
+  // 293.0 days, as `rigplan cost` computes for Dettmers' RTX 3090 example (docs/cost.md).
+  auto res = client().Get("/api/cost?gpu=rtx-3090&price=2200&power=450&rent=2.14&utilisation=0.15&electricity=0.12&no-resale");
+  ASSERT_TRUE(res);
+  EXPECT_NEAR(nlohmann::json::parse(res->body)["break_even_days"].get<double>(), 293.0, 0.05);
+}
+
+TEST_F(ServeTest, BadParametersGetTheCommandsOwnMessage) {
+  auto res = client().Get("/api/gpus/show?gpu=rtx-409");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  const auto cli = server_->cli({"gpus", "show", "rtx-409", "--json"});
+  EXPECT_EQ(cli.code, 2);
+  const std::string message = nlohmann::json::parse(res->body)["error"];
+  EXPECT_EQ(message + "\n", cli.err);
+  EXPECT_NE(message.find("did you mean 'rtx-4090'"), std::string::npos) << message;
+
+  res = client().Get("/api/recommend?workload=resnet50&budget=lots&hours-per-month=10");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_NE(res->body.find("--budget"), std::string::npos) << res->body;
+
+  res = client().Get("/api/recommend?workload=resnet50");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(res->body)["error"].get<std::string>() + "\n",
+            server_->cli({"recommend", "resnet50", "--json"}).err);
+}
+
+TEST_F(ServeTest, ValuesCannotBecomeOptions) {
+  // A value starting with '-' stays a value: no option can be smuggled in.
+  auto res = client().Get("/api/gpus/show?gpu=--html");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  res = client().Get("/api/recommend?workload=resnet50&hours-per-month=--html=/tmp/x");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+}
+
+TEST_F(ServeTest, FilesAreNeitherReadNorWritten) {
+  for (const char* path : {"/api/recommend?hf-config=/etc/passwd", "/api/cost?build=/etc/passwd",
+                           "/api/recommend?preset=kaggle&html=/tmp/rigplan-serve-test.html",
+                           "/api/gpus?catalog=/etc"}) {
+    auto res = client().Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 400) << path;
+    EXPECT_NE(res->body.find("not accepted over HTTP"), std::string::npos) << res->body;
+  }
+  for (const char* path : {"/../etc/passwd", "/etc/passwd", "/web/index.html", "/api/validate", "/report/gpus"}) {
+    auto res = client().Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 404) << path;
+  }
+}
+
+TEST_F(ServeTest, ThePageAndItsAssets) {
+  auto page = client().Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page->body.find("<script src=\"/app.js\""), std::string::npos);
+  EXPECT_EQ(page->body.find("http"), std::string::npos) << "the page fetches nothing from outside";
+  auto script = client().Get("/app.js");
+  ASSERT_TRUE(script);
+  EXPECT_EQ(script->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_NE(script->body.find("/api/recommend"), std::string::npos);
+}
+
+TEST_F(ServeTest, ReportsAreTheHtmlPages) {
+  auto res = client().Get("/report/recommend?preset=kaggle");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, server_->cli({"recommend", "--preset", "kaggle", "--html", "-"}).out);
+  EXPECT_NE(res->body.find("<svg"), std::string::npos);
+  res = client().Get("/report/build/propose?gpus=2x%20rtx-4090&region=de");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+  EXPECT_NE(res->body.find("PSU load"), std::string::npos);
+}
+
+TEST_F(ServeTest, ConcurrentRequestsGetTheSameAnswers) {
+  const std::string expected = server_->cli({"recommend", "--preset", "startup", "--json"}).out;
+  std::vector<std::future<int>> workers;
+  for (int t = 0; t < 8; ++t) {
+    workers.push_back(std::async(std::launch::async, [&, t] {
+      int good = 0;
+      for (int i = 0; i < 10; ++i) {
+        // Half repeat one request (the cache), half vary the budget (fresh work).
+        const std::string path = t % 2 ? "/api/recommend?preset=startup"
+                                       : "/api/recommend?preset=startup&budget=" + std::to_string(20000 + 1000 * (t * 10 + i));
+        auto res = client().Get(path);
+        good += res && res->status == 200 && (t % 2 == 0 || res->body == expected);
+      }
+      return good;
+    }));
+  }
+  for (auto& w : workers) EXPECT_EQ(w.get(), 10);
+}
+
+TEST_F(ServeTest, RequestsAreBounded) {
+  auto long_uri = client().Get("/api/gpus?sort=" + std::string(9000, 'a'));
+  ASSERT_TRUE(long_uri);
+  EXPECT_EQ(long_uri->status, 414);
+  auto big_body = client().Post("/api/gpus", std::string(serve::kMaxBodyBytes + 1, 'x'), "text/plain");
+  ASSERT_TRUE(big_body);
+  EXPECT_EQ(big_body->status, 413);
+}
+
+}  // namespace
+}  // namespace rigplan::testing
