@@ -176,6 +176,7 @@ Server::Server(const Handler& handler, const ServerOptions& options)
   http.set_read_timeout(kReadTimeoutS, 0);
   http.set_write_timeout(kWriteTimeoutS, 0);
   http.set_keep_alive_max_count(kKeepAliveRequests);
+  http.set_tcp_nodelay(true);  // answers go out whole at once; no 40 ms wait for a delayed ACK
   http.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
     Params params(req.params.begin(), req.params.end());
     const Response r = impl_->handler.get(req.path, params);
