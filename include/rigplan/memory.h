@@ -76,6 +76,11 @@ struct MemoryEstimate {
 Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
                                        const RunConfig& config, bool with_searches = true);
 
+// The GPU's memory in GB (1e9 bytes): the marketed figure converted as the driver reports it.
+// An estimate's terms do not depend on the GPU, only this capacity: callers that weigh one
+// configuration on many GPUs estimate it once and compare its total with each capacity.
+double capacity_gb(const Gpu& gpu);
+
 // Bits per weight of a storage format (nf4: 4.5 with its fp32 block scales), nullopt if unknown.
 std::optional<double> bits_per_weight(std::string_view format);
 

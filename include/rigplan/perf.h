@@ -67,6 +67,11 @@ struct Prediction {
 // that does not fit in memory is offloaded (slower) or reported with bound "capacity".
 Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog);
+// As above, with the configuration's memory estimate already made (estimate_memory without
+// searches, on any GPU: only its total is used). For callers that predict one configuration on
+// many GPUs.
+Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
+                           const Calibration& calibration, const Catalog& catalog, const MemoryEstimate& memory);
 
 // The calibration key of a GPU: its architecture and memory class, "ampere-hbm" (GA100) or
 // "ampere-gddr" (GA102 and smaller): chips of one generation with HBM or GDDR differ in caches,

@@ -448,11 +448,13 @@ std::optional<double> bits_per_weight(std::string_view format) {
   return std::nullopt;
 }
 
+double capacity_gb(const Gpu& gpu) { return gpu.memory_gb * mc::kBytesPerMarketedGb / 1e9; }
+
 Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
                                        const RunConfig& config, bool with_searches) {
   auto run = resolve(workload, config);
   if (!run) return run.status();
-  const double capacity = gpu.memory_gb * mc::kBytesPerMarketedGb / 1e9;
+  const double capacity = capacity_gb(gpu);
   MemoryEstimate e = evaluate(*run, capacity);
   if (!with_searches) return e;
 

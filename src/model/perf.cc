@@ -287,8 +287,14 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
                            const Calibration& calibration, const Catalog& catalog) {
   auto memory = estimate_memory(w, gpu, config, /*with_searches=*/false);
   if (!memory) return memory.status();
+  return predict(w, gpu, config, calibration, catalog, *memory);
+}
+
+Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                           const Calibration& calibration, const Catalog& catalog, const MemoryEstimate& estimate) {
+  const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   Prediction p;
-  p.config = memory->config;
+  p.config = estimate.config;
   const RunConfig& c = p.config;
   p.workload_class = workload_class(w);
   p.error_band = calibration.error_band.count(p.workload_class) ? calibration.error_band.at(p.workload_class) : 0.25;
@@ -414,16 +420,16 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
 
   // A run that does not fit is offloaded: what does not fit crosses PCIe each step (training:
   // there and back; inference: once per forward or generated token).
-  p.fits = memory->fits || c.known_to_fit;
+  p.fits = estimate.total_gb <= capacity || c.known_to_fit;
   if (!p.fits) {
-    const double excess = (memory->total_gb - memory->capacity_gb) * 1e9;
+    const double excess = (estimate.total_gb - capacity) * 1e9;
     const double pcie = pcie_gbps(gpu, catalog) * pc::kOffloadEfficiency;
     const double offload = excess * (train ? 2 : 1) / (pcie * 1e9);
     p.terms.push_back({"offload", offload, 0, excess, "capacity"});
     step += offload;
     p.note = fmt::format("needs {:.1f} GB of {:.1f} GB: {:.1f} GB streamed from host memory over PCIe "
                          "{}.0 x{} each step",
-                         memory->total_gb, memory->capacity_gb, excess / 1e9, gpu.pcie_gen, gpu.pcie_lanes);
+                         estimate.total_gb, capacity, excess / 1e9, gpu.pcie_gen, gpu.pcie_lanes);
   }
   p.step_time_s = step;
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -54,26 +55,8 @@ std::vector<std::pair<std::string, RunConfig>> strategies(const RunConfig& base,
   return out;
 }
 
-Result<TaskRun> run_task(const Task& task, const Gpu& gpu, int count, const Catalog& catalog,
-                         const Calibration& calibration) {
-  TaskRun best;
-  for (const auto& [name, cfg] : strategies(task.run, gpu, count)) {
-    auto memory = estimate_memory(task.workload, gpu, cfg, /*with_searches=*/false);
-    if (!memory) return memory.status();
-    best.memory_gb = memory->total_gb;
-    best.strategy = name;
-    if (!memory->fits) continue;
-    auto p = predict(task.workload, gpu, cfg, calibration, catalog);
-    if (!p) return p.status();
-    best.fits = p->fits;
-    best.throughput = p->throughput;
-    best.unit = p->unit;
-    if (best.fits) return best;
-  }
-  return best;
-}
-
-// Evaluations shared by the options on the same GPU and count.
+// Evaluations shared by the options on the same GPU and count, and memory estimates shared by
+// every GPU (they depend on the GPU only through its capacity).
 class Evaluator {
  public:
   Evaluator(const Demand& d, const Catalog& c, const Calibration& cal)
@@ -83,8 +66,8 @@ class Evaluator {
     auto key = std::make_pair(gpu.id, count);
     if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
     std::vector<TaskRun> out;
-    for (const auto& task : demand_.tasks) {
-      auto r = run_task(task, gpu, count, catalog_, calibration_);
+    for (size_t i = 0; i < demand_.tasks.size(); ++i) {
+      auto r = run_task(i, gpu, count);
       if (!r) return r.status();
       out.push_back(*r);
     }
@@ -92,10 +75,41 @@ class Evaluator {
   }
 
  private:
+  // The first strategy that fits, or the last one tried.
+  Result<TaskRun> run_task(size_t task_index, const Gpu& gpu, int count) {
+    const Task& task = demand_.tasks[task_index];
+    TaskRun best;
+    for (const auto& [name, cfg] : strategies(task.run, gpu, count)) {
+      auto memory = memory_of(task_index, gpu, count, name, cfg);
+      if (!memory) return memory.status();
+      best.memory_gb = (*memory)->total_gb;
+      best.strategy = name;
+      if ((*memory)->total_gb > capacity_gb(gpu)) continue;
+      auto p = predict(task.workload, gpu, cfg, calibration_, catalog_, **memory);
+      if (!p) return p.status();
+      best.fits = p->fits;
+      best.throughput = p->throughput;
+      best.unit = p->unit;
+      if (best.fits) return best;
+    }
+    return best;
+  }
+
+  // Made on the first GPU asked about; only its total is used.
+  Result<const MemoryEstimate*> memory_of(size_t task_index, const Gpu& gpu, int count, const std::string& strategy,
+                                          const RunConfig& cfg) {
+    auto key = std::make_tuple(task_index, count, strategy);
+    if (auto it = memory_.find(key); it != memory_.end()) return &it->second;
+    auto e = estimate_memory(demand_.tasks[task_index].workload, gpu, cfg, /*with_searches=*/false);
+    if (!e) return e.status();
+    return &memory_.emplace(key, std::move(e).value()).first->second;
+  }
+
   const Demand& demand_;
   const Catalog& catalog_;
   const Calibration& calibration_;
   std::map<std::pair<std::string, int>, std::vector<TaskRun>> cache_;
+  std::map<std::tuple<size_t, int, std::string>, MemoryEstimate> memory_;
 };
 
 // The base system, its power and embodied carbon for hardware the user does not buy (a cloud

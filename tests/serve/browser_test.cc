@@ -106,17 +106,20 @@ class Browser {
 
   bool started() const { return pid_ > 0; }
 
-  // Attaches to the first page; false when Chromium did not answer.
+  // Attaches to the first page (waiting for Chromium to open it); false when it did not answer.
   bool attach() {
-    auto targets = command("Target.getTargets", json::object(), false);
-    if (!targets) return false;
-    for (const auto& t : (*targets)["targetInfos"]) {
-      if (t["type"] == "page") {
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    while (Clock::now() < deadline) {
+      auto targets = command("Target.getTargets", json::object(), false);
+      if (!targets) return false;
+      for (const auto& t : (*targets)["targetInfos"]) {
+        if (t["type"] != "page") continue;
         auto attached = command("Target.attachToTarget", {{"targetId", t["targetId"]}, {"flatten", true}}, false);
         if (!attached) return false;
         session_ = (*attached)["sessionId"];
         return command("Page.enable", json::object()) && command("Runtime.enable", json::object());
       }
+      ::usleep(100'000);
     }
     return false;
   }
@@ -134,11 +137,13 @@ class Browser {
     return (*r)["result"].value("value", json());
   }
 
-  // Polls `expression` until it is true; false after `seconds`.
+  // Polls `expression` until it is true; false after `seconds`. While the page loads it may
+  // throw (no body yet): that counts as false.
   bool wait_for(const std::string& expression, int seconds) {
+    const std::string guarded = "(() => { try { return " + expression + "; } catch (e) { return false; } })()";
     const auto deadline = Clock::now() + std::chrono::seconds(seconds);
     while (Clock::now() < deadline) {
-      if (eval(expression) == true) return true;
+      if (eval(guarded) == true) return true;
       ::usleep(100'000);
     }
     return false;
