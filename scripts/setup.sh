@@ -8,6 +8,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
   chromium fonts-dejavu-core  # the browser test of `rigplan serve` (tests/serve/browser_test.cc)
+  wrk curl                    # scripts/load_test.sh
 )
 
 missing=()

@@ -5,6 +5,7 @@
 // the run. Rows rigplan cannot predict are counted and listed with the reason.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,12 +49,16 @@ struct ValidationReport {
   std::vector<ValidationSummary> groups;  // one per group prefix, in first-seen order
   std::vector<ValidationSummary> classes;  // throughput rows by workload class and GPU count
   bool leave_one_gpu_out = false;
+  // Told (fits done, fits in all) as the held-out fits go, the slow part; last (n, n).
+  std::function<void(size_t, size_t)> progress;
 };
 
 struct ValidateOptions {
   const Calibration* calibration = nullptr;  // default: the embedded one
   // Throughput: predict each GPU's rows with a calibration fitted without that GPU's rows.
   bool leave_one_gpu_out = false;
+  // Told (fits done, fits in all) as the held-out fits go, the slow part; last (n, n).
+  std::function<void(size_t, size_t)> progress;
 };
 
 // `path` names the file in messages. A malformed file (missing column, a value that is not a

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 namespace rigplan::cli {
@@ -140,6 +142,18 @@ int CliContext::fail(const Status& status) const {
 }
 
 void CliContext::print_json(const report::Json& value) const { *out << value.dump(2) << "\n"; }
+
+Progress::Progress(const CliContext& ctx, std::string what) : what_(std::move(what)) {
+  if (ctx.err == &std::cerr && ::isatty(STDERR_FILENO)) err_ = ctx.err;
+}
+
+Progress::~Progress() {
+  if (err_) *err_ << "\r\033[K" << std::flush;  // clear the line
+}
+
+void Progress::operator()(size_t done, size_t total) {
+  if (err_) *err_ << fmt::format("\rrigplan: {} {}/{}", what_, done, total) << std::flush;
+}
 
 bool CliContext::emit_html(const std::string& file, const std::string& html) {
   if (file == "-") {

@@ -87,6 +87,19 @@ struct CliContext {
 // go to ctx.err.
 int run_command_line(const std::vector<std::string>& args, CliContext& ctx, const std::string& only = "");
 
+// Progress of long work, redrawn in place on stderr ("rigplan: fitting 12/31 GPUs") when stderr
+// is a terminal; silent otherwise, so logs and pipes get only the results.
+class Progress {
+ public:
+  Progress(const CliContext& ctx, std::string what);
+  ~Progress();
+  void operator()(size_t done, size_t total);
+
+ private:
+  std::ostream* err_ = nullptr;  // null: not a terminal
+  std::string what_;
+};
+
 // The options that describe a run of a workload, shared by predict, compare, cost and recommend.
 struct RunOptions {
   std::string workload, hf_config;

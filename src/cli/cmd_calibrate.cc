@@ -37,6 +37,8 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
     options.calibration = &fitted;
     options.leave_one_gpu_out = true;
     *ctx.err << "rigplan: leave-one-GPU-out validation for the error bands\n";
+    Progress progress(ctx, "fitting without each GPU:");
+    options.progress = std::ref(progress);
     auto report = validate_measurements(catalog, zoo, path, text, options);
     if (!report) return void(ctx.exit_code = ctx.fail(report.status()));
 

@@ -24,6 +24,8 @@ void add_validate_command(CLI::App& app, CliContext& ctx) {
     if (loo) *ctx.err << "rigplan: fitting one calibration per GPU (leave-one-GPU-out); this takes a while\n";
     ValidateOptions options;
     options.leave_one_gpu_out = loo;
+    Progress progress(ctx, "fitting without each GPU:");
+    options.progress = std::ref(progress);
     auto report = validate_measurements(catalog, zoo, path, text, options);
     if (!report) return void(ctx.exit_code = ctx.fail(report.status()));
     if (ctx.json) return ctx.print_json(report::to_json(*report));

@@ -320,7 +320,9 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
     for (const auto& s : samples) {
       if (std::find(gpu_ids.begin(), gpu_ids.end(), s.gpu->id) == gpu_ids.end()) gpu_ids.push_back(s.gpu->id);
     }
-    for (const auto& held_out : gpu_ids) {
+    for (size_t g = 0; g < gpu_ids.size(); ++g) {
+      const std::string& held_out = gpu_ids[g];
+      if (options.progress) options.progress(g, gpu_ids.size());
       std::vector<bool> use(samples.size());
       for (size_t i = 0; i < samples.size(); ++i) use[i] = fit_set[i] && samples[i].gpu->id != held_out;
       const Calibration fitted = fit_calibration(samples, use, calibration, catalog);
@@ -344,6 +346,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
         }
       }
     }
+    if (options.progress) options.progress(gpu_ids.size(), gpu_ids.size());
   } else {
     predicted = predict_samples(samples, calibration, catalog);
   }
