@@ -63,7 +63,8 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
     if (list_presets) {
       if (ctx.json) {
         report::Json out = report::Json::array();
-        for (const auto& p : presets) out.push_back({{"id", p.id}, {"name", p.name}, {"description", p.description}});
+        for (const auto& p : presets) out.push_back({{"id", p.id}, {"name", p.name}, {"description", p.description},
+                        {"dettmers_pick", p.dettmers_pick}});
         return ctx.print_json(out);
       }
       report::Table table({{"preset"}, {"name"}, {"description"}});

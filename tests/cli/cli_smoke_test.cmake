@@ -76,3 +76,11 @@ expect(0 "own 4 x rtx-a6000" recommend --preset cv-research --build ${DATA}/buil
 expect(0 "wrote recommend.html" recommend --preset beginner --html recommend.html)
 expect(0 "wrote compare.html" compare resnet50 --precision fp16 --gpus rtx-4090,rtx-3090,a100-pcie-80gb --reference rtx-3090 --html compare.html)
 expect(0 "wrote cost.html" cost --gpu rtx-3090 --price 2200 --power 450 --rent 2.14 --utilisation 0.15 --electricity 0.12 --no-resale --html cost.html)
+# --html - writes the page to stdout instead of the text report.
+expect(0 "Memory of llama-2-7b on rtx-4090" memory llama-2-7b --gpu rtx-4090 --method qlora --html -)
+expect(0 "(largest that fits)" memory llama-2-7b --gpu rtx-4090 --method qlora --seq 512 --html -)
+expect(0 "PSU load" build check ${DATA}/builds/4x-rtx-a6000-workstation.toml --html -)
+expect(0 "Draw at the wall" build propose --gpus 2x rtx-4090 --region de --html -)
+expect(0 "Performance against power" compare resnet50 --gpus rtx-4090,rtx-3090 --html -)
+expect(0 "\"dettmers_pick\"" recommend --presets --json)
+expect(2 "--port" serve --port 70000)
