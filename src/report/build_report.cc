@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -75,21 +76,24 @@ std::string build_html(const Build& b, const BuildReport& r,
   chart::Section parts{heading,
                        {fmt::format("Parts about {} USD{}.", format_number(std::round(r.price_usd)),
                                     r.gpus_priced ? "" : " without the GPUs (no new price in the catalog)")},
-                       {{"part", "id", "count", "why"}},
+                       {reasons.empty() ? std::vector<std::string>{"part", "id", "count"}
+                                        : std::vector<std::string>{"part", "id", "count", "why"}},
                        {}};
-  auto why = [&](const std::string& part) {
-    for (const auto& [name, text] : reasons) {
-      if (name == part) return text;
+  auto add = [&](const std::string& part, const std::string& id, const std::string& count) {
+    std::vector<std::string> row = {part, id, count};
+    if (!reasons.empty()) {
+      const auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& reason) { return reason.first == part; });
+      row.push_back(it != reasons.end() ? it->second : "");
     }
-    return std::string();
+    parts.table.push_back(std::move(row));
   };
-  parts.table.push_back({"gpu", b.gpu->id, std::to_string(b.gpu_count), why("gpu")});
-  parts.table.push_back({"cpu", b.cpu->id, std::to_string(b.cpu_count), why("cpu")});
-  parts.table.push_back({"board", b.board->id, "1", why("board")});
-  parts.table.push_back({"chassis", b.chassis->id, "1", why("chassis")});
-  for (const Psu* p : b.psus) parts.table.push_back({"psu", p->id, "1", why("psu")});
-  if (b.nic) parts.table.push_back({"nic", b.nic->id, "1", why("nic")});
-  if (b.circuit) parts.table.push_back({"circuit", b.circuit->id, "", why("circuit")});
+  add("gpu", b.gpu->id, std::to_string(b.gpu_count));
+  add("cpu", b.cpu->id, std::to_string(b.cpu_count));
+  add("board", b.board->id, "1");
+  add("chassis", b.chassis->id, "1");
+  for (const Psu* p : b.psus) add("psu", p->id, "1");
+  if (b.nic) add("nic", b.nic->id, "1");
+  if (b.circuit) add("circuit", b.circuit->id, "");
   sections.push_back(std::move(parts));
 
   chart::StackedBarChart psu{"PSU load", "sustained draw (W)", footer, {"GPUs", "CPUs", "other parts"}, {}, 0, ""};
