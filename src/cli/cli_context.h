@@ -66,7 +66,8 @@ struct CliContext {
   // Prints JSON (pretty, 2-space indent, newline) to stdout.
   void print_json(const report::Json& value) const;
 
-  // Writes an --html report to the file, saying so on stderr, or to stdout when the file is "-".
+  // Writes an --html report, its footer stamped with today's date, to the file (saying so on
+  // stderr) or to stdout when the file is "-".
   // Returns true when the command is done: the report went to stdout (it prints nothing else) or
   // the file could not be written (exit_code set).
   bool emit_html(const std::string& file, const std::string& html);
@@ -145,5 +146,6 @@ void add_cost_command(CLI::App& app, CliContext& ctx);
 void add_recommend_command(CLI::App& app, CliContext& ctx);
 void add_build_command(CLI::App& app, CliContext& ctx);
 void add_serve_command(CLI::App& app, CliContext& ctx);
+void add_report_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace rigplan::cli

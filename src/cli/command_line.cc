@@ -21,7 +21,8 @@ constexpr Command kCommands[] = {
     {"compare", add_compare_command},     {"cost", add_cost_command},
     {"recommend", add_recommend_command}, {"build", add_build_command},
     {"validate", add_validate_command},   {"calibrate", add_calibrate_command},
-    {"catalog", add_catalog_command},     {"serve", add_serve_command},
+    {"report", add_report_command},       {"catalog", add_catalog_command},
+    {"serve", add_serve_command},
 };
 
 }  // namespace
