@@ -67,11 +67,18 @@ struct Prediction {
 // that does not fit in memory is offloaded (slower) or reported with bound "capacity".
 Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog);
-// As above, with the configuration's memory estimate already made (estimate_memory without
-// searches, on any GPU: only its total is used). For callers that predict one configuration on
-// many GPUs.
+// What a prediction needs that does not depend on the GPU. Callers that predict one workload and
+// configuration on many GPUs (recommend) make it once and pass it to predict.
+struct RunFacts {
+  MemoryEstimate memory;  // estimate_memory without searches; only its total is used
+  ParamCounts params;
+  FlopCounts flops;  // at the configuration's batch and sequence
+  std::string workload_class;
+};
+// `gpu`: any GPU (the facts do not depend on it; estimate_memory needs one for its capacity).
+Result<RunFacts> run_facts(const Workload& workload, const Gpu& gpu, const RunConfig& config);
 Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
-                           const Calibration& calibration, const Catalog& catalog, const MemoryEstimate& memory);
+                           const Calibration& calibration, const Catalog& catalog, const RunFacts& facts);
 
 // The calibration key of a GPU: its architecture and memory class, "ampere-hbm" (GA100) or
 // "ampere-gddr" (GA102 and smaller): chips of one generation with HBM or GDDR differ in caches,

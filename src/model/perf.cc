@@ -283,20 +283,28 @@ std::string workload_class(const Workload& w) {
   return "cnn";
 }
 
-Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
-                           const Calibration& calibration, const Catalog& catalog) {
+Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& config) {
   auto memory = estimate_memory(w, gpu, config, /*with_searches=*/false);
   if (!memory) return memory.status();
-  return predict(w, gpu, config, calibration, catalog, *memory);
+  const FlopCounts flops = count_flops(w, *memory->config.batch, *memory->config.seq_len);  // resolved
+  return RunFacts{std::move(memory).value(), count_params(w), flops, workload_class(w)};
 }
 
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
-                           const Calibration& calibration, const Catalog& catalog, const MemoryEstimate& estimate) {
+                           const Calibration& calibration, const Catalog& catalog) {
+  auto facts = run_facts(w, gpu, config);
+  if (!facts) return facts.status();
+  return predict(w, gpu, config, calibration, catalog, *facts);
+}
+
+Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                           const Calibration& calibration, const Catalog& catalog, const RunFacts& facts) {
+  const MemoryEstimate& estimate = facts.memory;
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   Prediction p;
   p.config = estimate.config;
   const RunConfig& c = p.config;
-  p.workload_class = workload_class(w);
+  p.workload_class = facts.workload_class;
   p.error_band = calibration.error_band.count(p.workload_class) ? calibration.error_band.at(p.workload_class) : 0.25;
   ArchCalibration cal = calibration.for_arch(calibration_key(gpu));
   const Rates rates = rates_for(gpu, c.precision);
@@ -313,7 +321,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     // One token per sequence: every weight is read once; the KV cache of the context too.
     const TransformerConfig& t = *w.transformer;
     const double bits = *bits_per_weight(c.weights);
-    const ParamCounts pcount = count_params(w);
+    const ParamCounts& pcount = facts.params;
     Op weights;
     weights.kind = "gemm";
     weights.flops = 2 * batch * static_cast<double>(pcount.active - pcount.embedding);
@@ -349,7 +357,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     // a forward.
     const double recompute = c.checkpointing ? 1 : 0;
     time_ops(ops, 1 + (frozen ? 1 : 2) + recompute, 1 + 2 + recompute, rates, cal, timing);
-    const ParamCounts pcount = count_params(w);
+    const ParamCounts& pcount = facts.params;
     const double trained = frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
     const double per_param = c.optimizer == "adamw" || c.optimizer == "adam8bit"
                                  ? (c.pure_16bit ? pc::kAdamPure16Bytes : pc::kAdamMixedBytes)
@@ -382,7 +390,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
       busbw = std::min(busbw, pc::kNetworkGbpsPerGpu * pc::kNetworkEfficiency);
       latency = pc::kInterNodeLatencyS;
     }
-    const ParamCounts pcount = count_params(w);
+    const ParamCounts& pcount = facts.params;
     if (train && dp > 1) {
       const double trained = frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
       const double share = (dp - 1.0) / dp / (tp * pp);
@@ -438,7 +446,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
       w.throughput_unit == "tokens" || w.throughput_unit == "mel-frames" || w.throughput_unit == "audio-samples"
           ? (decode ? 1.0 : seq)
           : 1.0;
-  p.unit = fmt::format("{}/s", w.throughput_unit);
+  p.unit = w.throughput_unit + "/s";
   p.samples_per_step = batch * dp;
   p.throughput = p.samples_per_step * units_per_sample / step;
 
@@ -453,7 +461,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
 
   // Model FLOPs utilisation: the workload's FLOPs (6·N·tokens-style, no recomputation) over the
   // peak of all GPUs in the step time.
-  const FlopCounts f = count_flops(w, static_cast<int>(batch), static_cast<int>(seq));
+  const FlopCounts& f = facts.flops;
   const double model_flops = decode ? f.decode_per_token : (train ? f.train : f.forward);
   p.mfu = model_flops * dp / (step * rates.tensor_tflops * 1e12 * c.gpus);
   if (!link_name.empty()) p.note += (p.note.empty() ? "" : "; ") + fmt::format("GPU-to-GPU: {}", link_name);

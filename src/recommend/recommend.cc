@@ -55,8 +55,8 @@ std::vector<std::pair<std::string, RunConfig>> strategies(const RunConfig& base,
   return out;
 }
 
-// Evaluations shared by the options on the same GPU and count, and memory estimates shared by
-// every GPU (they depend on the GPU only through its capacity).
+// Evaluations shared by the options on the same GPU and count, and the facts of each task and
+// configuration (memory, parameters, FLOPs) shared by every GPU.
 class Evaluator {
  public:
   Evaluator(const Demand& d, const Catalog& c, const Calibration& cal)
@@ -80,12 +80,12 @@ class Evaluator {
     const Task& task = demand_.tasks[task_index];
     TaskRun best;
     for (const auto& [name, cfg] : strategies(task.run, gpu, count)) {
-      auto memory = memory_of(task_index, gpu, count, name, cfg);
-      if (!memory) return memory.status();
-      best.memory_gb = (*memory)->total_gb;
+      auto facts = facts_of(task_index, gpu, count, name, cfg);
+      if (!facts) return facts.status();
+      best.memory_gb = (*facts)->memory.total_gb;
       best.strategy = name;
-      if ((*memory)->total_gb > capacity_gb(gpu)) continue;
-      auto p = predict(task.workload, gpu, cfg, calibration_, catalog_, **memory);
+      if ((*facts)->memory.total_gb > capacity_gb(gpu)) continue;
+      auto p = predict(task.workload, gpu, cfg, calibration_, catalog_, **facts);
       if (!p) return p.status();
       best.fits = p->fits;
       best.throughput = p->throughput;
@@ -95,21 +95,21 @@ class Evaluator {
     return best;
   }
 
-  // Made on the first GPU asked about; only its total is used.
-  Result<const MemoryEstimate*> memory_of(size_t task_index, const Gpu& gpu, int count, const std::string& strategy,
-                                          const RunConfig& cfg) {
+  // Made on the first GPU asked about: the facts do not depend on it.
+  Result<const RunFacts*> facts_of(size_t task_index, const Gpu& gpu, int count, const std::string& strategy,
+                                   const RunConfig& cfg) {
     auto key = std::make_tuple(task_index, count, strategy);
-    if (auto it = memory_.find(key); it != memory_.end()) return &it->second;
-    auto e = estimate_memory(demand_.tasks[task_index].workload, gpu, cfg, /*with_searches=*/false);
-    if (!e) return e.status();
-    return &memory_.emplace(key, std::move(e).value()).first->second;
+    if (auto it = facts_.find(key); it != facts_.end()) return &it->second;
+    auto f = run_facts(demand_.tasks[task_index].workload, gpu, cfg);
+    if (!f) return f.status();
+    return &facts_.emplace(key, std::move(f).value()).first->second;
   }
 
   const Demand& demand_;
   const Catalog& catalog_;
   const Calibration& calibration_;
   std::map<std::pair<std::string, int>, std::vector<TaskRun>> cache_;
-  std::map<std::tuple<size_t, int, std::string>, MemoryEstimate> memory_;
+  std::map<std::tuple<size_t, int, std::string>, RunFacts> facts_;
 };
 
 // The base system, its power and embodied carbon for hardware the user does not buy (a cloud
@@ -453,12 +453,22 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
         unpriced));
   }
 
-  auto by_cost = [](const Option& a, const Option& b) {
-    if (a.total_cost_usd != b.total_cost_usd) return a.total_cost_usd < b.total_cost_usd;
-    return a.time_to_result_h < b.time_to_result_h;
+  // Cheapest first, then fastest; an order of indices, so each option moves once.
+  auto sort_by_cost = [](std::vector<Option>& options) {
+    std::vector<size_t> order(options.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      const Option &x = options[a], &y = options[b];
+      if (x.total_cost_usd != y.total_cost_usd) return x.total_cost_usd < y.total_cost_usd;
+      return x.time_to_result_h < y.time_to_result_h;
+    });
+    std::vector<Option> sorted;
+    sorted.reserve(options.size());
+    for (size_t i : order) sorted.push_back(std::move(options[i]));
+    options = std::move(sorted);
   };
-  std::stable_sort(rec.options.begin(), rec.options.end(), by_cost);
-  std::stable_sort(rec.rejected.begin(), rec.rejected.end(), by_cost);
+  sort_by_cost(rec.options);
+  sort_by_cost(rec.rejected);
 
   // The cost/time Pareto front: walking by cost, an option is on it when it is faster than every
   // cheaper one.
