@@ -51,6 +51,29 @@ std::string footer_text(double height, const std::string& footer) {
                      kLeft / 10, height - 8, kFont, escape(footer));
 }
 
+// The header and the value grid (five steps) of a horizontal bar chart.
+std::string bar_frame(double height, const std::string& title, double plot_h, double axis_max) {
+  const double plot_w = kWidth - kLeft - kRight;
+  std::string out = header(height, title);
+  for (int i = 0; i <= 5; ++i) {
+    const double v = axis_max * i / 5;
+    const double x = kLeft + v / axis_max * plot_w;
+    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#ddd\"/>\n", x, kTop, x,
+                       kTop + plot_h);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n", x,
+                       kTop + plot_h + 16, kFont, number(v));
+  }
+  return out;
+}
+
+// Bar i's label, left of the plot; returns the bar's top edge.
+double bar_row(size_t i, const std::string& label, std::string& out) {
+  const double y = kTop + static_cast<double>(i) * (kBarHeight + kBarGap);
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"12\" text-anchor=\"end\">{}</text>\n",
+                     kLeft - 8, y + kBarHeight * 0.7, kFont, escape(label));
+  return y;
+}
+
 }  // namespace
 
 std::string escape(std::string_view text) {
@@ -75,20 +98,10 @@ std::string svg(const BarChart& c) {
   const double axis_max = nice_ceiling(top);
   const double plot_w = kWidth - kLeft - kRight;
   auto x_of = [&](double v) { return kLeft + v / axis_max * plot_w; };
-  std::string out = header(height, c.title);
-  // Grid and ticks: five steps.
-  for (int i = 0; i <= 5; ++i) {
-    const double v = axis_max * i / 5;
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#ddd\"/>\n", x_of(v),
-                       kTop, x_of(v), kTop + plot_h);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
-                       x_of(v), kTop + plot_h + 16, kFont, number(v));
-  }
+  std::string out = bar_frame(height, c.title, plot_h, axis_max);
   for (size_t i = 0; i < c.bars.size(); ++i) {
     const auto& b = c.bars[i];
-    const double y = kTop + static_cast<double>(i) * (kBarHeight + kBarGap);
-    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"12\" text-anchor=\"end\">{}</text>\n",
-                       kLeft - 8, y + kBarHeight * 0.7, kFont, escape(b.label));
+    const double y = bar_row(i, b.label, out);
     out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n", kLeft, y,
                        std::max(0.0, x_of(b.value) - kLeft), kBarHeight, b.highlight ? kHighlightColour : kBarColour);
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n", x_of(b.value) + 4,
@@ -121,19 +134,10 @@ std::string svg(const StackedBarChart& c) {
   const double axis_max = nice_ceiling(top);
   const double plot_w = kWidth - kLeft - kRight;
   auto x_of = [&](double v) { return kLeft + v / axis_max * plot_w; };
-  std::string out = header(height, c.title);
-  for (int i = 0; i <= 5; ++i) {
-    const double v = axis_max * i / 5;
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#ddd\"/>\n", x_of(v),
-                       kTop, x_of(v), kTop + plot_h);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
-                       x_of(v), kTop + plot_h + 16, kFont, number(v));
-  }
+  std::string out = bar_frame(height, c.title, plot_h, axis_max);
   for (size_t i = 0; i < c.bars.size(); ++i) {
     const auto& b = c.bars[i];
-    const double y = kTop + static_cast<double>(i) * (kBarHeight + kBarGap);
-    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"12\" text-anchor=\"end\">{}</text>\n",
-                       kLeft - 8, y + kBarHeight * 0.7, kFont, escape(b.label));
+    const double y = bar_row(i, b.label, out);
     double sum = 0;
     for (size_t k = 0; k < b.values.size() && k < c.parts.size(); ++k) {
       const double v = std::max(0.0, b.values[k]);
