@@ -100,6 +100,7 @@ function showComparison(c) {
     cell(row, g.gpu);
     cell(row, g.relative.toFixed(2));
     cell(row, `${g.throughput} ${g.unit}`);
+    cell(row, g.fits ? "yes" : "no (offloaded)");
     cell(row, g.price_usd != null ? g.price_usd.toLocaleString("en-US") : "-");
     cell(row, g.perf_per_kusd_card != null ? g.perf_per_kusd_card.toFixed(3) : "-");
     cell(row, g.memory_gb);

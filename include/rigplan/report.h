@@ -107,8 +107,9 @@ Json to_json(const Recommendation& recommendation, size_t top);
 std::string recommend_text(const Recommendation& recommendation, size_t top, bool explain);
 // `rigplan compare --html`: relative performance bars (as in Dettmers' charts) and performance
 // per 1,000 USD for the card and for 1, 2, 4 and 8-GPU systems, with a table.
-std::string compare_html(const std::string& what, const std::string& reference,
-                         const std::vector<std::string>& gpus, const std::vector<GpuValue>& values);
+// `predictions[i]` and `values[i]` are of `gpus[i]`; a GPU that does not fit is marked offloaded.
+std::string compare_html(const std::string& what, const std::string& reference, const std::vector<const Gpu*>& gpus,
+                         const std::vector<Prediction>& predictions, const std::vector<GpuValue>& values);
 
 // A self-contained HTML page: the request, the ranked table with reasons, cost against time with
 // the Pareto front, total cost per option, relaxations and assumptions.

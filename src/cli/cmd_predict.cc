@@ -88,11 +88,9 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       values.push_back(*v);
     }
     if (!html_file.empty()) {
-      std::vector<std::string> names;
-      for (const Gpu* g : gpus) names.push_back(g->id);
       const std::string what = fmt::format("{} ({}, batch {} per GPU)", workload.id, predictions[0].config.precision,
                                            *predictions[0].config.batch);
-      const std::string page = report::compare_html(what, ref->id, names, values);
+      const std::string page = report::compare_html(what, ref->id, gpus, predictions, values);
       if (ctx.emit_html(html_file, page)) return;
     }
     auto system_value = [&](const GpuValue& v, int count) -> const GpuValue::SystemValue* {

@@ -228,8 +228,8 @@ void mark_front(std::vector<chart::ScatterChart::Point>& points) {
   }
 }
 
-std::string compare_html(const std::string& what, const std::string& reference,
-                         const std::vector<std::string>& gpus, const std::vector<GpuValue>& values) {
+std::string compare_html(const std::string& what, const std::string& reference, const std::vector<const Gpu*>& gpus,
+                         const std::vector<Prediction>& predictions, const std::vector<GpuValue>& values) {
   const std::string footer = "rigplan compare: throughput from the performance model (docs/performance.md); prices "
                              "from data/catalog, dated per entry";
   chart::BarChart relative{"Relative performance: " + what, "throughput relative to " + reference, footer, {}, 1.0};
@@ -245,24 +245,28 @@ std::string compare_html(const std::string& what, const std::string& reference,
   chart::ScatterChart by_power{"Performance against power", "average GPU draw while running (W)",
                                "throughput relative to " + reference, footer, {}, false, false};
   std::vector<std::vector<std::string>> table = {
-      {"gpu", "relative", "price USD", "per kUSD card", "x1 system", "x2 system", "x4 system", "x8 system", "per kW"}};
+      {"gpu", "relative", "fits", "price USD", "per kUSD card", "x1 system", "x2 system", "x4 system", "x8 system",
+       "per kW"}};
   for (size_t i = 0; i < gpus.size(); ++i) {
     const GpuValue& v = values[i];
-    relative.bars.push_back({gpus[i], v.relative, gpus[i] == reference});
-    if (v.per_kusd_card) per_card.bars.push_back({gpus[i], *v.per_kusd_card, gpus[i] == reference});
-    std::vector<std::string> row = {gpus[i], fmt::format("{:.2f}", v.relative),
+    const std::string& id = gpus[i]->id;
+    // A GPU that does not fit runs offloaded: say so wherever its number appears.
+    const std::string label = predictions[i].fits ? id : id + " (offloaded)";
+    relative.bars.push_back({label, v.relative, id == reference});
+    if (v.per_kusd_card) per_card.bars.push_back({label, *v.per_kusd_card, id == reference});
+    std::vector<std::string> row = {id, fmt::format("{:.2f}", v.relative), predictions[i].fits ? "yes" : "no (offloaded)",
                                     v.price ? format_number(v.price->usd) : "-",
                                     v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
     for (size_t k = 0; k < std::size(kValueCounts); ++k) {
       const auto it = std::find_if(v.systems.begin(), v.systems.end(),
                                    [&](const GpuValue::SystemValue& s) { return s.count == kValueCounts[k]; });
       row.push_back(it != v.systems.end() ? fmt::format("{:.3f}", it->per_kusd) : "-");
-      if (it != v.systems.end()) per_system[k].bars.push_back({gpus[i], it->per_kusd, gpus[i] == reference});
+      if (it != v.systems.end()) per_system[k].bars.push_back({label, it->per_kusd, id == reference});
     }
     row.push_back(fmt::format("{:.2f}", v.per_kw));
     table.push_back(std::move(row));
-    if (v.price) by_price.points.push_back({gpus[i], v.price->usd, v.relative});
-    if (v.per_kw > 0) by_power.points.push_back({gpus[i], v.relative / v.per_kw * 1000, v.relative});
+    if (v.price) by_price.points.push_back({label, v.price->usd, v.relative});
+    if (v.per_kw > 0) by_power.points.push_back({label, v.relative / v.per_kw * 1000, v.relative});
   }
   mark_front(by_price.points);
   mark_front(by_power.points);
