@@ -75,6 +75,10 @@ std::string svg(const LineChart& chart);
 std::string svg(const ScatterChart& chart);
 std::string svg(const StackedBarChart& chart);
 
+// A footer: the sources, then the date the report was made (none when `date` is empty), so that
+// a chart pasted on its own still says where its numbers come from and when.
+std::string dated(const std::string& sources, const std::string& date);
+
 // Text escaped for HTML and SVG.
 std::string escape(std::string_view text);
 

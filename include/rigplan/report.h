@@ -64,7 +64,7 @@ std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEs
 // `rigplan memory --html`: the breakdown of each labelled estimate as stacked bars against the
 // GPU's memory, and the first estimate's terms with their formulas.
 std::string memory_html(const Workload& workload, const Gpu& gpu,
-                        const std::vector<std::pair<std::string, MemoryEstimate>>& estimates);
+                        const std::vector<std::pair<std::string, MemoryEstimate>>& estimates, const std::string& date);
 
 // A workload with its computed parameter count beside the published one.
 Json to_json(const Workload& workload);
@@ -93,13 +93,17 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
 
 namespace rigplan::report {
 
+// The *_html pages are self-contained (charts inline, nothing fetched) and the same bytes for the
+// same input; `date` (YYYY-MM-DD, the day the report is made; empty: none) ends every chart's
+// footer and the page's, beside the sources.
+
 // `rigplan cost`: the owned machine, its costs over the horizon, and each rented alternative
 // with its break-even; `break_even_days` at the top level is the cheapest alternative's.
 Json to_json(const CostComparison& comparison);
 std::string cost_text(const CostComparison& comparison, bool explain);
 // A self-contained HTML page: cumulative cost of owning (net of resale if sold that month) and of
 // the three cheapest rentals month by month, the break-even marked, and the text report.
-std::string cost_html(const CostComparison& comparison);
+std::string cost_html(const CostComparison& comparison, const std::string& date);
 
 // `rigplan recommend`: the first `top` feasible options plus any other option on the Pareto
 // front, the rejected count by constraint, relaxations and assumptions.
@@ -109,11 +113,12 @@ std::string recommend_text(const Recommendation& recommendation, size_t top, boo
 // per 1,000 USD for the card and for 1, 2, 4 and 8-GPU systems, with a table.
 // `predictions[i]` and `values[i]` are of `gpus[i]`; a GPU that does not fit is marked offloaded.
 std::string compare_html(const std::string& what, const std::string& reference, const std::vector<const Gpu*>& gpus,
-                         const std::vector<Prediction>& predictions, const std::vector<GpuValue>& values);
+                         const std::vector<Prediction>& predictions, const std::vector<GpuValue>& values,
+                         const std::string& date);
 
 // A self-contained HTML page: the request, the ranked table with reasons, cost against time with
 // the Pareto front, total cost per option, relaxations and assumptions.
-std::string recommend_html(const Recommendation& recommendation, size_t top);
+std::string recommend_html(const Recommendation& recommendation, size_t top, const std::string& date);
 
 }  // namespace rigplan::report
 
@@ -131,6 +136,6 @@ std::string proposal_text(const Proposal& proposal);
 // budget as stacked bars against the PSUs' rating and the wall circuit. `reasons`: why each part
 // was chosen (propose).
 std::string build_html(const Build& build, const BuildReport& report,
-                       const std::vector<std::pair<std::string, std::string>>& reasons = {});
+                       const std::vector<std::pair<std::string, std::string>>& reasons, const std::string& date);
 
 }  // namespace rigplan::report

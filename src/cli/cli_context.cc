@@ -155,13 +155,7 @@ void Progress::operator()(size_t done, size_t total) {
   if (err_) *err_ << fmt::format("\rrigplan: {} {}/{}", what_, done, total) << std::flush;
 }
 
-bool CliContext::emit_html(const std::string& file, const std::string& page) {
-  // The library's pages are the same bytes for the same input; the date they were made is the
-  // front end's to add.
-  std::string html = page;
-  if (const size_t at = html.find("<footer>"); at != std::string::npos) {
-    html.insert(at + 8, fmt::format("Made on {}. ", today().to_string()));
-  }
+bool CliContext::emit_html(const std::string& file, const std::string& html) {
   if (file == "-") {
     *out << html;
     return true;

@@ -66,8 +66,7 @@ struct CliContext {
   // Prints JSON (pretty, 2-space indent, newline) to stdout.
   void print_json(const report::Json& value) const;
 
-  // Writes an --html report, its footer stamped with today's date, to the file (saying so on
-  // stderr) or to stdout when the file is "-".
+  // Writes an --html report to the file (saying so on stderr), or to stdout when the file is "-".
   // Returns true when the command is done: the report went to stdout (it prints nothing else) or
   // the file could not be written (exit_code set).
   bool emit_html(const std::string& file, const std::string& html);

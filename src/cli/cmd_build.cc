@@ -39,7 +39,7 @@ void add_build_command(CLI::App& app, CliContext& ctx) {
     auto b = parse_build({file, *text}, catalog);
     if (!b) return void(ctx.exit_code = ctx.fail(b.status()));
     const BuildReport report = check_build(*b);
-    if (!check_html.empty() && ctx.emit_html(check_html, report::build_html(*b, report))) return;
+    if (!check_html.empty() && ctx.emit_html(check_html, report::build_html(*b, report, {}, today().to_string()))) return;
     if (ctx.json) return ctx.print_json(report::to_json(*b, report));
     *ctx.out << report::build_text(*b, report);
   });
@@ -95,7 +95,7 @@ void add_build_command(CLI::App& app, CliContext& ctx) {
     }
     auto p = propose_build(req, catalog);
     if (!p) return void(ctx.exit_code = ctx.fail(p.status()));
-    if (!propose_html.empty() && ctx.emit_html(propose_html, report::build_html(p->build, p->report, p->reasons))) {
+    if (!propose_html.empty() && ctx.emit_html(propose_html, report::build_html(p->build, p->report, p->reasons, today().to_string()))) {
       return;
     }
     if (ctx.json) return ctx.print_json(report::to_json(*p));

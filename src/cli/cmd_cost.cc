@@ -71,7 +71,7 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
     r.resale = !no_resale;
     auto c = compare_costs(r, catalog, embedded_calibration());
     if (!c) return void(ctx.exit_code = ctx.fail(c.status()));
-    if (!html_file.empty() && ctx.emit_html(html_file, report::cost_html(*c))) return;
+    if (!html_file.empty() && ctx.emit_html(html_file, report::cost_html(*c, today().to_string()))) return;
     if (ctx.json) return ctx.print_json(report::to_json(*c));
     *ctx.out << report::cost_text(*c, explain);
   });

@@ -78,7 +78,7 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
         auto e = estimate_memory(workload, **gpu, other, /*with_searches=*/false);
         if (e) bars.emplace_back(fmt::format("batch {}{}", batch, batch == estimate->max_batch ? " (largest that fits)" : ""), *e);
       }
-      if (ctx.emit_html(o.html_file, report::memory_html(workload, **gpu, bars))) return;
+      if (ctx.emit_html(o.html_file, report::memory_html(workload, **gpu, bars, today().to_string()))) return;
     }
     if (ctx.json) {
       ctx.print_json(report::to_json(workload, **gpu, *estimate));

@@ -90,7 +90,7 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
     if (!html_file.empty()) {
       const std::string what = fmt::format("{} ({}, batch {} per GPU)", workload.id, predictions[0].config.precision,
                                            *predictions[0].config.batch);
-      const std::string page = report::compare_html(what, ref->id, gpus, predictions, values);
+      const std::string page = report::compare_html(what, ref->id, gpus, predictions, values, today().to_string());
       if (ctx.emit_html(html_file, page)) return;
     }
     auto system_value = [&](const GpuValue& v, int count) -> const GpuValue::SystemValue* {

@@ -138,7 +138,7 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
     }
     auto rec = recommend(demand, constraints, catalog, embedded_calibration());
     if (!rec) return void(ctx.exit_code = ctx.fail(rec.status()));
-    if (!html_file.empty() && ctx.emit_html(html_file, report::recommend_html(*rec, top))) return;
+    if (!html_file.empty() && ctx.emit_html(html_file, report::recommend_html(*rec, top, today().to_string()))) return;
     if (ctx.json) return ctx.print_json(report::to_json(*rec, top));
     *ctx.out << report::recommend_text(*rec, top, explain);
   });

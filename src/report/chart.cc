@@ -76,6 +76,10 @@ double bar_row(size_t i, const std::string& label, std::string& out) {
 
 }  // namespace
 
+std::string dated(const std::string& sources, const std::string& date) {
+  return date.empty() ? sources : sources + ". Made on " + date + ".";
+}
+
 std::string escape(std::string_view text) {
   std::string out;
   for (char c : text) {

@@ -45,6 +45,12 @@ TEST(Chart, StackedPartsAndLimitByHand) {
   EXPECT_NE(s.find(">activations<"), std::string::npos);  // the legend
 }
 
+TEST(Chart, FootersCarryTheDate) {
+  EXPECT_EQ(dated("rigplan compare: prices from data/catalog", "2026-11-22"),
+            "rigplan compare: prices from data/catalog. Made on 2026-11-22.");
+  EXPECT_EQ(dated("sources", ""), "sources");
+}
+
 TEST(Chart, HtmlPageIsSelfContained) {
   const std::string page = html_page("T", {{"H", {"p<1>"}, {{"a", "b"}, {"1", "2"}}, {"<svg></svg>\n"}}}, "f");
   EXPECT_NE(page.find("<th>a</th><th>b</th>"), std::string::npos);
