@@ -66,6 +66,13 @@ std::string bar_frame(double height, const std::string& title, double plot_h, do
   return out;
 }
 
+// The value axis's label, under the ticks of a horizontal bar chart.
+std::string bar_axis_label(double plot_h, const std::string& label) {
+  const double plot_w = kWidth - kLeft - kRight;
+  return fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
+                     kLeft + plot_w / 2, kTop + plot_h + 34, kFont, escape(label));
+}
+
 // Bar i's label, left of the plot; returns the bar's top edge.
 double bar_row(size_t i, const std::string& label, std::string& out) {
   const double y = kTop + static_cast<double>(i) * (kBarHeight + kBarGap);
@@ -116,8 +123,7 @@ std::string svg(const BarChart& c) {
                        "stroke-dasharray=\"4 3\"/>\n",
                        x_of(c.reference), kTop - 4, x_of(c.reference), kTop + plot_h);
   }
-  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
-                     kLeft + plot_w / 2, kTop + plot_h + 34, kFont, escape(c.axis_label));
+  out += bar_axis_label(plot_h, c.axis_label);
   out += footer_text(height, c.footer);
   out += "</svg>\n";
   return out;
@@ -163,8 +169,7 @@ std::string svg(const StackedBarChart& c) {
                        "text-anchor=\"end\">{}</text>\n",
                        x_of(c.limit) - 3, kTop - 8, kFont, escape(c.limit_label));
   }
-  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
-                     kLeft + plot_w / 2, kTop + plot_h + 34, kFont, escape(c.axis_label));
+  out += bar_axis_label(plot_h, c.axis_label);
   const double column_w = (kWidth - kLeft / 5) / kLegendColumns;
   for (size_t k = 0; k < c.parts.size(); ++k) {
     const double lx = kLeft / 10 + static_cast<double>(k % kLegendColumns) * column_w;
