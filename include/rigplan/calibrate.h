@@ -29,9 +29,9 @@ double relative_error(const std::vector<ThroughputSample>& samples, const std::v
 // Which samples belong to groups that compare GPUs at one GPU count (the calibration set).
 std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples);
 
-// Fits gemm_efficiency and memory_efficiency per architecture present in the samples whose
-// `use` flag is set, minimising the squared log ratio error of non-ref samples plus a weak pull
-// towards `start`. Coordinate descent over multiplicative steps.
+// Fits gemm_efficiency, memory_efficiency and tf32_efficiency per calibration key present in the
+// samples whose `use` flag is set, minimising the Huber loss of the log ratio errors of non-ref
+// samples plus a weak pull towards `start`. Coordinate descent over multiplicative steps.
 Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
                             const Calibration& start, const Catalog& catalog);
 

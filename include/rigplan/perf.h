@@ -80,9 +80,10 @@ Result<RunFacts> run_facts(const Workload& workload, const Gpu& gpu, const RunCo
 Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog, const RunFacts& facts);
 
-// The calibration key of a GPU: its architecture and memory class, "ampere-hbm" (GA100) or
-// "ampere-gddr" (GA102 and smaller): chips of one generation with HBM or GDDR differ in caches,
-// memory systems and tensor throughput per SM.
+// The calibration key of a GPU: its architecture and class, "ampere-hbm" (GA100),
+// "ampere-gddr" (GA102 and smaller at full tensor rate) or "ampere-geforce" (FP32-accumulate
+// tensor math at half rate): chips of one generation differ in caches, memory systems and what
+// their 16-bit kernels reach against the rated peak.
 std::string calibration_key(const Gpu& gpu);
 
 // cnn, transformer, rnn or recsys.

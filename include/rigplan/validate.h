@@ -54,7 +54,8 @@ struct ValidationReport {
 };
 
 struct ValidateOptions {
-  const Calibration* calibration = nullptr;  // default: the embedded one
+  // Predicts the rows (default: the embedded calibration); --loo fits its own from the fixed prior.
+  const Calibration* calibration = nullptr;
   // Throughput: predict each GPU's rows with a calibration fitted without that GPU's rows.
   bool leave_one_gpu_out = false;
   // Told (fits done, fits in all) as the held-out fits go, the slow part; last (n, n).

@@ -57,7 +57,7 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
     for (const auto& c : report->classes) {
       // The band of a class is its mean single-GPU leave-one-GPU-out error (the larger one).
       const auto comma = c.group.find(", 1 GPU");
-      if (!c.mean_rel_err || comma == std::string::npos) continue;
+      if (!c.mean_rel_err || comma == std::string::npos || c.group.starts_with("all")) continue;
       out += fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", c.group.substr(0, comma),
                          *c.mean_rel_err);
     }

@@ -249,7 +249,11 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog&
 
 std::string calibration_key(const Gpu& gpu) {
   if (gpu.memory_type.rfind("HBM", 0) == 0) return gpu.architecture + "-hbm";
-  return gpu.architecture + (gpu.segment == "consumer" ? "-geforce" : "-gddr");
+  // GeForce tensor cores accumulate 16-bit products into FP32 at half the FP16-accumulate rate;
+  // a Titan, like the workstation and datacenter cards of its chip, runs both at full rate.
+  const bool half_rate_accumulate =
+      gpu.fp16_tflops && gpu.fp16_fp16acc_tflops && *gpu.fp16_tflops < *gpu.fp16_fp16acc_tflops;
+  return gpu.architecture + (half_rate_accumulate ? "-geforce" : "-gddr");
 }
 
 ArchCalibration Calibration::for_arch(std::string_view architecture) const {
