@@ -31,7 +31,8 @@ std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples);
 
 // Fits gemm_efficiency, memory_efficiency and tf32_efficiency per calibration key present in the
 // samples whose `use` flag is set, minimising the Huber loss of the log ratio errors of non-ref
-// samples plus a weak pull towards `start`. Coordinate descent over multiplicative steps.
+// samples plus a weak pull towards `start`. Coordinate descent over multiplicative steps. Then
+// records each workload's efficiency: the median measured / predicted ratio of its used samples.
 Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
                             const Calibration& start, const Catalog& catalog);
 

@@ -23,8 +23,21 @@ struct ArchCalibration {
   std::string fitted_on;           // what the values were fitted to
 };
 
+// How fast a measured workload's reference implementation runs against the operator model:
+// measured / predicted throughput, the median over its measurements. It scales the operators'
+// time and cancels in every ratio between GPUs; it sets the absolute level, which the operator
+// model alone misses for implementations far from the roofline (Python-driven decoder loops,
+// unfused kernels).
+struct WorkloadCalibration {
+  std::string workload;
+  double efficiency = 1;
+  int rows = 0;           // measurements behind it
+  std::string fitted_on;  // what it was fitted to
+};
+
 struct Calibration {
   std::vector<ArchCalibration> archs;
+  std::vector<WorkloadCalibration> workloads;
   // Relative error band per workload class (cnn, transformer, rnn, recsys), from the
   // leave-one-GPU-out validation residuals.
   std::map<std::string, double, std::less<>> error_band;
@@ -33,6 +46,8 @@ struct Calibration {
   // The parameters of a calibration key (calibration_key); a key without its own uses another
   // key of the same architecture, else the mean of all.
   ArchCalibration for_arch(std::string_view key) const;
+  // The fitted efficiency of a workload; 1 (the operator model alone) for one never measured.
+  double workload_efficiency(std::string_view workload) const;
 };
 
 const Calibration& embedded_calibration();

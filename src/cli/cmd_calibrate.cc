@@ -44,7 +44,7 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
 
     std::string out = fmt::format(
         "# Fitted efficiencies of the performance model, per calibration key (architecture and\n"
-        "# memory class: hbm, gddr, geforce).\n"
+        "# class: hbm, gddr, geforce), and each measured workload's speed against the model.\n"
         "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
         "# Error bands: mean leave-one-GPU-out relative error per workload class, single-GPU rows.\n"
         "# See docs/performance.md.\n",
@@ -53,6 +53,10 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
       out += fmt::format("\n[[arch]]\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\nmemory_efficiency = {:.3f}\n"
                          "tf32_efficiency = {:.3f}\nfitted_on = \"{}, {}\"\n",
                          a.architecture, a.gemm_efficiency, a.memory_efficiency, a.tf32_efficiency, path, today().to_string());
+    }
+    for (const auto& w : fitted.workloads) {
+      out += fmt::format("\n[[workload]]\nworkload = \"{}\"\nefficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, {}\"\n",
+                         w.workload, w.efficiency, w.rows, path, today().to_string());
     }
     for (const auto& c : report->classes) {
       // The band of a class is its mean single-GPU leave-one-GPU-out error (the larger one).

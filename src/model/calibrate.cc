@@ -60,6 +60,7 @@ double relative_error(const std::vector<ThroughputSample>& samples, const std::v
 Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
                             const Calibration& start, const Catalog& catalog) {
   Calibration c = start;
+  c.workloads.clear();  // the efficiencies are fitted against the operator model alone
   std::set<std::string> present;
   for (size_t i = 0; i < samples.size(); ++i) {
     if (use[i]) present.insert(calibration_key(*samples[i].gpu));
@@ -107,6 +108,17 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const 
         repredict(a.architecture);
       }
     }
+  }
+  // Each measured workload's speed against the fitted model: the median ratio over its rows.
+  std::map<std::string, std::vector<double>> log_ratios;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (use[i] && predicted[i] > 0) log_ratios[samples[i].workload->id].push_back(std::log(samples[i].measured / predicted[i]));
+  }
+  for (auto& [workload, logs] : log_ratios) {
+    std::sort(logs.begin(), logs.end());
+    const size_t n = logs.size();
+    const double median = n % 2 ? logs[n / 2] : (logs[n / 2 - 1] + logs[n / 2]) / 2;
+    c.workloads.push_back({workload, std::exp(median), static_cast<int>(n), ""});
   }
   return c;
 }

@@ -28,6 +28,17 @@ const std::vector<FieldSpec<ArchCalibration>>& arch_fields() {
   return kFields;
 }
 
+const std::vector<FieldSpec<WorkloadCalibration>>& workload_fields() {
+  using W = WorkloadCalibration;
+  static const std::vector<FieldSpec<W>> kFields = {
+      {"workload", &W::workload, true},
+      {"efficiency", &W::efficiency, true, "", {}, {0, 100, false}},
+      {"rows", &W::rows, true, "", {}, {1, 1e6, true}},
+      {"fitted_on", &W::fitted_on, true},
+  };
+  return kFields;
+}
+
 const std::vector<FieldSpec<Band>>& band_fields() {
   static const std::vector<FieldSpec<Band>> kFields = {
       {"workload_class", &Band::workload_class, true, "", {"cnn", "transformer", "rnn", "recsys"}},
@@ -48,18 +59,23 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
     toml::table& root = *parsed;
     for (auto&& [key, node] : root) {
       const auto* array = node.as_array();
-      const bool arch = key.str() == "arch", band = key.str() == "band";
-      if ((!arch && !band) || !array || !array->is_array_of_tables()) {
-        problems.add(node.source(), fmt::format("unknown section '{}'; expected [[arch]] or [[band]]", key.str()));
+      const bool arch = key.str() == "arch", band = key.str() == "band", workload = key.str() == "workload";
+      if ((!arch && !band && !workload) || !array || !array->is_array_of_tables()) {
+        problems.add(node.source(),
+                     fmt::format("unknown section '{}'; expected [[arch]], [[workload]] or [[band]]", key.str()));
         continue;
       }
       for (const auto& item : *array) {
         const RawEntry raw{*item.as_table(), ""};
-        const EntryContext ctx(arch ? "arch" : "band", raw, problems);
+        const EntryContext ctx(key.str(), raw, problems);
         if (arch) {
           ArchCalibration a;
           decode_fields(ctx, raw.table, arch_fields(), a, {});
           out.archs.push_back(a);
+        } else if (workload) {
+          WorkloadCalibration w;
+          decode_fields(ctx, raw.table, workload_fields(), w, {});
+          out.workloads.push_back(w);
         } else {
           Band b;
           decode_fields(ctx, raw.table, band_fields(), b, {});

@@ -85,12 +85,12 @@ std::string validation_text(const ValidationReport& report) {
   Table summary({{"group"}, {"n", A::kRight}, {"skipped", A::kRight}, {"memory MAPE", A::kRight},
                  {"memory MAE GB", A::kRight}, {"fits accuracy", A::kRight},
                  {"median rel err", A::kRight}, {"mean rel err", A::kRight}, {"max rel err", A::kRight},
-                 {"baseline median", A::kRight}, {"baseline mean", A::kRight}});
+                 {"median abs err", A::kRight}, {"baseline median", A::kRight}, {"baseline mean", A::kRight}});
   auto add = [&](const ValidationSummary& s) {
     summary.add_row({s.group, std::to_string(s.n), std::to_string(s.skipped), pct(s.mean_abs_pct_err, 1),
                      s.mean_abs_err_gb ? fmt::format("{:.2f}", *s.mean_abs_err_gb) : "-",
                      pct(s.fits_accuracy, 100), pct(s.median_rel_err, 100), pct(s.mean_rel_err, 100),
-                     pct(s.max_rel_err, 100), pct(s.baseline_median_rel_err, 100),
+                     pct(s.max_rel_err, 100), pct(s.median_abs_err, 100), pct(s.baseline_median_rel_err, 100),
                      pct(s.baseline_mean_rel_err, 100)});
   };
   for (const auto& g : report.groups) add(g);
@@ -99,8 +99,8 @@ std::string validation_text(const ValidationReport& report) {
     summary.add_row({"by workload class:"});
     for (const auto& c : report.classes) add(c);
   }
-  out += fmt::format("\nThroughput errors are relative to each group's ref row{}; the baseline guesses "
-                     "throughput ∝ GPUs × memory bandwidth.\n",
+  out += fmt::format("\nThroughput errors are relative to each group's ref row{}; the absolute error is "
+                     "|predicted / measured - 1|; the baseline guesses throughput ∝ GPUs × memory bandwidth.\n",
                      report.leave_one_gpu_out ? ", each GPU predicted by a calibration fitted without it" : "");
   return out + "\n" + summary.render();
 }

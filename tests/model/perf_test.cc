@@ -141,6 +141,25 @@ TEST(PerfModel, TheEmbeddedCalibrationCoversEveryMeasuredGeneration) {
   EXPECT_GT(c.error_band.at("cnn"), 0);
 }
 
+TEST(Calibration, ABadFileNamesTheSectionTheFieldAndTheAcceptedRange) {
+  auto bad = load_calibration({{"perf.toml", "[[workload]]\nworkload = \"resnet50\"\nefficiency = -1\nrows = 3\n"
+                                             "fitted_on = \"x\"\n\n[[archs]]\n"}});
+  ASSERT_FALSE(bad.ok());
+  const std::string message = bad.status().message();
+  EXPECT_NE(message.find("perf.toml"), std::string::npos) << message;
+  EXPECT_NE(message.find("efficiency"), std::string::npos) << message;
+  EXPECT_NE(message.find("> 0"), std::string::npos) << message;
+  EXPECT_NE(message.find("unknown section 'archs'"), std::string::npos) << message;
+}
+
+TEST(Calibration, TheEmbeddedOneCarriesTheMeasuredWorkloads) {
+  const Calibration& c = embedded_calibration();
+  // Tacotron 2's decoder runs one Python-driven step per mel frame: far below the roofline.
+  EXPECT_LT(c.workload_efficiency("tacotron2"), 0.3);
+  EXPECT_GT(c.workload_efficiency("resnet50"), 0.3);
+  EXPECT_EQ(c.workload_efficiency("llama-2-7b"), 1);  // never measured: the operator model alone
+}
+
 TEST(Calibrate, FitRecoversTheRatiosOfTheCalibrationThatGeneratedTheData) {
   // Synthetic measurements made by the model itself at a known calibration: the fit moves the
   // starting guess towards it. It fits ratios to the group's ref row, which are unchanged when
@@ -167,6 +186,42 @@ TEST(Calibrate, FitRecoversTheRatiosOfTheCalibrationThatGeneratedTheData) {
   };
   const double before = ratio_error(start), after = ratio_error(fitted);
   EXPECT_LT(after, before / 2);
+}
+
+TEST(Calibrate, AWorkloadMeasuredAtHalfTheModelsSpeedGetsEfficiencyOneHalf) {
+  // The measurements are the model's own throughput at the fitted calibration, halved: the
+  // efficiency of the workload is the median measured / predicted ratio, 0.5.
+  const Calibration c = flat(0.8, 0.8);
+  RunConfig config;
+  config.precision = "fp16";
+  config.batch = 64;
+  std::vector<ThroughputSample> samples;
+  for (const char* gpu : {"a100-sxm4-80gb", "rtx-a6000", "h100-sxm5-80gb"}) {
+    ThroughputSample s{*zoo().find("resnet50"), catalog().gpu(gpu), config, 0, 0};
+    s.measured = run("resnet50", gpu, config, c).throughput / 2;
+    samples.push_back(s);
+  }
+  const Calibration fitted = fit_calibration(samples, {true, true, true}, c, catalog());
+  ASSERT_EQ(fitted.workloads.size(), 1u);
+  EXPECT_EQ(fitted.workloads[0].workload, "resnet50");
+  EXPECT_EQ(fitted.workloads[0].rows, 3);
+  // The ratios already match, so the architecture efficiencies stay where they start.
+  EXPECT_NEAR(fitted.workloads[0].efficiency, 0.5, 1e-9);
+}
+
+TEST(PerfModel, AWorkloadEfficiencyScalesThatWorkloadsOperatorTimes) {
+  Calibration c = flat(0.8, 0.8);
+  RunConfig one;
+  one.precision = "fp16";
+  one.batch = 64;
+  const Prediction plain = run("resnet50", "a100-sxm4-80gb", one, c);
+  c.workloads.push_back({"resnet50", 0.5, 10, "test"});
+  const Prediction halved = run("resnet50", "a100-sxm4-80gb", one, c);
+  EXPECT_NEAR(halved.throughput, plain.throughput / 2, 1e-9 * plain.throughput);
+  EXPECT_EQ(halved.bound, plain.bound);
+  EXPECT_NE(halved.note.find("divided by 0.5"), std::string::npos) << halved.note;
+  // Another workload is untouched.
+  EXPECT_EQ(run("ssd300", "a100-sxm4-80gb", one, c).throughput, run("ssd300", "a100-sxm4-80gb", one, flat(0.8, 0.8)).throughput);
 }
 
 }  // namespace
