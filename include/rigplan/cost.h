@@ -154,10 +154,12 @@ struct GpuValue {
   double per_kw = 0;                 // relative per kW of average GPU draw while running
 };
 inline constexpr int kValueCounts[] = {1, 2, 4, 8};
-// `throughput` and `reference_throughput` are single-GPU predictions of the same run.
+// `throughput` and `reference_throughput` are single-GPU predictions of the same run. With
+// `shrink_batch`, an N-GPU system that cannot hold the run's batch runs the largest that fits
+// (predict_largest_fitting).
 Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunConfig& run,
                            double throughput, double reference_throughput, const Catalog& catalog,
-                           const Calibration& calibration);
+                           const Calibration& calibration, bool shrink_batch = false);
 
 // `rigplan cost`: one owned machine against cloud offers over a horizon.
 struct CostRequest {

@@ -95,6 +95,11 @@ Result<RunFacts> run_facts(const Workload& workload, const Gpu& gpu, const RunCo
 Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog, const RunFacts& facts);
 
+// As predict, but a run whose batch does not fit runs at the largest batch per GPU that does
+// when `shrink_batch` is set, as its owner would; offloaded when not even one fits.
+Result<Prediction> predict_largest_fitting(const Workload& workload, const Gpu& gpu, const RunConfig& config,
+                                           const Calibration& calibration, const Catalog& catalog, bool shrink_batch);
+
 // The calibration key of a GPU: its architecture and class, "ampere-hbm" (GA100),
 // "ampere-gddr" (GA102 and smaller at full tensor rate) or "ampere-geforce" (FP32-accumulate
 // tensor math at half rate): chips of one generation differ in caches, memory systems and what

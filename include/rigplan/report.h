@@ -109,12 +109,17 @@ std::string cost_html(const CostComparison& comparison, const std::string& date)
 // front, the rejected count by constraint, relaxations and assumptions.
 Json to_json(const Recommendation& recommendation, size_t top);
 std::string recommend_text(const Recommendation& recommendation, size_t top, bool explain);
+// How a compared GPU holds the run: "yes", "yes, batch 96" (a smaller batch than the requested
+// one, the largest that fits) or "no (offloaded)".
+std::string fit_label(const Prediction& prediction, int requested_batch);
+
 // `rigplan compare --html`: relative performance bars (as in Dettmers' charts) and performance
 // per 1,000 USD for the card and for 1, 2, 4 and 8-GPU systems, with a table.
-// `predictions[i]` and `values[i]` are of `gpus[i]`; a GPU that does not fit is marked offloaded.
-std::string compare_html(const std::string& what, const std::string& reference, const std::vector<const Gpu*>& gpus,
-                         const std::vector<Prediction>& predictions, const std::vector<GpuValue>& values,
-                         const std::string& date);
+// `predictions[i]` and `values[i]` are of `gpus[i]`; a GPU run at a smaller batch or offloaded
+// says so (fit_label).
+std::string compare_html(const std::string& what, int requested_batch, const std::string& reference,
+                         const std::vector<const Gpu*>& gpus, const std::vector<Prediction>& predictions,
+                         const std::vector<GpuValue>& values, const std::string& date);
 
 // A self-contained HTML page: the request, the ranked table with reasons, cost against time with
 // the Pareto front, total cost per option, relaxations and assumptions.

@@ -73,24 +73,31 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       if (std::find(gpus.begin(), gpus.end(), ref) == gpus.end()) gpus.insert(gpus.begin(), ref);
     }
     if (!ref) return void(ctx.exit_code = ctx.fail(Status::invalid_input("--gpus names no GPU")));
-    const Calibration calibration = embedded_calibration();
+    const Calibration& calibration = embedded_calibration();
     std::vector<Prediction> predictions;
+    // Without an explicit --batch, a card that cannot hold the workload's default batch runs the
+    // largest batch it can hold, as its owner would (and as Lambda's benchmarks do), rather than
+    // offloaded at a batch nobody would pick.
+    const bool shrink_batch = !o.run.batch;
     for (const Gpu* g : gpus) {
-      auto p = predict(workload, *g, o.run, calibration, catalog);
+      auto p = predict_largest_fitting(workload, *g, o.run, calibration, catalog, shrink_batch);
       if (!p) return void(ctx.exit_code = ctx.fail(p.status()));
       predictions.push_back(*p);
     }
+    const int requested_batch = o.run.batch.value_or(workload.default_batch);
     const double ref_throughput = predictions[std::find(gpus.begin(), gpus.end(), ref) - gpus.begin()].throughput;
     std::vector<GpuValue> values;
     for (size_t i = 0; i < gpus.size(); ++i) {
-      auto v = gpu_value(workload, *gpus[i], o.run, predictions[i].throughput, ref_throughput, catalog, calibration);
+      auto v = gpu_value(workload, *gpus[i], predictions[i].config, predictions[i].throughput, ref_throughput, catalog,
+                         calibration, shrink_batch);
       if (!v) return void(ctx.exit_code = ctx.fail(v.status()));
       values.push_back(*v);
     }
     if (!html_file.empty()) {
-      const std::string what = fmt::format("{} ({}, batch {} per GPU)", workload.id, predictions[0].config.precision,
-                                           *predictions[0].config.batch);
-      const std::string page = report::compare_html(what, ref->id, gpus, predictions, values, today().to_string());
+      const std::string what =
+          fmt::format("{} ({}, batch {} per GPU)", workload.id, predictions[0].config.precision, requested_batch);
+      const std::string page =
+          report::compare_html(what, requested_batch, ref->id, gpus, predictions, values, today().to_string());
       if (ctx.emit_html(html_file, page)) return;
     }
     auto system_value = [&](const GpuValue& v, int count) -> const GpuValue::SystemValue* {
@@ -120,7 +127,8 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
         row["perf_per_kw"] = std::round(v.per_kw * 1000) / 1000;
         rows.push_back(row);
       }
-      return ctx.print_json({{"workload", workload.id}, {"reference", ref->id}, {"gpus", rows}});
+      return ctx.print_json(
+          {{"workload", workload.id}, {"reference", ref->id}, {"batch_per_gpu", requested_batch}, {"gpus", rows}});
     }
     using A = report::Table::Align;
     report::Table table({{"gpu"}, {"relative", A::kRight}, {"throughput", A::kRight}, {"unit"}, {"bound"},
@@ -132,7 +140,7 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       const GpuValue& v = values[i];
       std::vector<std::string> row = {
           gpus[i]->id, fmt::format("{:.2f}", v.relative), fmt::format("{:.4g}", p.throughput), p.unit, p.bound,
-          format_number(gpus[i]->memory_gb), p.fits ? "yes" : "no (offloaded)",
+          format_number(gpus[i]->memory_gb), report::fit_label(p, requested_batch),
           v.price ? format_number(v.price->usd) : "-",
           v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
       for (int count : kValueCounts) {
@@ -143,11 +151,12 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       table.add_row(std::move(row));
     }
     *ctx.out << fmt::format("{} ({}, batch {} per GPU), relative to {}:\n\n", workload.id, predictions[0].config.precision,
-                            *predictions[0].config.batch, ref->id)
+                            requested_batch, ref->id)
              << table.render()
              << "\nper kUSD: relative performance per 1,000 USD of the card (new price); xN sys: of a whole new "
                 "N-GPU system (GPUs + base system, data/catalog/systems.toml); per kW: per kW of average GPU draw. "
-                "\"-\": no price, or no base system holds N of the card.\n";
+                "\"-\": no price, or no base system holds N of the card. \"yes, batch N\": the requested batch does "
+                "not fit; the card runs the largest that does (give --batch to compare at one batch).\n";
   });
 }
 

@@ -238,7 +238,7 @@ using namespace cost_constants;
 
 Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunConfig& run,
                            double throughput, double reference_throughput, const Catalog& catalog,
-                           const Calibration& calibration) {
+                           const Calibration& calibration, bool shrink_batch) {
   GpuValue v;
   v.relative = throughput / reference_throughput;
   v.price = new_price(gpu);
@@ -251,7 +251,7 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
     if (!owned) continue;
     RunConfig many = run;
     many.gpus = count;
-    auto p = predict(workload, gpu, many, calibration, catalog);
+    auto p = predict_largest_fitting(workload, gpu, many, calibration, catalog, shrink_batch);
     if (!p) return p.status();
     if (!p->fits) continue;
     const double relative = p->throughput / reference_throughput;

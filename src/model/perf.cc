@@ -301,6 +301,18 @@ Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& c
   return RunFacts{std::move(memory).value(), count_params(w), flops, workload_class(w)};
 }
 
+Result<Prediction> predict_largest_fitting(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                                           const Calibration& calibration, const Catalog& catalog, bool shrink_batch) {
+  auto p = predict(w, gpu, config, calibration, catalog);
+  if (!p || p->fits || !shrink_batch) return p;
+  auto memory = estimate_memory(w, gpu, config);
+  if (!memory || memory->max_batch < 1) return p;
+  RunConfig smaller = config;
+  smaller.batch = memory->max_batch;
+  auto q = predict(w, gpu, smaller, calibration, catalog);
+  return q && q->fits ? q : p;
+}
+
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog) {
   auto facts = run_facts(w, gpu, config);

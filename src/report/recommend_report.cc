@@ -234,9 +234,15 @@ void mark_front(std::vector<chart::ScatterChart::Point>& points) {
   }
 }
 
-std::string compare_html(const std::string& what, const std::string& reference, const std::vector<const Gpu*>& gpus,
-                         const std::vector<Prediction>& predictions, const std::vector<GpuValue>& values,
-                         const std::string& date) {
+std::string fit_label(const Prediction& prediction, int requested_batch) {
+  if (!prediction.fits) return "no (offloaded)";
+  const int batch = prediction.config.batch.value_or(requested_batch);
+  return batch == requested_batch ? "yes" : fmt::format("yes, batch {}", batch);
+}
+
+std::string compare_html(const std::string& what, int requested_batch, const std::string& reference,
+                         const std::vector<const Gpu*>& gpus, const std::vector<Prediction>& predictions,
+                         const std::vector<GpuValue>& values, const std::string& date) {
   const std::string footer = chart::dated(
       "rigplan compare: throughput from the performance model (docs/performance.md); prices from data/catalog, dated "
       "per entry",
@@ -259,11 +265,12 @@ std::string compare_html(const std::string& what, const std::string& reference, 
   for (size_t i = 0; i < gpus.size(); ++i) {
     const GpuValue& v = values[i];
     const std::string& id = gpus[i]->id;
-    // A GPU that does not fit runs offloaded: say so wherever its number appears.
-    const std::string label = predictions[i].fits ? id : id + " (offloaded)";
+    // A GPU run at a smaller batch, or offloaded, says so wherever its number appears.
+    const std::string fits = fit_label(predictions[i], requested_batch);
+    const std::string label = fits == "yes" ? id : fmt::format("{} ({})", id, predictions[i].fits ? fits.substr(5) : "offloaded");
     relative.bars.push_back({label, v.relative, id == reference});
     if (v.per_kusd_card) per_card.bars.push_back({label, *v.per_kusd_card, id == reference});
-    std::vector<std::string> row = {id, fmt::format("{:.2f}", v.relative), predictions[i].fits ? "yes" : "no (offloaded)",
+    std::vector<std::string> row = {id, fmt::format("{:.2f}", v.relative), fits,
                                     v.price ? format_number(v.price->usd) : "-",
                                     v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
     for (size_t k = 0; k < std::size(kValueCounts); ++k) {
