@@ -267,7 +267,9 @@ std::string compare_html(const std::string& what, int requested_batch, const std
     const std::string& id = gpus[i]->id;
     // A GPU run at a smaller batch, or offloaded, says so wherever its number appears.
     const std::string fits = fit_label(predictions[i], requested_batch);
-    const std::string label = fits == "yes" ? id : fmt::format("{} ({})", id, predictions[i].fits ? fits.substr(5) : "offloaded");
+    const std::string label = fits == "yes"             ? id
+                              : predictions[i].fits ? fmt::format("{} (batch {})", id, *predictions[i].config.batch)
+                                                    : id + " (offloaded)";
     relative.bars.push_back({label, v.relative, id == reference});
     if (v.per_kusd_card) per_card.bars.push_back({label, *v.per_kusd_card, id == reference});
     std::vector<std::string> row = {id, fmt::format("{:.2f}", v.relative), fits,

@@ -59,6 +59,11 @@ expect(2 "--acquire 'lease' is not accepted" recommend resnet50 --images 1e6 --a
 expect(0 "relaxing the budget" recommend llama-3.1-70b --method qlora --batch 1 --seq 2048 --checkpointing --tokens 1e8 --budget 1000 --acquire own)
 expect(0 "the longest sequence that fit" recommend llama-3.1-70b --method qlora --tokens 1e8)
 expect(0 "per kUSD" compare resnet50 --gpus rtx-4090,rtx-3090)
+# ResNet-50's default batch 256 needs about 24 GB: a 12 GB card runs the largest batch it holds,
+# unless --batch asks for one batch on every card.
+expect(0 "yes, batch 169" compare resnet50 --gpus rtx-4090,rtx-4070-ti)
+expect(0 "rtx-4070-ti (batch 169)" compare resnet50 --gpus rtx-4090,rtx-4070-ti --html -)
+expect(0 "no (offloaded)" compare resnet50 --gpus rtx-4090,rtx-4070-ti --batch 256)
 expect(0 "busy 27.4% of the time (7200 h)" cost resnet50 --precision fp16 --gpu rtx-4090 --hours-per-month 200)
 expect(2 "excludes" cost --gpu rtx-4090 --hours-per-month 200 --utilisation 0.3)
 
