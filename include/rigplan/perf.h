@@ -38,8 +38,8 @@ struct WorkloadCalibration {
 struct Calibration {
   std::vector<ArchCalibration> archs;
   std::vector<WorkloadCalibration> workloads;
-  // Relative error band per workload class (cnn, transformer, rnn, recsys), from the
-  // leave-one-GPU-out validation residuals.
+  // Error band of the absolute throughput per workload class (cnn, transformer, rnn, recsys): what
+  // 68% of the leave-one-GPU-out single-GPU predictions stayed within.
   std::map<std::string, double, std::less<>> error_band;
   std::string source;
 
@@ -70,7 +70,7 @@ struct Prediction {
   std::string unit;             // tokens/s, images/s, sequences/s, ...
   std::string bound;            // compute, memory, communication, capacity
   double mfu = 0;               // model FLOPs / (step time × peak of all GPUs)
-  double error_band = 0;        // relative, from validation residuals of the workload class
+  double error_band = 0;        // relative, from held-out validation residuals of the workload class
   std::string workload_class;
   std::vector<PerfTerm> terms;
   bool fits = true;

@@ -1,6 +1,8 @@
 // rigplan calibrate FILE.csv: fits the performance model's per-architecture efficiencies to the
 // cross-GPU throughput groups of a measurement file and prints data/calibration/perf.toml.
 #include <algorithm>
+#include <map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -10,6 +12,11 @@
 #include "util/strings.h"
 
 namespace rigplan::cli {
+namespace {
+// Share of held-out predictions inside the error band: one standard deviation of a normal error.
+constexpr double kBandShare = 0.68;
+}  // namespace
+
 void add_calibrate_command(CLI::App& app, CliContext& ctx) {
   auto& path = ctx.keep<std::string>();
   auto* cmd = app.add_subcommand(
@@ -46,7 +53,8 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
         "# Fitted efficiencies of the performance model, per calibration key (architecture and\n"
         "# class: hbm, gddr, geforce), and each measured workload's speed against the model.\n"
         "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
-        "# Error bands: mean leave-one-GPU-out relative error per workload class, single-GPU rows.\n"
+        "# Error bands: per workload class, the absolute error |predicted / measured - 1| that 68% of\n"
+        "# the leave-one-GPU-out single-GPU predictions stay within.\n"
         "# See docs/performance.md.\n",
         path, today().to_string(), used);
     for (const auto& a : fitted.archs) {
@@ -58,12 +66,17 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
       out += fmt::format("\n[[workload]]\nworkload = \"{}\"\nefficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, {}\"\n",
                          w.workload, w.efficiency, w.rows, path, today().to_string());
     }
-    for (const auto& c : report->classes) {
-      // The band of a class is its mean single-GPU leave-one-GPU-out error (the larger one).
-      const auto comma = c.group.find(", 1 GPU");
-      if (!c.mean_rel_err || comma == std::string::npos || c.group.starts_with("all")) continue;
-      out += fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", c.group.substr(0, comma),
-                         *c.mean_rel_err);
+    // The band of a class is what `predict` prints around its absolute throughput: the error that
+    // 68% of the class's held-out single-GPU predictions stay within.
+    std::map<std::string, std::vector<double>> held_out;
+    for (const auto& r : report->rows) {
+      const auto comma = r.workload_class.find(", 1 GPU");
+      if (r.abs_error && comma != std::string::npos) held_out[r.workload_class.substr(0, comma)].push_back(*r.abs_error);
+    }
+    for (auto& [workload_class, errors] : held_out) {
+      std::sort(errors.begin(), errors.end());
+      out += fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", workload_class,
+                         errors[static_cast<size_t>(kBandShare * static_cast<double>(errors.size()))]);
     }
     *ctx.out << out;
   });
