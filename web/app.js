@@ -75,21 +75,19 @@ function showRecommendation(r) {
   $("summary").textContent = r.options.length
     ? `${r.feasible_count} of ${r.evaluated} options meet every constraint for ${tasks}; the cheapest first.`
     : `Nothing meets every constraint for ${tasks}.`;
-  const relax = $("relaxations");
-  relax.replaceChildren();
-  for (const line of r.relaxations) {
-    const p = document.createElement("p");
-    p.textContent = line;
-    relax.appendChild(p);
-  }
-  const assumptions = $("assumptions");
-  assumptions.replaceChildren();
-  for (const line of r.assumptions) {
-    const li = document.createElement("li");
-    li.textContent = line;
-    assumptions.appendChild(li);
-  }
+  fillLines($("relaxations"), "p", r.relaxations);
+  fillLines($("assumptions"), "li", r.assumptions);
   $("recommendation").hidden = false;
+}
+
+// Replaces the children of `parent` with one `tag` element per line of text.
+function fillLines(parent, tag, lines) {
+  parent.replaceChildren();
+  for (const line of lines) {
+    const element = document.createElement(tag);
+    element.textContent = line;
+    parent.appendChild(element);
+  }
 }
 
 function showComparison(c) {

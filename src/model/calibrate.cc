@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "util/stats.h"
+
 namespace rigplan {
 namespace {
 
@@ -114,11 +116,8 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const 
   for (size_t i = 0; i < samples.size(); ++i) {
     if (use[i] && predicted[i] > 0) log_ratios[samples[i].workload->id].push_back(std::log(samples[i].measured / predicted[i]));
   }
-  for (auto& [workload, logs] : log_ratios) {
-    std::sort(logs.begin(), logs.end());
-    const size_t n = logs.size();
-    const double median = n % 2 ? logs[n / 2] : (logs[n / 2 - 1] + logs[n / 2]) / 2;
-    c.workloads.push_back({workload, std::exp(median), static_cast<int>(n), ""});
+  for (const auto& [workload, logs] : log_ratios) {
+    c.workloads.push_back({workload, std::exp(median(logs)), static_cast<int>(logs.size()), ""});
   }
   return c;
 }

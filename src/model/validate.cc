@@ -9,6 +9,7 @@
 
 #include "rigplan/memory.h"
 #include "util/csv.h"
+#include "util/stats.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -98,12 +99,6 @@ Result<RunConfig> run_of(const Row& row) {
   c.flash_attention = *flash != 0;
   c.full_state_load = *full_load != 0;
   return c;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 double mean(const std::vector<double>& v) {
