@@ -236,7 +236,14 @@ std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& ro
         if (!is_ref) continue;
       }
       ThroughputSample s{parsed.workloads[i], parsed.gpus[i], parsed.runs[i], r.measured, -1};
-      s.run.known_to_fit = true;  // it was measured, so it ran
+      // It was measured, so it ran: at the published batch, or where the batch was not published
+      // and the workload's default does not fit, at the largest batch that does (as benchmarks
+      // size their batches to the card).
+      if (!s.run.batch) {
+        auto memory = estimate_memory(*s.workload, *s.gpu, s.run);
+        if (memory && !memory->fits && memory->max_batch >= 1) s.run.batch = memory->max_batch;
+      }
+      s.run.known_to_fit = true;
       sample_of_row[i] = static_cast<int>(samples.size());
       s.ref = is_ref ? static_cast<int>(samples.size()) : sample_of_row[ref->second];
       r.is_ref = is_ref;

@@ -41,6 +41,27 @@ TEST(Validate, ScoresMemoryAndFitsRowsAndListsWhatItCannotPredict) {
   EXPECT_EQ(report->groups[0].group, "m");
 }
 
+TEST(Validate, ARowWithoutABatchRunsTheLargestThatFitsWhenTheDefaultDoesNot) {
+  // BERT-large fp32 at its default batch of 32 needs more than the 8 GB of an RTX 3070, which
+  // holds 2; a measured row with no batch ran, so at a batch that fitted.
+  RunConfig defaults;
+  defaults.precision = "fp32";
+  auto memory = estimate_memory(**zoo().find("bert-large-squad"), *catalog().gpu("rtx-3070"), defaults);
+  ASSERT_TRUE(memory.ok());
+  EXPECT_FALSE(memory->fits);
+  EXPECT_EQ(memory->max_batch, 2);
+  const std::string csv = std::string(kHeader) +
+      "t/bert,1,a100-sxm4-80gb,1,bert-large-squad,train,fp32,,full,,,,,,throughput,60,sequences/s,test\n"
+      "t/bert,,rtx-3070,1,bert-large-squad,train,fp32,,full,,,,,,throughput,3,sequences/s,test\n"
+      "t/bert,,rtx-3070,1,bert-large-squad,train,fp32,,full,,,2,,,throughput,3,sequences/s,test\n"
+      "t/bert,,a100-sxm4-80gb,1,bert-large-squad,train,fp32,,full,,,32,,,throughput,60,sequences/s,test\n";
+  auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->rows.size(), 4u);
+  EXPECT_DOUBLE_EQ(*report->rows[1].predicted, *report->rows[2].predicted);
+  EXPECT_DOUBLE_EQ(*report->rows[0].predicted, *report->rows[3].predicted);  // the default fits an A100
+}
+
 TEST(Validate, NamesTheLineAndColumnOfABadValue) {
   const std::string csv = std::string(kHeader) +
       "m/llama,,a100-sxm4-40gb,1,llama-2-7b,infer,bf16,,,,,one,58,0,peak_memory_gb,13.52,GB,test\n";
