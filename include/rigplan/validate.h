@@ -26,6 +26,7 @@ struct ValidationRow {
   std::optional<double> abs_error;       // throughput: |predicted / measured - 1|
   std::optional<double> baseline_error;  // throughput: relative error of the bandwidth-ratio guess
   bool is_ref = false;                   // the group's reference row (relative error 0 by definition)
+  int batch_per_gpu = 0;                 // throughput: the batch predicted, published or assumed
   std::string workload_class;  // throughput: "cnn, 1 GPU", "transformer, multi-GPU", ...
   std::string skipped;          // why there is no prediction; empty when predicted
 };

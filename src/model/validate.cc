@@ -244,6 +244,7 @@ std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& ro
         if (memory && !memory->fits && memory->max_batch >= 1) s.run.batch = memory->max_batch;
       }
       s.run.known_to_fit = true;
+      r.batch_per_gpu = s.run.batch.value_or(s.workload->default_batch);
       sample_of_row[i] = static_cast<int>(samples.size());
       s.ref = is_ref ? static_cast<int>(samples.size()) : sample_of_row[ref->second];
       r.is_ref = is_ref;

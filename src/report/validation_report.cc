@@ -43,6 +43,7 @@ Json to_json(const ValidationReport& report) {
     row["error"] = r.error ? Json(std::round(*r.error * 10000) / 10000) : Json(nullptr);
     if (r.metric == "throughput") {
       row["is_ref"] = r.is_ref;
+      row["batch_per_gpu"] = r.batch_per_gpu;
       row["abs_error"] = r.abs_error ? Json(std::round(*r.abs_error * 10000) / 10000) : Json(nullptr);
       row["baseline_error"] = r.baseline_error ? Json(std::round(*r.baseline_error * 10000) / 10000) : Json(nullptr);
       row["class"] = r.workload_class;

@@ -58,6 +58,8 @@ TEST(Validate, ARowWithoutABatchRunsTheLargestThatFitsWhenTheDefaultDoesNot) {
   auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
   ASSERT_TRUE(report.ok()) << report.status().message();
   ASSERT_EQ(report->rows.size(), 4u);
+  EXPECT_EQ(report->rows[1].batch_per_gpu, 2);
+  EXPECT_EQ(report->rows[0].batch_per_gpu, 32);
   EXPECT_DOUBLE_EQ(*report->rows[1].predicted, *report->rows[2].predicted);
   EXPECT_DOUBLE_EQ(*report->rows[0].predicted, *report->rows[3].predicted);  // the default fits an A100
 }
