@@ -14,7 +14,8 @@ void BM_PredictLlama7bOn8H100(benchmark::State& state) {
   run.zero = 3;
   run.seq_len = 4096;
   for (auto _ : state) {
-    auto p = rigplan::predict(**zoo->find("llama-2-7b"), *catalog->gpu("h100-sxm5-80gb"), run, calibration, *catalog);
+    auto p = rigplan::predict(**zoo->find("llama-2-7b"), *catalog->gpu("h100-sxm5-80gb"), run,
+                              calibration, *catalog);
     benchmark::DoNotOptimize(p);
   }
 }
@@ -27,7 +28,8 @@ void BM_PredictResnet50(benchmark::State& state) {
   rigplan::RunConfig run;
   run.precision = "fp16";
   for (auto _ : state) {
-    auto p = rigplan::predict(**zoo->find("resnet50"), *catalog->gpu("rtx-4090"), run, calibration, *catalog);
+    auto p = rigplan::predict(**zoo->find("resnet50"), *catalog->gpu("rtx-4090"), run, calibration,
+                              *catalog);
     benchmark::DoNotOptimize(p);
   }
 }

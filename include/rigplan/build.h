@@ -22,7 +22,7 @@ struct Build {
   const Chassis* chassis = nullptr;
   const Gpu* gpu = nullptr;
   int gpu_count = 1;
-  std::string gpu_cooling = "stock";  // stock, water (single-slot blocks), riser (extenders)
+  std::string gpu_cooling = "stock";    // stock, water (single-slot blocks), riser (extenders)
   std::optional<double> power_limit_w;  // per GPU
   std::vector<const Psu*> psus;
   double ram_gb = 0;
@@ -56,8 +56,8 @@ struct BuildReport {
   double cpus_w = 0;
   double other_w = 0;
   double psu_capacity_w = 0;  // the PSUs' rating, at low line where the circuit is 100-127 V
-  double wall_w = 0;       // sustained / PSU efficiency
-  double price_usd = 0;    // the parts with prices (GPUs at their new price), plus risers or blocks
+  double wall_w = 0;          // sustained / PSU efficiency
+  double price_usd = 0;  // the parts with prices (GPUs at their new price), plus risers or blocks
   bool gpus_priced = true;  // false: the GPU has no new price in the catalog and is not counted
 };
 

@@ -23,8 +23,8 @@ std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples
                                     const Calibration& calibration, const Catalog& catalog);
 
 // Relative error of a non-ref sample: |(p / p_ref) / (m / m_ref) - 1|.
-double relative_error(const std::vector<ThroughputSample>& samples, const std::vector<double>& predicted,
-                      size_t i);
+double relative_error(const std::vector<ThroughputSample>& samples,
+                      const std::vector<double>& predicted, size_t i);
 
 // Which samples belong to groups that compare GPUs at one GPU count (the calibration set).
 std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples);
@@ -33,7 +33,8 @@ std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples);
 // samples whose `use` flag is set, minimising the Huber loss of the log ratio errors of non-ref
 // samples plus a weak pull towards `start`. Coordinate descent over multiplicative steps. Then
 // records each workload's efficiency: the median measured / predicted ratio of its used samples.
-Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
-                            const Calibration& start, const Catalog& catalog);
+Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
+                            const std::vector<bool>& use, const Calibration& start,
+                            const Catalog& catalog);
 
 }  // namespace rigplan

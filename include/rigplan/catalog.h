@@ -189,11 +189,11 @@ struct Psu {
   std::string id;
   std::string name;
   std::string vendor;
-  std::string form_factor;  // atx, sfx, server
-  double wattage_w = 0;     // at high line (200-240 V), or its only rating
+  std::string form_factor;                   // atx, sfx, server
+  double wattage_w = 0;                      // at high line (200-240 V), or its only rating
   std::optional<double> wattage_w_low_line;  // at 100-127 V when lower (server modules)
-  std::string atx_version;  // 2.x, 3.0, 3.1, server
-  std::string efficiency;   // bronze, silver, gold, platinum, titanium (80 PLUS)
+  std::string atx_version;                   // 2.x, 3.0, 3.1, server
+  std::string efficiency;                    // bronze, silver, gold, platinum, titanium (80 PLUS)
   int connectors_12vhpwr = 0;
   int connectors_pcie_8pin = 0;
   double price_usd = 0;
@@ -325,9 +325,9 @@ class Catalog {
   // already stands for another entry of the same kind is left out and reported to `on_clash`
   // with the kind ("gpu"), the entry's index, the field it came from ("id", "name" or
   // "aliases"), the name and the other entry's id.
-  using ClashHandler = std::function<void(std::string_view kind, size_t index,
-                                          std::string_view field, const std::string& name,
-                                          const std::string& other_id)>;
+  using ClashHandler =
+      std::function<void(std::string_view kind, size_t index, std::string_view field,
+                         const std::string& name, const std::string& other_id)>;
   void build_indexes(const ClashHandler& on_clash = {});
 
  private:
@@ -338,7 +338,7 @@ class Catalog {
 
 // A dated price older than a limit: the entry, which price, and its date.
 struct StalePrice {
-  std::string kind;   // "gpu", "cpu", "offer"
+  std::string kind;  // "gpu", "cpu", "offer"
   std::string id;
   std::string field;  // street_price_usd, used_price_usd, price_usd, price_per_hour_usd
   Date date;

@@ -13,7 +13,7 @@ namespace rigplan {
 // Sorting: a field name of the entry kind (docs/catalog.md), ascending; a leading '-' sorts
 // descending. Entries without the field go last. Empty: catalog order.
 struct GpuQuery {
-  std::string vendor;        // accepted values of the field; empty: any
+  std::string vendor;  // accepted values of the field; empty: any
   std::string segment;
   std::string architecture;
   std::optional<double> min_memory_gb;

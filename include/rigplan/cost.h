@@ -23,10 +23,10 @@ struct OwnedSystem {
   std::string condition;  // new, used
   PriceQuote gpu_price;   // per GPU
   const BaseSystem* system = nullptr;
-  double cooling_usd = 0;  // risers or water blocks for cards wider than the system's slots
-  double capex_usd = 0;    // count x GPU price + base system + cooling
-  double max_dc_w = 0;     // count x board power + base power: what the PSUs must deliver
-  double max_wall_w = 0;   // max_dc_w / PSU efficiency: what the circuit must carry
+  double cooling_usd = 0;      // risers or water blocks for cards wider than the system's slots
+  double capex_usd = 0;        // count x GPU price + base system + cooling
+  double max_dc_w = 0;         // count x board power + base power: what the PSUs must deliver
+  double max_wall_w = 0;       // max_dc_w / PSU efficiency: what the circuit must carry
   double embodied_kgco2e = 0;  // GPUs + base system
 };
 
@@ -57,8 +57,8 @@ double power_limit_speed(double fraction);
 
 // Average power of a machine running a workload.
 struct PowerDraw {
-  double gpu_w = 0;  // per GPU
-  double dc_w = 0;   // all GPUs + the base system
+  double gpu_w = 0;   // per GPU
+  double dc_w = 0;    // all GPUs + the base system
   double wall_w = 0;  // dc_w / PSU efficiency
 };
 PowerDraw system_power(const Gpu& gpu, int count, const BaseSystem& system, double utilisation,
@@ -77,8 +77,7 @@ struct SiteEnergy {
 // The pue_from of a datacentre site whose region has no PUE of its own.
 inline constexpr std::string_view kDefaultDcPue = "average datacentre (Uptime 2023)";
 // `datacenter`: the PUE default is a datacentre's (kDatacenterPue) rather than an office's (1.0).
-Result<SiteEnergy> site_energy(const Catalog& catalog, std::string_view region,
-                               bool datacenter);
+Result<SiteEnergy> site_energy(const Catalog& catalog, std::string_view region, bool datacenter);
 
 // Share of a GPU's purchase value left after `years` (kValueRetention* by segment).
 double resale_fraction(const Gpu& gpu, double years);
@@ -86,9 +85,9 @@ double resale_fraction(const Gpu& gpu, double years);
 // Owning one machine over a horizon.
 struct OwnInputs {
   double capex_usd = 0;
-  double gpu_value_usd = 0;  // the part of capex that resells (the GPUs)
+  double gpu_value_usd = 0;       // the part of capex that resells (the GPUs)
   double retention_per_year = 1;  // resale value kept per year of the GPUs
-  double wall_w = 0;             // average draw at the wall while busy
+  double wall_w = 0;              // average draw at the wall while busy
   double usd_per_kwh = 0;
   double pue = 1;
   double gco2_per_kwh = 0;
@@ -125,11 +124,11 @@ RentCost rent_cost(const RentInputs& in, double hours);
 
 // When owning becomes cheaper than renting the same hours.
 struct BreakEven {
-  bool reached = false;        // false: renting stays cheaper (or owning never pays back)
-  double hours = 0;            // busy hours of use at which the costs meet
-  double days = 0;             // calendar days at the utilisation
-  double utilisation = 0;      // utilisation at which they meet over the horizon (may exceed 1)
-  std::string why;             // when not reached
+  bool reached = false;    // false: renting stays cheaper (or owning never pays back)
+  double hours = 0;        // busy hours of use at which the costs meet
+  double days = 0;         // calendar days at the utilisation
+  double utilisation = 0;  // utilisation at which they meet over the horizon (may exceed 1)
+  std::string why;         // when not reached
 };
 // `utilisation`: share of calendar time the owned machine is busy. With resale the GPUs' value
 // falls with calendar time, so the break-even day is solved numerically.
@@ -140,9 +139,9 @@ BreakEven break_even(const OwnInputs& own, double rent_usd_per_hour, double util
 // reference GPU's single-GPU throughput, per 1,000 USD of the card alone and of whole new
 // systems with 1, 2, 4 and 8 of it, and per kW of the GPUs' average draw.
 struct GpuValue {
-  double relative = 0;                    // throughput / reference throughput, one GPU each
-  std::optional<PriceQuote> price;        // new price of the card
-  std::optional<double> per_kusd_card;    // relative per 1,000 USD of the card
+  double relative = 0;                  // throughput / reference throughput, one GPU each
+  std::optional<PriceQuote> price;      // new price of the card
+  std::optional<double> per_kusd_card;  // relative per 1,000 USD of the card
   struct SystemValue {
     int count = 0;
     std::string system;  // base system id
@@ -166,10 +165,10 @@ struct CostRequest {
   std::string gpu;
   int count = 1;
   std::string condition = "new";
-  std::string system;  // a base system id; "": the cheapest that holds the GPUs
+  std::string system;                   // a base system id; "": the cheapest that holds the GPUs
   const BaseSystem* machine = nullptr;  // replaces `system`: e.g. from a build file
-  std::optional<double> capex_usd;  // replaces the catalog price of GPUs and system
-  const Workload* workload = nullptr;  // none: plain GPU-hours at full board power
+  std::optional<double> capex_usd;      // replaces the catalog price of GPUs and system
+  const Workload* workload = nullptr;   // none: plain GPU-hours at full board power
   RunConfig run;
   double utilisation = 0.5;  // share of calendar time the owned machine is busy
   double horizon_months = 36;
@@ -178,7 +177,7 @@ struct CostRequest {
   std::optional<double> pue;
   std::optional<double> wall_w;  // replaces the modelled average draw at the wall
   double power_limit = 1.0;
-  std::vector<std::string> offers;         // none: every offer of the same GPU and count
+  std::vector<std::string> offers;          // none: every offer of the same GPU and count
   std::optional<double> rent_usd_per_hour;  // an extra alternative at this price
   bool resale = true;
 };

@@ -15,25 +15,26 @@ namespace rigplan {
 
 // How a workload is run. Empty strings and zeros take the documented defaults.
 struct RunConfig {
-  std::string mode = "train";  // train, infer (prefill and decode are inference)
-  std::string precision;       // fp32, tf32, fp16, bf16, fp8; default: the workload's
-  std::string weights;         // storage of the weights: f16, bf16, fp32, fp8, int8, nf4, nf4-dq,
-                               // q4_0, q4_k_m, q5_k_m, q8_0, int4; default: per precision
-  std::string method = "full";        // full, lora, qlora
-  std::string optimizer = "adamw";    // adamw, adam8bit, sgd, sgd-momentum, adafactor
+  std::string mode = "train";   // train, infer (prefill and decode are inference)
+  std::string precision;        // fp32, tf32, fp16, bf16, fp8; default: the workload's
+  std::string weights;          // storage of the weights: f16, bf16, fp32, fp8, int8, nf4, nf4-dq,
+                                // q4_0, q4_k_m, q5_k_m, q8_0, int4; default: per precision
+  std::string method = "full";  // full, lora, qlora
+  std::string optimizer = "adamw";  // adamw, adam8bit, sgd, sgd-momentum, adafactor
   int lora_rank = 8;
   std::vector<std::string> lora_targets = {"q", "v"};  // q, k, v, o, gate, up, down, all
-  bool pure_16bit = false;  // all state in 16-bit, no fp32 master copy (Lightning "bf16-true")
+  bool pure_16bit = false;     // all state in 16-bit, no fp32 master copy (Lightning "bf16-true")
   std::optional<int> batch;    // per GPU; default: the workload's
   std::optional<int> seq_len;  // training sequence or prompt; default: the workload's
-  int gen_tokens = 0;       // inference: tokens generated after the prompt (KV cache grows)
+  int gen_tokens = 0;          // inference: tokens generated after the prompt (KV cache grows)
   bool checkpointing = false;
   bool flash_attention = true;
   int zero = 0;  // 0 none; 1 optimizer states, 2 + gradients, 3 + weights (FSDP full shard)
   int gpus = 1;
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
-  std::string offload = "none";  // none, cpu: optimizer states (and weights with zero 3) in host RAM
+  std::string offload =
+      "none";  // none, cpu: optimizer states (and weights with zero 3) in host RAM
   // ZeRO-3/FSDP: the checkpoint is loaded as a full state dict into the sharded model, which
   // materializes the unsharded weights on every GPU beside its shard (PyTorch FSDP
   // FULL_STATE_DICT loading, as LitGPT's 2024 fine-tuning scripts did). The peak is the larger

@@ -70,7 +70,7 @@ struct Prediction {
   std::string unit;             // tokens/s, images/s, sequences/s, ...
   std::string bound;            // compute, memory, communication, capacity
   double mfu = 0;               // model FLOPs / (step time × peak of all GPUs)
-  double error_band = 0;        // relative, from held-out validation residuals of the workload class
+  double error_band = 0;  // relative, from held-out validation residuals of the workload class
   std::string workload_class;
   std::vector<PerfTerm> terms;
   bool fits = true;
@@ -93,12 +93,14 @@ struct RunFacts {
 // `gpu`: any GPU (the facts do not depend on it; estimate_memory needs one for its capacity).
 Result<RunFacts> run_facts(const Workload& workload, const Gpu& gpu, const RunConfig& config);
 Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
-                           const Calibration& calibration, const Catalog& catalog, const RunFacts& facts);
+                           const Calibration& calibration, const Catalog& catalog,
+                           const RunFacts& facts);
 
 // As predict, but a run whose batch does not fit runs at the largest batch per GPU that does
 // when `shrink_batch` is set, as its owner would; offloaded when not even one fits.
-Result<Prediction> predict_largest_fitting(const Workload& workload, const Gpu& gpu, const RunConfig& config,
-                                           const Calibration& calibration, const Catalog& catalog, bool shrink_batch);
+Result<Prediction> predict_largest_fitting(const Workload& workload, const Gpu& gpu,
+                                           const RunConfig& config, const Calibration& calibration,
+                                           const Catalog& catalog, bool shrink_batch);
 
 // The calibration key of a GPU: its architecture and class, "ampere-hbm" (GA100),
 // "ampere-gddr" (GA102 and smaller at full tensor rate) or "ampere-geforce" (FP32-accumulate

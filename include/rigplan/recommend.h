@@ -48,15 +48,15 @@ struct Constraints {
   std::string system;  // a base system id for owned options (e.g. existing-desktop); "": cheapest
   const BaseSystem* machine = nullptr;  // replaces `system`: owned options are this machine only
   std::string machine_gpu;              // with `machine`: the GPU it holds
-  double power_limit = 1.0;  // cap on GPU board power, as a fraction
+  double power_limit = 1.0;             // cap on GPU board power, as a fraction
   std::optional<double> electricity_usd_per_kwh;  // replaces the region's
-  std::optional<double> pue;                       // replaces the site default
+  std::optional<double> pue;                      // replaces the site default
   bool resale = true;
 };
 
 struct Option {
-  std::string kind;       // own, rent
-  std::string gpu;        // Gpu id
+  std::string kind;  // own, rent
+  std::string gpu;   // Gpu id
   int count = 0;
   std::string condition;  // own: new, used
   std::string system;     // own: base system id
@@ -76,8 +76,8 @@ struct Option {
   double energy_kwh = 0;
   double co2_kg = 0;
   double co2_embodied_kg = 0;
-  double wall_w = 0;      // average while busy
-  double max_wall_w = 0;  // own: the most it draws, for circuits
+  double wall_w = 0;                    // average while busy
+  double max_wall_w = 0;                // own: the most it draws, for circuits
   std::vector<std::string> violations;  // constraints it breaks, one sentence each
   std::vector<std::string> binding;     // names of those constraints: budget, power, fit, ...
   bool pareto = false;

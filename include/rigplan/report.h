@@ -3,10 +3,9 @@
 // deterministic: keys keep their declared order and numbers print in their shortest exact form.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "rigplan/catalog.h"
 
@@ -64,7 +63,8 @@ std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEs
 // `rigplan memory --html`: the breakdown of each labelled estimate as stacked bars against the
 // GPU's memory, and the first estimate's terms with their formulas.
 std::string memory_html(const Workload& workload, const Gpu& gpu,
-                        const std::vector<std::pair<std::string, MemoryEstimate>>& estimates, const std::string& date);
+                        const std::vector<std::pair<std::string, MemoryEstimate>>& estimates,
+                        const std::string& date);
 
 // A workload with its computed parameter count beside the published one.
 Json to_json(const Workload& workload);
@@ -118,12 +118,14 @@ std::string fit_label(const Prediction& prediction, int requested_batch);
 // `predictions[i]` and `values[i]` are of `gpus[i]`; a GPU run at a smaller batch or offloaded
 // says so (fit_label).
 std::string compare_html(const std::string& what, int requested_batch, const std::string& reference,
-                         const std::vector<const Gpu*>& gpus, const std::vector<Prediction>& predictions,
+                         const std::vector<const Gpu*>& gpus,
+                         const std::vector<Prediction>& predictions,
                          const std::vector<GpuValue>& values, const std::string& date);
 
 // A self-contained HTML page: the request, the ranked table with reasons, cost against time with
 // the Pareto front, total cost per option, relaxations and assumptions.
-std::string recommend_html(const Recommendation& recommendation, size_t top, const std::string& date);
+std::string recommend_html(const Recommendation& recommendation, size_t top,
+                           const std::string& date);
 
 }  // namespace rigplan::report
 
@@ -141,6 +143,7 @@ std::string proposal_text(const Proposal& proposal);
 // budget as stacked bars against the PSUs' rating and the wall circuit. `reasons`: why each part
 // was chosen (propose).
 std::string build_html(const Build& build, const BuildReport& report,
-                       const std::vector<std::pair<std::string, std::string>>& reasons, const std::string& date);
+                       const std::vector<std::pair<std::string, std::string>>& reasons,
+                       const std::string& date);
 
 }  // namespace rigplan::report

@@ -23,11 +23,10 @@ using FieldValue = std::variant<std::monostate, std::string, std::vector<std::st
                                 std::int64_t, bool, Date>;
 
 template <class T>
-using FieldMember =
-    std::variant<std::string T::*, std::vector<std::string> T::*, double T::*,
-                 std::optional<double> T::*, int T::*, std::optional<int> T::*, bool T::*,
-                 Date T::*, std::optional<Date> T::*, std::int64_t T::*,
-                 std::optional<std::int64_t> T::*, std::optional<bool> T::*>;
+using FieldMember = std::variant<std::string T::*, std::vector<std::string> T::*, double T::*,
+                                 std::optional<double> T::*, int T::*, std::optional<int> T::*,
+                                 bool T::*, Date T::*, std::optional<Date> T::*, std::int64_t T::*,
+                                 std::optional<std::int64_t> T::*, std::optional<bool> T::*>;
 
 // Accepted range of a number: lo < x (or lo <= x when lo_inclusive) and x <= hi.
 struct Range {
@@ -73,7 +72,7 @@ FieldType FieldSpec<T>::type() const {
   constexpr FieldType kTypes[] = {FieldType::kText,    FieldType::kTextList, FieldType::kNumber,
                                   FieldType::kNumber,  FieldType::kInteger,  FieldType::kInteger,
                                   FieldType::kBool,    FieldType::kDate,     FieldType::kDate,
-                                  FieldType::kInteger, FieldType::kInteger, FieldType::kBool};
+                                  FieldType::kInteger, FieldType::kInteger,  FieldType::kBool};
   return kTypes[member.index()];
 }
 

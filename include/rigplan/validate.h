@@ -1,8 +1,9 @@
 // Predictions against measurements: the validation contract of PRODUCT.md. A measurement file
 // is a CSV with the header group,ref,gpu,num_gpus,workload,mode,precision,weights,method,
 // optimizer,lora_rank,batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source in any
-// order; the optional columns lora_targets, zero, offload, pure_bf16, flash_attention, full_state_load and memory_metric refine
-// the run. Rows rigplan cannot predict are counted and listed with the reason.
+// order; the optional columns lora_targets, zero, offload, pure_bf16, flash_attention,
+// full_state_load and memory_metric refine the run. Rows rigplan cannot predict are counted and
+// listed with the reason.
 #pragma once
 
 #include <functional>
@@ -22,24 +23,26 @@ struct ValidationRow {
   std::string group, gpu, workload, metric, unit;
   double measured = 0;
   std::optional<double> predicted;
-  std::optional<double> error;  // relative (throughput), absolute percentage (memory), 0/1 miss (fits)
+  std::optional<double>
+      error;  // relative (throughput), absolute percentage (memory), 0/1 miss (fits)
   std::optional<double> abs_error;       // throughput: |predicted / measured - 1|
   std::optional<double> baseline_error;  // throughput: relative error of the bandwidth-ratio guess
-  bool is_ref = false;                   // the group's reference row (relative error 0 by definition)
-  int batch_per_gpu = 0;                 // throughput: the batch predicted, published or assumed
+  bool is_ref = false;         // the group's reference row (relative error 0 by definition)
+  int batch_per_gpu = 0;       // throughput: the batch predicted, published or assumed
   std::string workload_class;  // throughput: "cnn, 1 GPU", "transformer, multi-GPU", ...
-  std::string skipped;          // why there is no prediction; empty when predicted
+  std::string skipped;         // why there is no prediction; empty when predicted
 };
 
 struct ValidationSummary {
   std::string group;  // a group prefix (the part before '/'), or "all"
   int n = 0;          // rows predicted
   int skipped = 0;    // rows not predicted
-  std::optional<double> median_rel_err, mean_rel_err, max_rel_err;  // throughput rows (refs excluded)
-  std::optional<double> median_abs_err;                             // |predicted / measured - 1|
+  std::optional<double> median_rel_err, mean_rel_err,
+      max_rel_err;                       // throughput rows (refs excluded)
+  std::optional<double> median_abs_err;  // |predicted / measured - 1|
   std::optional<double> baseline_median_rel_err, baseline_mean_rel_err;  // memory-bandwidth ratio
-  std::optional<double> mean_abs_pct_err;                           // peak_memory_gb rows
-  std::optional<double> mean_abs_err_gb;                            // peak_memory_gb rows
+  std::optional<double> mean_abs_pct_err;                                // peak_memory_gb rows
+  std::optional<double> mean_abs_err_gb;                                 // peak_memory_gb rows
   std::optional<double> fits_accuracy;  // fits rows, and memory rows read as fits / OOM
   int memory_rows = 0, fits_rows = 0, throughput_rows = 0;
 };
@@ -47,7 +50,7 @@ struct ValidationSummary {
 struct ValidationReport {
   std::vector<ValidationRow> rows;
   ValidationSummary overall;
-  std::vector<ValidationSummary> groups;  // one per group prefix, in first-seen order
+  std::vector<ValidationSummary> groups;   // one per group prefix, in first-seen order
   std::vector<ValidationSummary> classes;  // throughput rows by workload class and GPU count
   bool leave_one_gpu_out = false;
   // Told (fits done, fits in all) as the held-out fits go, the slow part; last (n, n).
@@ -71,8 +74,8 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
 
 // The throughput rows of a measurement file as samples (rows that cannot be predicted are left
 // out), with the index of each sample's row in `report_rows` order. Used by calibration.
-Result<std::vector<ThroughputSample>> throughput_samples(const Catalog& catalog, const Zoo& zoo,
-                                                         const std::string& path, const std::string& csv,
-                                                         std::vector<std::string>* groups = nullptr);
+Result<std::vector<ThroughputSample>> throughput_samples(
+    const Catalog& catalog, const Zoo& zoo, const std::string& path, const std::string& csv,
+    std::vector<std::string>* groups = nullptr);
 
 }  // namespace rigplan

@@ -54,7 +54,8 @@ struct ResNetConfig {
 // One layer (or `count` identical ones) of a network described as a layer list. Shapes are per
 // sample; which fields apply depends on `op` (docs/workloads.md).
 struct Layer {
-  std::string op;  // conv2d, conv_transpose2d, linear, embedding, lstm, norm, attention, elementwise
+  std::string
+      op;  // conv2d, conv_transpose2d, linear, embedding, lstm, norm, attention, elementwise
   std::string name;
   int count = 1;
   // conv2d, conv_transpose2d
@@ -113,11 +114,11 @@ ParamCounts count_params(const Workload& workload);
 
 // FLOPs of one step for a batch (multiply-adds count as 2 FLOPs). docs/workloads.md, "FLOPs".
 struct FlopCounts {
-  double forward = 0;          // one forward pass over the batch
-  double backward = 0;         // gradients of activations and weights: 2 × forward
-  double train = 0;            // forward + backward
-  double train_recompute = 0;  // with activation checkpointing: + one more forward
-  double prefill = 0;          // inference over the prompt (= forward)
+  double forward = 0;           // one forward pass over the batch
+  double backward = 0;          // gradients of activations and weights: 2 × forward
+  double train = 0;             // forward + backward
+  double train_recompute = 0;   // with activation checkpointing: + one more forward
+  double prefill = 0;           // inference over the prompt (= forward)
   double decode_per_token = 0;  // one generated token per sequence, attending to the whole context
 };
 FlopCounts count_flops(const Workload& workload, int batch, int seq_len);

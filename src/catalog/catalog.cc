@@ -13,14 +13,16 @@ const std::string& Provenance::source_of(std::string_view field) const {
 }
 
 std::optional<PriceQuote> new_price(const Gpu& gpu) {
-  if (gpu.street_price_usd) return PriceQuote{*gpu.street_price_usd, gpu.street_price_date, "street"};
+  if (gpu.street_price_usd)
+    return PriceQuote{*gpu.street_price_usd, gpu.street_price_date, "street"};
   if (gpu.launch_price_usd) return PriceQuote{*gpu.launch_price_usd, gpu.release_date, "launch"};
   return std::nullopt;
 }
 
 std::vector<StalePrice> stale_prices(const Catalog& catalog, const Date& today, long max_age_days) {
   std::vector<StalePrice> out;
-  auto check = [&](std::string_view kind, const std::string& id, std::string_view field, const Date& date) {
+  auto check = [&](std::string_view kind, const std::string& id, std::string_view field,
+                   const Date& date) {
     const long age = today.days_since_epoch() - date.days_since_epoch();
     if (age > max_age_days) out.push_back({std::string(kind), id, std::string(field), date, age});
   };
@@ -53,7 +55,7 @@ template <class T>
 std::unique_ptr<NameIndex> index_entries(std::string_view kind, std::string list_command,
                                          const std::vector<T>& entries,
                                          const Catalog::ClashHandler& on_clash) {
-  auto index = std::make_unique<NameIndex>(std::string(kind == "gpu" ? "GPU"
+  auto index = std::make_unique<NameIndex>(std::string(kind == "gpu"   ? "GPU"
                                                        : kind == "cpu" ? "CPU"
                                                                        : kind),
                                            std::move(list_command));
@@ -145,8 +147,10 @@ std::optional<PcieSlot> parse_pcie_slot(std::string_view text) {
   PcieSlot s;
   char tail = 0;
   const std::string copy(text);
-  if (std::sscanf(copy.c_str(), "x%d/%d@%d%c", &s.lanes, &s.gen, &s.position, &tail) != 3) return std::nullopt;
-  const bool lanes_ok = s.lanes == 1 || s.lanes == 2 || s.lanes == 4 || s.lanes == 8 || s.lanes == 16;
+  if (std::sscanf(copy.c_str(), "x%d/%d@%d%c", &s.lanes, &s.gen, &s.position, &tail) != 3)
+    return std::nullopt;
+  const bool lanes_ok =
+      s.lanes == 1 || s.lanes == 2 || s.lanes == 4 || s.lanes == 8 || s.lanes == 16;
   if (!lanes_ok || s.gen < 1 || s.gen > 6 || s.position < 1 || s.position > 32) return std::nullopt;
   return s;
 }

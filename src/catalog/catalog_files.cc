@@ -1,9 +1,9 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "rigplan/catalog.h"
 #include "util/embedded_file.h"
@@ -12,7 +12,8 @@ namespace rigplan {
 
 std::vector<CatalogFile> embedded_catalog() {
   std::vector<CatalogFile> files;
-  for (const auto& f : embedded_catalog_files()) files.push_back({std::string(f.path), std::string(f.text)});
+  for (const auto& f : embedded_catalog_files())
+    files.push_back({std::string(f.path), std::string(f.text)});
   return files;
 }
 
@@ -24,7 +25,8 @@ Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir) {
   }
   std::vector<fs::path> paths;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".toml") paths.push_back(entry.path());
+    if (entry.is_regular_file() && entry.path().extension() == ".toml")
+      paths.push_back(entry.path());
   }
   if (ec) return Status::io_error(fmt::format("{}: {}", dir, ec.message()));
   std::sort(paths.begin(), paths.end());

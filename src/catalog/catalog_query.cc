@@ -1,8 +1,8 @@
 #include "rigplan/catalog_query.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "rigplan/schema.h"
 #include "util/strings.h"
@@ -66,9 +66,9 @@ std::vector<const T*> pointers(const std::vector<T>& entries) {
 }  // namespace
 
 Result<std::vector<const Gpu*>> query_gpus(const Catalog& catalog, const GpuQuery& query) {
-  for (const auto& [key, value] : {std::pair{"vendor", &query.vendor},
-                                   std::pair{"segment", &query.segment},
-                                   std::pair{"architecture", &query.architecture}}) {
+  for (const auto& [key, value] :
+       {std::pair{"vendor", &query.vendor}, std::pair{"segment", &query.segment},
+        std::pair{"architecture", &query.architecture}}) {
     if (Status s = check_choice(gpu_fields(), key, *value); !s.ok()) return s;
   }
   std::vector<const Gpu*> out;
@@ -119,7 +119,8 @@ Result<std::vector<const Offer*>> query_offers(const Catalog& catalog, const Off
   }
   auto in_region = [&](const std::string& id) {
     // Walks up the parents: "us" matches offers in "aws-us-east-1" (parent "us-va").
-    for (const Region* r = catalog.region(id); r; r = r->parent.empty() ? nullptr : catalog.region(r->parent)) {
+    for (const Region* r = catalog.region(id); r;
+         r = r->parent.empty() ? nullptr : catalog.region(r->parent)) {
       if (r == region) return true;
     }
     return false;
@@ -142,7 +143,8 @@ Result<std::vector<const Offer*>> query_offers(const Catalog& catalog, const Off
         providers.push_back(o.provider);
       }
     }
-    if (std::find(providers.begin(), providers.end(), to_lower(query.provider)) == providers.end()) {
+    if (std::find(providers.begin(), providers.end(), to_lower(query.provider)) ==
+        providers.end()) {
       return Status::not_found(fmt::format("unknown provider '{}'{}; providers: {}", query.provider,
                                            did_you_mean(query.provider, providers),
                                            join(providers, ", ")));

@@ -1,8 +1,8 @@
 #include "rigplan/date.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 namespace rigplan {
 namespace {

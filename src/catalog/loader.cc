@@ -7,12 +7,12 @@
 //      unknown keys, provenance) and run the kind's consistency checks;
 //   4. check references between entries (an offer's GPU and region, a region's parent) and
 //      that names and aliases are unambiguous.
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <map>
 #include <regex>
-
-#include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include "catalog/toml_decode.h"
 #include "rigplan/catalog.h"
@@ -26,9 +26,11 @@ using namespace toml_decode;
 // Entity-specific consistency rules. Each reports through the context and returns nothing.
 void check_entry(const Gpu& g, const EntryContext& ctx) {
   const std::pair<std::string_view, const std::optional<double>*> tensor_rates[] = {
-      {"tf32_tflops", &g.tf32_tflops},   {"fp16_tflops", &g.fp16_tflops},
+      {"tf32_tflops", &g.tf32_tflops},
+      {"fp16_tflops", &g.fp16_tflops},
       {"fp16_fp16acc_tflops", &g.fp16_fp16acc_tflops},
-      {"bf16_tflops", &g.bf16_tflops},   {"fp8_tflops", &g.fp8_tflops},
+      {"bf16_tflops", &g.bf16_tflops},
+      {"fp8_tflops", &g.fp8_tflops},
       {"int8_tops", &g.int8_tops}};
   for (const auto& [key, rate] : tensor_rates) {
     if (!rate->has_value()) continue;
@@ -48,10 +50,12 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
   }
   auto price_needs_date = [&](const std::optional<double>& price, const std::optional<Date>& date,
                               std::string_view price_key, std::string_view date_key) {
-    if (price && !date) ctx.error(price_key, fmt::format("a price needs its date: add '{}'", date_key));
+    if (price && !date)
+      ctx.error(price_key, fmt::format("a price needs its date: add '{}'", date_key));
     if (date && !price) ctx.error(date_key, fmt::format("a date without '{}'", price_key));
   };
-  price_needs_date(g.street_price_usd, g.street_price_date, "street_price_usd", "street_price_date");
+  price_needs_date(g.street_price_usd, g.street_price_date, "street_price_usd",
+                   "street_price_date");
   price_needs_date(g.used_price_usd, g.used_price_date, "used_price_usd", "used_price_date");
   if (g.gpu_link == "none" && g.gpu_link_bw_gbps) {
     ctx.error("gpu_link_bw_gbps", "a link bandwidth on a GPU with gpu_link = \"none\"");
@@ -71,18 +75,17 @@ void check_entry(const Cpu& c, const EntryContext& ctx) {
     ctx.error("threads", fmt::format("{} is below cores {}", c.threads, c.cores));
   }
   if (c.boost_clock_ghz < c.base_clock_ghz) {
-    ctx.error("boost_clock_ghz", fmt::format("{} is below base_clock_ghz {}",
-                                             format_number(c.boost_clock_ghz),
-                                             format_number(c.base_clock_ghz)));
+    ctx.error("boost_clock_ghz",
+              fmt::format("{} is below base_clock_ghz {}", format_number(c.boost_clock_ghz),
+                          format_number(c.base_clock_ghz)));
   }
 }
 
 void check_entry(const Offer& o, const EntryContext& ctx) {
   if (o.spot_price_per_hour_usd && *o.spot_price_per_hour_usd > o.price_per_hour_usd) {
-    ctx.error("spot_price_per_hour_usd",
-              fmt::format("{} is above the on-demand price {}",
-                          format_number(*o.spot_price_per_hour_usd),
-                          format_number(o.price_per_hour_usd)));
+    ctx.error("spot_price_per_hour_usd", fmt::format("{} is above the on-demand price {}",
+                                                     format_number(*o.spot_price_per_hour_usd),
+                                                     format_number(o.price_per_hour_usd)));
   }
 }
 
@@ -119,8 +122,9 @@ void check_entry(const Nic&, const EntryContext&) {}
 
 void check_entry(const Psu& p, const EntryContext& ctx) {
   if (p.wattage_w_low_line && *p.wattage_w_low_line > p.wattage_w) {
-    ctx.error("wattage_w_low_line", fmt::format("{} is above wattage_w {}", format_number(*p.wattage_w_low_line),
-                                                format_number(p.wattage_w)));
+    ctx.error("wattage_w_low_line",
+              fmt::format("{} is above wattage_w {}", format_number(*p.wattage_w_low_line),
+                          format_number(p.wattage_w)));
   }
 }
 
@@ -129,9 +133,10 @@ void check_entry(const Board& b, const EntryContext& ctx) {
   for (const auto& text : b.pcie_slots) {
     const auto slot = parse_pcie_slot(text);
     if (!slot) {
-      ctx.error("pcie_slots", fmt::format("'{}' is not a slot; expected \"x<lanes>/<gen>@<position>\" "
-                                          "such as \"x16/5@1\" (lanes 1, 2, 4, 8 or 16; gen 1-6)",
-                                          text));
+      ctx.error("pcie_slots",
+                fmt::format("'{}' is not a slot; expected \"x<lanes>/<gen>@<position>\" "
+                            "such as \"x16/5@1\" (lanes 1, 2, 4, 8 or 16; gen 1-6)",
+                            text));
     } else if (slot->position <= last) {
       ctx.error("pcie_slots", fmt::format("'{}': positions must increase from the top", text));
     } else {
@@ -157,9 +162,9 @@ T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields)
   return out;
 }
 
-constexpr std::string_view kKinds[] = {"gpu",    "cpu",     "offer", "region", "interconnect",
-                                       "system", "circuit", "psu",   "nic",    "board",
-                                       "chassis"};
+constexpr std::string_view kKinds[] = {"gpu",          "cpu",    "offer",   "region",
+                                       "interconnect", "system", "circuit", "psu",
+                                       "nic",          "board",  "chassis"};
 using RawEntries = std::map<std::string_view, std::vector<RawEntry>>;
 
 bool valid_id(std::string_view id) {
@@ -253,10 +258,10 @@ RawEntries merge(RawEntries base, RawEntries overlay, Problems& problems) {
 // Pass 3: decodes every entry of a kind.
 template <class T>
 void decode_all(std::string_view kind, const std::vector<RawEntry>& raws,
-                const std::vector<FieldSpec<T>>& fields, std::vector<T>& out,
-                Problems& problems) {
+                const std::vector<FieldSpec<T>>& fields, std::vector<T>& out, Problems& problems) {
   out.reserve(raws.size());
-  for (const auto& raw : raws) out.push_back(decode_entry(EntryContext(kind, raw, problems), fields));
+  for (const auto& raw : raws)
+    out.push_back(decode_entry(EntryContext(kind, raw, problems), fields));
 }
 
 // Pass 4: a reference to another entry must name an existing id.
@@ -311,19 +316,22 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
   }
   std::vector<std::string> sockets;
   for (const auto& c : catalog.cpus) {
-    if (std::find(sockets.begin(), sockets.end(), c.socket) == sockets.end()) sockets.push_back(c.socket);
+    if (std::find(sockets.begin(), sockets.end(), c.socket) == sockets.end())
+      sockets.push_back(c.socket);
   }
   for (size_t i = 0; i < catalog.boards.size(); ++i) {
     const Board& b = catalog.boards[i];
     if (std::find(sockets.begin(), sockets.end(), b.socket) == sockets.end()) {
       EntryContext("board", raws["board"][i], problems)
-          .error("socket", fmt::format("no CPU of the catalog has socket '{}'; expected {}{}", b.socket,
-                                       quoted_list(sockets), did_you_mean(b.socket, sockets)));
+          .error("socket",
+                 fmt::format("no CPU of the catalog has socket '{}'; expected {}{}", b.socket,
+                             quoted_list(sockets), did_you_mean(b.socket, sockets)));
     }
   }
   for (size_t i = 0; i < catalog.chassis.size(); ++i) {
     const EntryContext ctx("chassis", raws["chassis"][i], problems);
-    for (const auto& board : catalog.chassis[i].boards) check_reference(board, "boards", "board", catalog.boards, ctx);
+    for (const auto& board : catalog.chassis[i].boards)
+      check_reference(board, "boards", "board", catalog.boards, ctx);
   }
   catalog.build_indexes([&](std::string_view kind, size_t index, std::string_view field,
                             const std::string& name, const std::string& other_id) {

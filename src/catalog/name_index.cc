@@ -1,9 +1,9 @@
 #include "catalog/name_index.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-
-#include <fmt/format.h>
 
 #include "util/strings.h"
 
@@ -11,8 +11,8 @@ namespace rigplan {
 namespace {
 
 // Vendor and brand words users often add or leave out ("GeForce RTX 4090", "Tesla T4").
-constexpr std::string_view kBrandPrefixes[] = {"nvidia", "geforce", "tesla", "amd", "radeon",
-                                               "instinct", "intel"};
+constexpr std::string_view kBrandPrefixes[] = {"nvidia", "geforce",  "tesla", "amd",
+                                               "radeon", "instinct", "intel"};
 
 std::string strip_brands(std::string key) {
   bool stripped = true;
@@ -75,8 +75,8 @@ Result<size_t> NameIndex::find(std::string_view query) const {
     if (it->second.size() == 1) return it->second.front();
     std::vector<std::string> ids;
     for (size_t i : it->second) ids.push_back(ids_[i]);
-    return Status::not_found(fmt::format("'{}' names more than one {}: {}; use the id", query,
-                                         kind_, quoted_list(ids)));
+    return Status::not_found(
+        fmt::format("'{}' names more than one {}: {}; use the id", query, kind_, quoted_list(ids)));
   }
   // Suggest ids whose id or any name is close to the query.
   std::vector<std::pair<std::string, size_t>> pairs;
@@ -102,11 +102,10 @@ Result<size_t> NameIndex::find(std::string_view query) const {
     if (suggestions.size() >= 3) break;
   }
   if (suggestions.size() > 3) suggestions.resize(3);
-  std::string hint = suggestions.empty()
-                         ? ""
-                         : fmt::format(" (did you mean {}?)", quoted_list(suggestions));
-  return Status::not_found(fmt::format("unknown {} '{}'{}; `{}` shows them all", kind_, query,
-                                       hint, list_command_));
+  std::string hint =
+      suggestions.empty() ? "" : fmt::format(" (did you mean {}?)", quoted_list(suggestions));
+  return Status::not_found(
+      fmt::format("unknown {} '{}'{}; `{}` shows them all", kind_, query, hint, list_command_));
 }
 
 }  // namespace rigplan

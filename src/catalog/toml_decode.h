@@ -2,20 +2,19 @@
 // file:line:column and the accepted values. Shared by the catalog and workload loaders.
 #pragma once
 
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include "rigplan/catalog.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
 
 namespace rigplan::toml_decode {
-
 
 struct Problem {
   std::string file;
@@ -60,27 +59,43 @@ struct RawEntry {
 
 inline const char* type_name(const toml::node& node) {
   switch (node.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::table: return "a table";
-    default: return "nothing";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::date:
+      return "a date";
+    case toml::node_type::time:
+      return "a time";
+    case toml::node_type::date_time:
+      return "a date-time";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "nothing";
   }
 }
 
 inline const char* expected_name(FieldType type) {
   switch (type) {
-    case FieldType::kText: return "a string";
-    case FieldType::kTextList: return "an array of strings";
-    case FieldType::kNumber: return "a number";
-    case FieldType::kInteger: return "an integer";
-    case FieldType::kBool: return "true or false";
-    case FieldType::kDate: return "a date such as 2024-06-01 (unquoted)";
+    case FieldType::kText:
+      return "a string";
+    case FieldType::kTextList:
+      return "an array of strings";
+    case FieldType::kNumber:
+      return "a number";
+    case FieldType::kInteger:
+      return "an integer";
+    case FieldType::kBool:
+      return "true or false";
+    case FieldType::kDate:
+      return "a date such as 2024-06-01 (unquoted)";
   }
   return "";
 }
@@ -107,15 +122,19 @@ class EntryContext {
   void error(std::string_view field, std::string_view message) const {
     const toml::node* node = field.empty() ? nullptr : table_->get(field);
     const auto& where = node ? node->source() : table_->source();
-    problems_.add(where, prefix() + (field.empty() ? std::string(message)
-                                                   : fmt::format("field '{}': {}", field, message)));
+    problems_.add(where,
+                  prefix() + (field.empty() ? std::string(message)
+                                            : fmt::format("field '{}': {}", field, message)));
   }
   void error_at(const toml::node& node, std::string_view message) const {
     problems_.add(node.source(), prefix() + std::string(message));
   }
-  void error_in(const toml::table& table, std::string_view message) const { error_at(table, message); }
+  void error_in(const toml::table& table, std::string_view message) const {
+    error_at(table, message);
+  }
   std::string prefix() const {
-    std::string out = id_.empty() ? fmt::format("{}: ", kind_) : fmt::format("{} '{}': ", kind_, id_);
+    std::string out =
+        id_.empty() ? fmt::format("{}: ", kind_) : fmt::format("{} '{}': ", kind_, id_);
     if (!scope_.empty()) out += fmt::format("{}: ", scope_);
     return out;
   }
@@ -160,8 +179,8 @@ bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
     const toml::date v = d->get();
     date = {static_cast<int>(v.year), static_cast<int>(v.month), static_cast<int>(v.day)};
     if (date.year < 1990 || date.year > 2100) {
-      return fail(fmt::format("{} is out of range; expected a date from 1990 to 2100",
-                              date.to_string()));
+      return fail(
+          fmt::format("{} is out of range; expected a date from 1990 to 2100", date.to_string()));
     }
     return true;
   };
@@ -186,7 +205,8 @@ bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
             ok = check_choice(target.back()) && ok;
           }
           return ok;
-        } else if constexpr (std::is_same_v<V, double> || std::is_same_v<V, std::optional<double>>) {
+        } else if constexpr (std::is_same_v<V, double> ||
+                             std::is_same_v<V, std::optional<double>>) {
           double value = 0;
           if (const auto* f = node.as_floating_point()) {
             value = f->get();
@@ -248,8 +268,9 @@ void decode_provenance(const EntryContext& ctx, const std::vector<FieldSpec<T>>&
   if (!out.confidence.empty()) {
     const auto levels = to_strings(kConfidenceLevels);
     if (std::find(levels.begin(), levels.end(), out.confidence) == levels.end()) {
-      ctx.error("confidence", fmt::format("'{}' is not accepted; expected {}{}", out.confidence,
-                                          quoted_list(levels), did_you_mean(out.confidence, levels)));
+      ctx.error("confidence",
+                fmt::format("'{}' is not accepted; expected {}{}", out.confidence,
+                            quoted_list(levels), did_you_mean(out.confidence, levels)));
     }
   }
   const toml::node* sources = table.get("field_sources");
@@ -265,7 +286,7 @@ void decode_provenance(const EntryContext& ctx, const std::vector<FieldSpec<T>>&
     const std::string name(key.str());
     if (!find_field(fields, name)) {
       ctx.error_at(node, fmt::format("field_sources: '{}' is not a field{}", name,
-                                         did_you_mean(name, keys)));
+                                     did_you_mean(name, keys)));
     } else if (const auto* s = node.as_string(); !s || s->get().empty()) {
       ctx.error_at(node, fmt::format("field_sources: '{}': expected a non-empty string", name));
     } else {
@@ -273,7 +294,6 @@ void decode_provenance(const EntryContext& ctx, const std::vector<FieldSpec<T>>&
     }
   }
 }
-
 
 // Parses a file; a syntax error is reported (with its position) and yields nullopt.
 inline std::optional<toml::table> parse_file(const CatalogFile& file, Problems& problems) {

@@ -1,15 +1,14 @@
 #include "cli/cli_context.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-
-#include <unistd.h>
-
-#include <fmt/format.h>
 
 namespace rigplan::cli {
 
@@ -86,14 +85,16 @@ Result<Workload> CliContext::resolve_workload(const Zoo& zoo, const std::string&
     if (!text) return text.status();
     return import_hf_config(hf_config, *text);
   }
-  if (name.empty()) return Status::invalid_input("name a workload (`rigplan workloads list`) or give --hf-config FILE");
+  if (name.empty())
+    return Status::invalid_input(
+        "name a workload (`rigplan workloads list`) or give --hf-config FILE");
   auto found = zoo.find(name);
   if (!found) return found.status();
   return **found;
 }
 
 Result<CliContext::RunInputs> CliContext::load_run_inputs(const std::string& name,
-                                                         const std::string& hf_config) const {
+                                                          const std::string& hf_config) const {
   auto catalog = load();
   if (!catalog) return catalog.status();
   auto zoo = load_zoo();
@@ -103,26 +104,32 @@ Result<CliContext::RunInputs> CliContext::load_run_inputs(const std::string& nam
   return RunInputs{std::move(catalog).value(), std::move(zoo).value(), std::move(workload).value()};
 }
 
-Result<CliContext::MeasurementInputs> CliContext::load_measurement_inputs(const std::string& path) const {
+Result<CliContext::MeasurementInputs> CliContext::load_measurement_inputs(
+    const std::string& path) const {
   auto catalog = load();
   if (!catalog) return catalog.status();
   auto zoo = load_zoo();
   if (!zoo) return zoo.status();
   auto text = read_text_file(path);
   if (!text) return text.status();
-  return MeasurementInputs{std::move(catalog).value(), std::move(zoo).value(), std::move(text).value()};
+  return MeasurementInputs{std::move(catalog).value(), std::move(zoo).value(),
+                           std::move(text).value()};
 }
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");
-  cmd->add_option("--hf-config", o.hf_config, "A Hugging Face config.json instead of a zoo workload");
+  cmd->add_option("--hf-config", o.hf_config,
+                  "A Hugging Face config.json instead of a zoo workload");
   cmd->add_option("--mode", o.run.mode, "train, infer, prefill or decode")->capture_default_str();
-  cmd->add_option("--precision", o.run.precision, "fp32, tf32, fp16, bf16, fp8 (default: the workload's)");
-  cmd->add_option("--weights", o.run.weights, "Weight format (inference): bf16, int8, nf4, q4_k_m, ...");
+  cmd->add_option("--precision", o.run.precision,
+                  "fp32, tf32, fp16, bf16, fp8 (default: the workload's)");
+  cmd->add_option("--weights", o.run.weights,
+                  "Weight format (inference): bf16, int8, nf4, q4_k_m, ...");
   cmd->add_option("--method", o.run.method, "full, lora or qlora")->capture_default_str();
   cmd->add_option("--batch", o.run.batch, "Batch per GPU (default: the workload's)");
   cmd->add_option("--seq", o.run.seq_len, "Sequence length (default: the workload's)");
-  cmd->add_flag("--checkpointing", o.run.checkpointing, "Activation checkpointing (recomputes the forward)");
+  cmd->add_flag("--checkpointing", o.run.checkpointing,
+                "Activation checkpointing (recomputes the forward)");
   cmd->add_option("--zero", o.run.zero, "ZeRO stage 0-3");
   cmd->add_option("--tp", o.run.tensor_parallel, "Tensor-parallel degree");
   cmd->add_option("--pp", o.run.pipeline_parallel, "Pipeline-parallel degree");

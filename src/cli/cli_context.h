@@ -2,12 +2,11 @@
 // Status to an error message and exit code (0 success, 2 bad input, 1 internal error).
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "rigplan/build.h"
 #include "rigplan/catalog.h"
@@ -25,11 +24,11 @@ inline constexpr int kExitBadInput = 2;
 // One run of the command line: its options, streams and outcome. `rigplan serve` makes one per
 // request, sharing the catalog and zoo it loaded at start.
 struct CliContext {
-  std::string catalog_dir;  // --catalog: replaces the embedded catalog
-  std::string overlay_dir;  // --overlay, $RIGPLAN_OVERLAY or ~/.config/rigplan/overlay
+  std::string catalog_dir;    // --catalog: replaces the embedded catalog
+  std::string overlay_dir;    // --overlay, $RIGPLAN_OVERLAY or ~/.config/rigplan/overlay
   std::string workloads_dir;  // --workloads: user workload files added to the zoo
-  bool json = false;        // --json
-  int exit_code = kExitOk;  // set by the subcommand that ran
+  bool json = false;          // --json
+  int exit_code = kExitOk;    // set by the subcommand that ran
   std::ostream* out;
   std::ostream* err;
   // Loaded already (by `rigplan serve`): used instead of reading the options above.
@@ -85,7 +84,8 @@ struct CliContext {
 // Builds the command line with every subcommand (or only `only`, for `rigplan serve`), parses
 // `args` (args[0] is the program name) and runs the subcommand. Returns the exit code; messages
 // go to ctx.err.
-int run_command_line(const std::vector<std::string>& args, CliContext& ctx, const std::string& only = "");
+int run_command_line(const std::vector<std::string>& args, CliContext& ctx,
+                     const std::string& only = "");
 
 // Progress of long work, redrawn in place on stderr ("rigplan: fitting 12/31 GPUs") when stderr
 // is a terminal; silent otherwise, so logs and pipes get only the results.

@@ -7,11 +7,16 @@ namespace rigplan::cli {
 namespace {
 
 report::Json counts_json(const Catalog& c) {
-  return {{"gpus", c.gpus.size()},       {"cpus", c.cpus.size()},
-          {"offers", c.offers.size()},   {"regions", c.regions.size()},
-          {"interconnects", c.interconnects.size()}, {"systems", c.systems.size()},
-          {"circuits", c.circuits.size()}, {"psus", c.psus.size()},
-          {"nics", c.nics.size()},         {"boards", c.boards.size()},
+  return {{"gpus", c.gpus.size()},
+          {"cpus", c.cpus.size()},
+          {"offers", c.offers.size()},
+          {"regions", c.regions.size()},
+          {"interconnects", c.interconnects.size()},
+          {"systems", c.systems.size()},
+          {"circuits", c.circuits.size()},
+          {"psus", c.psus.size()},
+          {"nics", c.nics.size()},
+          {"boards", c.boards.size()},
           {"chassis", c.chassis.size()}};
 }
 
@@ -26,7 +31,8 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
 
   auto& dir = ctx.keep<std::string>();
   auto* check = command->add_subcommand(
-      "check", "Validate a catalog directory (default: the catalog in use) and report every problem");
+      "check",
+      "Validate a catalog directory (default: the catalog in use) and report every problem");
   check->add_option("dir", dir, "Catalog directory");
   check->callback([&ctx, &dir] {
     Result<std::shared_ptr<const Catalog>> loaded = Status::internal("not loaded");
@@ -48,22 +54,27 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
         out["counts"] = counts_json(**loaded);
         report::Json stale = report::Json::array();
         for (const auto& p : stale_prices(**loaded, today(), kStaleAfterDays)) {
-          stale.push_back({{"kind", p.kind}, {"id", p.id}, {"field", p.field},
-                           {"date", p.date.to_string()}, {"age_days", p.age_days}});
+          stale.push_back({{"kind", p.kind},
+                           {"id", p.id},
+                           {"field", p.field},
+                           {"date", p.date.to_string()},
+                           {"age_days", p.age_days}});
         }
         out["stale_prices"] = stale;
       } else {
         report::Json problems = report::Json::array();
         std::string_view text = loaded.status().message();
         // One problem per line; the last line is the summary.
-        for (size_t end; (end = text.find('\n')) != std::string_view::npos; text.remove_prefix(end + 1)) {
+        for (size_t end; (end = text.find('\n')) != std::string_view::npos;
+             text.remove_prefix(end + 1)) {
           problems.push_back(std::string(text.substr(0, end)));
         }
         out["problems"] = problems;
         out["summary"] = std::string(text);
       }
       ctx.print_json(out);
-      ctx.exit_code = loaded ? kExitOk : (loaded.status().is_user_error() ? kExitBadInput : kExitInternal);
+      ctx.exit_code =
+          loaded ? kExitOk : (loaded.status().is_user_error() ? kExitBadInput : kExitInternal);
       return;
     }
     if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
@@ -77,7 +88,8 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
     const auto stale = stale_prices(c, today(), kStaleAfterDays);
     if (!stale.empty()) {
       *ctx.err << fmt::format(
-          "rigplan: {} prices are more than {} days old (oldest: {} {} {}, {}); refresh them or add "
+          "rigplan: {} prices are more than {} days old (oldest: {} {} {}, {}); refresh them or "
+          "add "
           "current ones in an overlay\n",
           stale.size(), kStaleAfterDays, stale.front().kind, stale.front().id, stale.front().field,
           stale.front().date.to_string());

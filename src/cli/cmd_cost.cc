@@ -17,30 +17,44 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
       "cost", "Buy vs rent: owning a machine over a horizon against cloud offers, with break-even");
   add_run_options(cmd, o);
   auto* gpu = cmd->add_option("--gpu", r.gpu, "GPU id or name of the owned machine");
-  cmd->add_option("--build", build_file, "A build file (docs/builds.md): the machine, its GPUs and its price")
+  cmd->add_option("--build", build_file,
+                  "A build file (docs/builds.md): the machine, its GPUs and its price")
       ->excludes(gpu);
   cmd->add_option("--gpus", r.count, "GPUs in the machine (1-8)")->capture_default_str();
   cmd->add_option("--condition", r.condition, "new or used")->capture_default_str();
-  cmd->add_option("--system", r.system, "Base system id (default: the cheapest that holds the GPUs)");
-  cmd->add_option("--price", r.capex_usd, "Price of the whole machine in USD, replacing the catalog's");
+  cmd->add_option("--system", r.system,
+                  "Base system id (default: the cheapest that holds the GPUs)");
+  cmd->add_option("--price", r.capex_usd,
+                  "Price of the whole machine in USD, replacing the catalog's");
   auto& hours_per_month = ctx.keep<std::optional<double>>();
-  auto* utilisation = cmd->add_option("--utilisation", r.utilisation, "Share of the time the machine is busy (0-1]")
-                          ->capture_default_str();
-  cmd->add_option("--hours-per-month", hours_per_month, "Busy hours a month, instead of --utilisation")
+  auto* utilisation =
+      cmd->add_option("--utilisation", r.utilisation, "Share of the time the machine is busy (0-1]")
+          ->capture_default_str();
+  cmd->add_option("--hours-per-month", hours_per_month,
+                  "Busy hours a month, instead of --utilisation")
       ->excludes(utilisation);
-  cmd->add_option("--horizon-months", r.horizon_months, "Months of ownership")->capture_default_str();
-  cmd->add_option("--region", r.region, "Region for electricity price and grid carbon")->capture_default_str();
-  cmd->add_option("--electricity", r.electricity_usd_per_kwh, "Electricity price in USD/kWh, replacing the region's");
-  cmd->add_option("--pue", r.pue, "Power usage effectiveness of the site (default: 1 office, 1.58 rack)");
-  cmd->add_option("--power", r.wall_w, "Average draw at the wall while busy, W, replacing the model's");
+  cmd->add_option("--horizon-months", r.horizon_months, "Months of ownership")
+      ->capture_default_str();
+  cmd->add_option("--region", r.region, "Region for electricity price and grid carbon")
+      ->capture_default_str();
+  cmd->add_option("--electricity", r.electricity_usd_per_kwh,
+                  "Electricity price in USD/kWh, replacing the region's");
+  cmd->add_option("--pue", r.pue,
+                  "Power usage effectiveness of the site (default: 1 office, 1.58 rack)");
+  cmd->add_option("--power", r.wall_w,
+                  "Average draw at the wall while busy, W, replacing the model's");
   cmd->add_option("--power-limit", r.power_limit, "Cap GPU power at this fraction of board power")
       ->capture_default_str();
-  cmd->add_option("--offer", offers, "Comma-separated offer ids to compare (default: same GPU and count)");
+  cmd->add_option("--offer", offers,
+                  "Comma-separated offer ids to compare (default: same GPU and count)");
   cmd->add_option("--rent", r.rent_usd_per_hour, "Compare with renting at this USD per hour");
   cmd->add_flag("--no-resale", no_resale, "Do not count the GPUs' resale value at the end");
   cmd->add_flag("--explain", explain, "How each number is computed");
-  cmd->add_option("--html", html_file, "Also write a self-contained HTML report with the cost-over-time chart (-: to stdout only)");
-  cmd->callback([&ctx, &o, &r, &offers, &build_file, &html_file, &explain, &no_resale, &hours_per_month] {
+  cmd->add_option(
+      "--html", html_file,
+      "Also write a self-contained HTML report with the cost-over-time chart (-: to stdout only)");
+  cmd->callback([&ctx, &o, &r, &offers, &build_file, &html_file, &explain, &no_resale,
+                 &hours_per_month] {
     auto loaded = ctx.load();
     if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
     const Catalog& catalog = **loaded;
@@ -65,13 +79,15 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
       r.count = machine->build.gpu_count;
       r.machine = &machine->machine;
     } else if (r.gpu.empty()) {
-      return void(ctx.exit_code = ctx.fail(Status::invalid_input("name the owned machine: --gpu ID or --build FILE")));
+      return void(ctx.exit_code = ctx.fail(
+                      Status::invalid_input("name the owned machine: --gpu ID or --build FILE")));
     }
     r.offers = split(offers, ',');
     r.resale = !no_resale;
     auto c = compare_costs(r, catalog, embedded_calibration());
     if (!c) return void(ctx.exit_code = ctx.fail(c.status()));
-    if (!html_file.empty() && ctx.emit_html(html_file, report::cost_html(*c, today().to_string()))) return;
+    if (!html_file.empty() && ctx.emit_html(html_file, report::cost_html(*c, today().to_string())))
+      return;
     if (ctx.json) return ctx.print_json(report::to_json(*c));
     *ctx.out << report::cost_text(*c, explain);
   });

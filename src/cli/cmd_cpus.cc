@@ -10,10 +10,20 @@ namespace {
 
 std::string cpu_table(const std::vector<const Cpu*>& cpus) {
   using A = report::Table::Align;
-  report::Table table({{"id"}, {"name"}, {"segment"}, {"socket"}, {"cores", A::kRight},
-                       {"threads", A::kRight}, {"base GHz", A::kRight}, {"boost GHz", A::kRight},
-                       {"PCIe lanes", A::kRight}, {"gen", A::kRight}, {"mem ch", A::kRight},
-                       {"TDP W", A::kRight}, {"price USD", A::kRight}, {"price kind, date"}});
+  report::Table table({{"id"},
+                       {"name"},
+                       {"segment"},
+                       {"socket"},
+                       {"cores", A::kRight},
+                       {"threads", A::kRight},
+                       {"base GHz", A::kRight},
+                       {"boost GHz", A::kRight},
+                       {"PCIe lanes", A::kRight},
+                       {"gen", A::kRight},
+                       {"mem ch", A::kRight},
+                       {"TDP W", A::kRight},
+                       {"price USD", A::kRight},
+                       {"price kind, date"}});
   for (const Cpu* c : cpus) {
     table.add_row({c->id, c->name, c->segment, c->socket, std::to_string(c->cores),
                    std::to_string(c->threads), format_number(c->base_clock_ghz),

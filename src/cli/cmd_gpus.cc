@@ -11,14 +11,22 @@ namespace {
 std::string opt(const std::optional<double>& v) { return v ? format_number(*v) : "-"; }
 
 // The tensor rate mixed-precision training uses: BF16 where present, else FP16.
-std::optional<double> half_rate(const Gpu& g) { return g.bf16_tflops ? g.bf16_tflops : g.fp16_tflops; }
+std::optional<double> half_rate(const Gpu& g) {
+  return g.bf16_tflops ? g.bf16_tflops : g.fp16_tflops;
+}
 
 std::string gpu_table(const std::vector<const Gpu*>& gpus) {
   using A = report::Table::Align;
-  report::Table table({{"id"}, {"name"}, {"segment"}, {"memory GB", A::kRight},
-                       {"GB/s", A::kRight}, {"FP32 TFLOPS", A::kRight},
-                       {"16-bit tensor TFLOPS", A::kRight}, {"power W", A::kRight},
-                       {"price USD", A::kRight}, {"price kind, date"}});
+  report::Table table({{"id"},
+                       {"name"},
+                       {"segment"},
+                       {"memory GB", A::kRight},
+                       {"GB/s", A::kRight},
+                       {"FP32 TFLOPS", A::kRight},
+                       {"16-bit tensor TFLOPS", A::kRight},
+                       {"power W", A::kRight},
+                       {"price USD", A::kRight},
+                       {"price kind, date"}});
   for (const Gpu* g : gpus) {
     const auto price = new_price(*g);
     table.add_row({g->id, g->name, g->segment, format_number(g->memory_gb),

@@ -10,16 +10,24 @@ namespace {
 
 std::string offer_table(const std::vector<const Offer*>& offers) {
   using A = report::Table::Align;
-  report::Table table({{"id"}, {"provider"}, {"instance"}, {"gpu"}, {"count", A::kRight},
-                       {"USD/h", A::kRight}, {"USD/GPU-h", A::kRight}, {"spot USD/h", A::kRight},
-                       {"billing"}, {"region"}, {"price date"}});
+  report::Table table({{"id"},
+                       {"provider"},
+                       {"instance"},
+                       {"gpu"},
+                       {"count", A::kRight},
+                       {"USD/h", A::kRight},
+                       {"USD/GPU-h", A::kRight},
+                       {"spot USD/h", A::kRight},
+                       {"billing"},
+                       {"region"},
+                       {"price date"}});
   for (const Offer* o : offers) {
-    table.add_row({o->id, o->provider, o->instance, o->gpu, std::to_string(o->gpu_count),
-                   fmt::format("{:.2f}", o->price_per_hour_usd),
-                   fmt::format("{:.2f}", o->price_per_hour_usd / o->gpu_count),
-                   o->spot_price_per_hour_usd ? fmt::format("{:.2f}", *o->spot_price_per_hour_usd)
-                                              : "-",
-                   o->billing, o->region.empty() ? "-" : o->region, o->price_date.to_string()});
+    table.add_row(
+        {o->id, o->provider, o->instance, o->gpu, std::to_string(o->gpu_count),
+         fmt::format("{:.2f}", o->price_per_hour_usd),
+         fmt::format("{:.2f}", o->price_per_hour_usd / o->gpu_count),
+         o->spot_price_per_hour_usd ? fmt::format("{:.2f}", *o->spot_price_per_hour_usd) : "-",
+         o->billing, o->region.empty() ? "-" : o->region, o->price_date.to_string()});
   }
   return table.render();
 }
@@ -34,7 +42,8 @@ void add_offers_command(CLI::App& app, CliContext& ctx) {
   auto* list = offers->add_subcommand("list", "List cloud offers, filtered and sorted");
   list->add_option("--gpu", query.gpu, "GPU id, alias or name");
   list->add_option("--provider", query.provider, "aws, gcp, azure, lambda, …");
-  list->add_option("--region", query.region, "Region id; a country or state includes its cloud regions");
+  list->add_option("--region", query.region,
+                   "Region id; a country or state includes its cloud regions");
   list->add_option("--max-price", query.max_price_per_gpu_hour_usd,
                    "Maximum on-demand price per GPU-hour, USD");
   list->add_option("--sort", query.sort,

@@ -10,8 +10,14 @@ namespace {
 
 std::string region_table(const std::vector<const Region*>& regions) {
   using A = report::Table::Align;
-  report::Table table({{"id"}, {"name"}, {"kind"}, {"parent"}, {"USD/kWh", A::kRight},
-                       {"price date"}, {"gCO2/kWh", A::kRight}, {"carbon year", A::kRight},
+  report::Table table({{"id"},
+                       {"name"},
+                       {"kind"},
+                       {"parent"},
+                       {"USD/kWh", A::kRight},
+                       {"price date"},
+                       {"gCO2/kWh", A::kRight},
+                       {"carbon year", A::kRight},
                        {"PUE", A::kRight}});
   for (const Region* r : regions) {
     table.add_row({r->id, r->name, r->kind, r->parent.empty() ? "-" : r->parent,

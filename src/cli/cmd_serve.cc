@@ -8,12 +8,16 @@ namespace rigplan::cli {
 
 void add_serve_command(CLI::App& app, CliContext& ctx) {
   auto& options = ctx.keep<serve::ServerOptions>();
-  auto* cmd = app.add_subcommand(
-      "serve", "Serve the JSON API (each endpoint answers what the command prints with --json) and a web page");
-  cmd->add_option("--host", options.host, "Address to listen on; anything but loopback exposes an API with no "
-                                          "authentication")
+  auto* cmd = app.add_subcommand("serve",
+                                 "Serve the JSON API (each endpoint answers what the command "
+                                 "prints with --json) and a web page");
+  cmd->add_option("--host", options.host,
+                  "Address to listen on; anything but loopback exposes an API with no "
+                  "authentication")
       ->capture_default_str();
-  cmd->add_option("--port", options.port, "Port (0: any free port)")->capture_default_str()->check(CLI::Range(0, 65535));
+  cmd->add_option("--port", options.port, "Port (0: any free port)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
   cmd->add_option("--cache", options.cache_entries, "Answers kept for repeated requests (0: none)")
       ->capture_default_str();
   cmd->callback([&ctx, &options] {
@@ -25,15 +29,16 @@ void add_serve_command(CLI::App& app, CliContext& ctx) {
     serve::Server server(handler, options);
     const int port = server.bind();
     if (port < 0) {
-      return void(ctx.exit_code = ctx.fail(Status::io_error(
-                      fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
-                                  options.host, options.port))));
+      return void(ctx.exit_code = ctx.fail(Status::io_error(fmt::format(
+                      "cannot listen on {}:{} (in use, or not an address of this machine)",
+                      options.host, options.port))));
     }
     if (options.host != "127.0.0.1" && options.host != "localhost" && options.host != "::1") {
       *ctx.err << "rigplan: warning: listening on " << options.host
                << ": anyone who can reach it can use the API; there is no authentication\n";
     }
-    *ctx.err << fmt::format("rigplan: serving http://{}:{}/ (Ctrl-C stops)\n", options.host, port) << std::flush;
+    *ctx.err << fmt::format("rigplan: serving http://{}:{}/ (Ctrl-C stops)\n", options.host, port)
+             << std::flush;
     server.run();
   });
 }

@@ -10,10 +10,12 @@ namespace rigplan::cli {
 void add_validate_command(CLI::App& app, CliContext& ctx) {
   auto& path = ctx.keep<std::string>();
   auto& loo = ctx.keep<bool>(false);
-  auto* cmd = app.add_subcommand("validate", "Predictions against measurements (PRODUCT.md contract)");
+  auto* cmd =
+      app.add_subcommand("validate", "Predictions against measurements (PRODUCT.md contract)");
   cmd->add_option("file", path, "Measurement CSV, e.g. validation/memory.csv")->required();
   cmd->add_flag("--loo", loo,
-                "Leave one GPU out: predict each GPU's throughput rows with a calibration fitted without them");
+                "Leave one GPU out: predict each GPU's throughput rows with a calibration fitted "
+                "without them");
   cmd->callback([&ctx, &path, &loo] {
     auto inputs = ctx.load_measurement_inputs(path);
     if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
@@ -21,7 +23,9 @@ void add_validate_command(CLI::App& app, CliContext& ctx) {
     const Zoo& zoo = *inputs->zoo;
     const std::string& text = inputs->text;
     *ctx.err << fmt::format("rigplan: validating {}\n", path);
-    if (loo) *ctx.err << "rigplan: fitting one calibration per GPU (leave-one-GPU-out); this takes a while\n";
+    if (loo)
+      *ctx.err
+          << "rigplan: fitting one calibration per GPU (leave-one-GPU-out); this takes a while\n";
     ValidateOptions options;
     options.leave_one_gpu_out = loo;
     Progress progress(ctx, "fitting without each GPU:");

@@ -19,10 +19,17 @@ void add_workloads_command(CLI::App& app, CliContext& ctx) {
       return ctx.print_json(out);
     }
     using A = report::Table::Align;
-    report::Table table({{"id"}, {"name"}, {"task"}, {"params", A::kRight}, {"published", A::kRight},
-                         {"precision"}, {"batch", A::kRight}, {"seq", A::kRight}});
+    report::Table table({{"id"},
+                         {"name"},
+                         {"task"},
+                         {"params", A::kRight},
+                         {"published", A::kRight},
+                         {"precision"},
+                         {"batch", A::kRight},
+                         {"seq", A::kRight}});
     for (const auto& w : zoo.workloads) {
-      table.add_row({w.id, w.name, w.task, fmt::format("{:.4g}M", static_cast<double>(count_params(w).total) / 1e6),
+      table.add_row({w.id, w.name, w.task,
+                     fmt::format("{:.4g}M", static_cast<double>(count_params(w).total) / 1e6),
                      fmt::format("{:.4g}M", static_cast<double>(w.published_params) / 1e6),
                      w.default_precision, std::to_string(w.default_batch),
                      w.default_seq_len ? std::to_string(*w.default_seq_len) : "-"});

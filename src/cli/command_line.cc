@@ -27,7 +27,8 @@ constexpr Command kCommands[] = {
 
 }  // namespace
 
-int run_command_line(const std::vector<std::string>& args, CliContext& ctx, const std::string& only) {
+int run_command_line(const std::vector<std::string>& args, CliContext& ctx,
+                     const std::string& only) {
   CLI::App app{"rigplan: plan the hardware for deep learning: which GPU, which build, buy or rent.",
                "rigplan"};
   app.set_version_flag("--version", "rigplan 0.1.0");

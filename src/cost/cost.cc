@@ -1,9 +1,9 @@
 #include "rigplan/cost.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "cost/cost_constants.h"
 #include "util/strings.h"
@@ -42,11 +42,10 @@ const BaseSystem* base_system_for(const Catalog& catalog, const Gpu& gpu, int co
     }
     const double dc = sustained_dc_w(gpu, count, s);
     if (dc > s.psu_w * kPsuSustainedFraction) {
-      reasons.push_back(fmt::format("{}: {} x {} W + {} W = {} W is over {}% of its {} W of PSUs",
-                                    s.id, count, format_number(gpu.board_power_w),
-                                    format_number(s.base_power_w), format_number(dc),
-                                    format_number(kPsuSustainedFraction * 100),
-                                    format_number(s.psu_w)));
+      reasons.push_back(fmt::format(
+          "{}: {} x {} W + {} W = {} W is over {}% of its {} W of PSUs", s.id, count,
+          format_number(gpu.board_power_w), format_number(s.base_power_w), format_number(dc),
+          format_number(kPsuSustainedFraction * 100), format_number(s.psu_w)));
       continue;
     }
     if (!best || s.price_usd < best->price_usd) best = candidate;
@@ -70,7 +69,8 @@ Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int coun
   out.system = base_system_for(catalog, gpu, count, &why, only);
   if (!out.system) return Status::not_found(why);
   const double width = gpu.slot_width.value_or(2);
-  if (count > 1 && width > out.system->max_slot_width) out.cooling_usd = count * kWideCardCoolingUsd;
+  if (count > 1 && width > out.system->max_slot_width)
+    out.cooling_usd = count * kWideCardCoolingUsd;
   out.capex_usd = out.system->price_usd + out.cooling_usd;
   out.max_dc_w = sustained_dc_w(gpu, count, *out.system);
   out.max_wall_w = out.max_dc_w / out.system->psu_efficiency;
@@ -146,8 +146,8 @@ Result<SiteEnergy> site_energy(const Catalog& catalog, std::string_view region, 
     }
   }
   if (!has_carbon) {
-    return Status::not_found(fmt::format("region '{}' has no carbon intensity, nor do its parents",
-                                         (*found)->id));
+    return Status::not_found(
+        fmt::format("region '{}' has no carbon intensity, nor do its parents", (*found)->id));
   }
   return site;
 }
@@ -188,9 +188,10 @@ BreakEven break_even(const OwnInputs& own, double rent_usd_per_hour, double util
   const double running = own.wall_w / 1000 * own.pue * own.usd_per_kwh;  // USD per busy hour
   const double saving = rent_usd_per_hour - running;
   if (saving <= 0) {
-    out.why = fmt::format("an hour of electricity ({:.3f} USD) costs more than an hour of rent "
-                          "({:.3f} USD)",
-                          running, rent_usd_per_hour);
+    out.why = fmt::format(
+        "an hour of electricity ({:.3f} USD) costs more than an hour of rent "
+        "({:.3f} USD)",
+        running, rent_usd_per_hour);
     return out;
   }
   // Owning minus renting after `days` at the utilisation: concave in days (the resale value
@@ -243,8 +244,8 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
   v.relative = throughput / reference_throughput;
   v.price = new_price(gpu);
   if (v.price) v.per_kusd_card = v.relative / v.price->usd * 1000;
-  const double gpu_kw = gpu.board_power_w *
-                        gpu_power_utilisation(workload_class(workload), run.mode) / 1000;
+  const double gpu_kw =
+      gpu.board_power_w * gpu_power_utilisation(workload_class(workload), run.mode) / 1000;
   v.per_kw = v.relative / gpu_kw;
   for (int count : kValueCounts) {
     auto owned = own_system(catalog, gpu, count, "new");
@@ -255,8 +256,8 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
     if (!p) return p.status();
     if (!p->fits) continue;
     const double relative = p->throughput / reference_throughput;
-    v.systems.push_back({count, owned->system->id, owned->capex_usd, relative,
-                         relative / owned->capex_usd * 1000});
+    v.systems.push_back(
+        {count, owned->system->id, owned->capex_usd, relative, relative / owned->capex_usd * 1000});
   }
   return v;
 }
@@ -264,15 +265,17 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
 Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalog,
                                      const Calibration& calibration) {
   if (r.utilisation <= 0 || r.utilisation > 1) {
-    return Status::invalid_input(fmt::format("--utilisation {} is out of range; expected > 0 and <= 1",
-                                             format_number(r.utilisation)));
+    return Status::invalid_input(fmt::format(
+        "--utilisation {} is out of range; expected > 0 and <= 1", format_number(r.utilisation)));
   }
   if (r.horizon_months <= 0 || r.horizon_months > 240) {
-    return Status::invalid_input(fmt::format(
-        "--horizon-months {} is out of range; expected > 0 and <= 240", format_number(r.horizon_months)));
+    return Status::invalid_input(
+        fmt::format("--horizon-months {} is out of range; expected > 0 and <= 240",
+                    format_number(r.horizon_months)));
   }
   if (r.count < 1 || r.count > 8) {
-    return Status::invalid_input(fmt::format("--gpus {} is out of range; expected 1 to 8 in one machine", r.count));
+    return Status::invalid_input(
+        fmt::format("--gpus {} is out of range; expected 1 to 8 in one machine", r.count));
   }
   auto gpu = catalog.find_gpu(r.gpu);
   if (!gpu) return gpu.status();
@@ -290,19 +293,21 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
                            : own_system(catalog, **gpu, r.count, r.condition, only);
   if (!owned) {
     if (owned.status().code() != Status::Code::kNotFound) return owned.status();
-    return Status::invalid_input(fmt::format(
-        "{}; {}", owned.status().message(),
-        r.capex_usd ? "add a base system to the catalog (docs/catalog.md)"
-                    : "pass --price USD for the whole machine"));
+    return Status::invalid_input(
+        fmt::format("{}; {}", owned.status().message(),
+                    r.capex_usd ? "add a base system to the catalog (docs/catalog.md)"
+                                : "pass --price USD for the whole machine"));
   }
   out.owned = *owned;
   if (r.capex_usd) {
     out.owned.condition = r.condition;
     out.owned.capex_usd = *r.capex_usd;
-    out.assumptions.push_back(fmt::format(
-        "The machine costs {} USD (--price), GPUs and system together{}.", format_number(*r.capex_usd),
-        r.resale ? fmt::format("; the GPUs, {}% of it, resell", format_number(kPriceOverrideGpuShare * 100))
-                 : ""));
+    out.assumptions.push_back(
+        fmt::format("The machine costs {} USD (--price), GPUs and system together{}.",
+                    format_number(*r.capex_usd),
+                    r.resale ? fmt::format("; the GPUs, {}% of it, resell",
+                                           format_number(kPriceOverrideGpuShare * 100))
+                             : ""));
   }
 
   // Power while busy: the workload's utilisation of board power, or full board power.
@@ -320,14 +325,15 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
     out.throughput = own_throughput;
     out.unit = p->unit;
   } else {
-    out.assumptions.push_back("No workload: the GPUs draw their full board power while busy, and a "
-                              "rented GPU-hour does the work of an owned one.");
+    out.assumptions.push_back(
+        "No workload: the GPUs draw their full board power while busy, and a "
+        "rented GPU-hour does the work of an owned one.");
   }
   out.power = system_power(**gpu, r.count, *out.owned.system, u, r.power_limit);
   if (r.wall_w) {
     out.power.wall_w = *r.wall_w;
-    out.assumptions.push_back(fmt::format("The machine draws {} W at the wall while busy (--power).",
-                                          format_number(*r.wall_w)));
+    out.assumptions.push_back(fmt::format(
+        "The machine draws {} W at the wall while busy (--power).", format_number(*r.wall_w)));
   }
   auto site = site_energy(catalog, r.region, out.owned.system->form == "rack");
   if (!site) return site.status();
@@ -341,14 +347,15 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
   }
   if (!site->usd_per_kwh) {
     return Status::invalid_input(fmt::format(
-        "region '{}' has no electricity price, nor do its parents; pass --electricity USD/kWh", r.region));
+        "region '{}' has no electricity price, nor do its parents; pass --electricity USD/kWh",
+        r.region));
   }
   out.site = *site;
 
   OwnInputs& in = out.inputs;
   in.capex_usd = out.owned.capex_usd;
-  in.gpu_value_usd = r.capex_usd ? *r.capex_usd * kPriceOverrideGpuShare
-                                 : r.count * out.owned.gpu_price.usd;
+  in.gpu_value_usd =
+      r.capex_usd ? *r.capex_usd * kPriceOverrideGpuShare : r.count * out.owned.gpu_price.usd;
   in.retention_per_year = resale_fraction(**gpu, 1);
   in.wall_w = out.power.wall_w;
   in.usd_per_kwh = *site->usd_per_kwh;
@@ -399,7 +406,7 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
   }
   for (const Offer* o : offers) {
     const Gpu& rented = *catalog.gpu(o->gpu);
-    RentAlternative a{o->id, o->provider, o->billing == "serverless" ? "serverless" : "on-demand",
+    RentAlternative a{o->id,  o->provider,  o->billing == "serverless" ? "serverless" : "on-demand",
                       o->gpu, o->gpu_count, o->price_per_hour_usd};
     if (Status s = add(a, rented, o->region); !s.ok()) return s;
     if (o->spot_price_per_hour_usd) {
@@ -413,9 +420,10 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
     if (Status s = add(a, **gpu, ""); !s.ok()) return s;
   }
   if (out.alternatives.empty()) {
-    out.assumptions.push_back(fmt::format("The catalog has no offer of {} x {}: name one with --offer "
-                                          "or give a price with --rent.",
-                                          r.count, (*gpu)->id));
+    out.assumptions.push_back(
+        fmt::format("The catalog has no offer of {} x {}: name one with --offer "
+                    "or give a price with --rent.",
+                    r.count, (*gpu)->id));
   }
   std::stable_sort(out.alternatives.begin(), out.alternatives.end(),
                    [](const RentAlternative& a, const RentAlternative& b) {

@@ -1,7 +1,7 @@
 #include "rigplan/calibrate.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -24,13 +24,15 @@ constexpr double kMinEfficiency = 0.05;
 constexpr double kHuberDelta = 0.15;
 
 double objective(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
-                 const std::vector<double>& predicted, const Calibration& c, const Calibration& start) {
+                 const std::vector<double>& predicted, const Calibration& c,
+                 const Calibration& start) {
   double sum = 0;
   for (size_t i = 0; i < samples.size(); ++i) {
     if (!use[i] || samples[i].ref == static_cast<int>(i) || samples[i].ref < 0) continue;
     const size_t r = static_cast<size_t>(samples[i].ref);
     if (!use[r] || predicted[i] <= 0 || predicted[r] <= 0) continue;
-    const double e = std::abs(std::log((predicted[i] / predicted[r]) / (samples[i].measured / samples[r].measured)));
+    const double e = std::abs(
+        std::log((predicted[i] / predicted[r]) / (samples[i].measured / samples[r].measured)));
     sum += e <= kHuberDelta ? e * e : 2 * kHuberDelta * e - kHuberDelta * kHuberDelta;
   }
   for (const auto& a : c.archs) {
@@ -53,14 +55,15 @@ std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples
   return out;
 }
 
-double relative_error(const std::vector<ThroughputSample>& samples, const std::vector<double>& predicted,
-                      size_t i) {
+double relative_error(const std::vector<ThroughputSample>& samples,
+                      const std::vector<double>& predicted, size_t i) {
   const size_t r = static_cast<size_t>(samples[i].ref);
   return std::abs((predicted[i] / predicted[r]) / (samples[i].measured / samples[r].measured) - 1);
 }
 
-Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
-                            const Calibration& start, const Catalog& catalog) {
+Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
+                            const std::vector<bool>& use, const Calibration& start,
+                            const Catalog& catalog) {
   Calibration c = start;
   c.workloads.clear();  // the efficiencies are fitted against the operator model alone
   std::set<std::string> present;
@@ -92,7 +95,8 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const 
     for (auto& a : c.archs) {
       if (!present.count(a.architecture)) continue;
       for (double ArchCalibration::*param :
-           {&ArchCalibration::gemm_efficiency, &ArchCalibration::memory_efficiency, &ArchCalibration::tf32_efficiency}) {
+           {&ArchCalibration::gemm_efficiency, &ArchCalibration::memory_efficiency,
+            &ArchCalibration::tf32_efficiency}) {
         const double base = a.*param;
         double chosen = base;
         for (double step : kSteps) {
@@ -114,7 +118,8 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples, const 
   // Each measured workload's speed against the fitted model: the median ratio over its rows.
   std::map<std::string, std::vector<double>> log_ratios;
   for (size_t i = 0; i < samples.size(); ++i) {
-    if (use[i] && predicted[i] > 0) log_ratios[samples[i].workload->id].push_back(std::log(samples[i].measured / predicted[i]));
+    if (use[i] && predicted[i] > 0)
+      log_ratios[samples[i].workload->id].push_back(std::log(samples[i].measured / predicted[i]));
   }
   for (const auto& [workload, logs] : log_ratios) {
     c.workloads.push_back({workload, std::exp(median(logs)), static_cast<int>(logs.size()), ""});

@@ -59,10 +59,13 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
     toml::table& root = *parsed;
     for (auto&& [key, node] : root) {
       const auto* array = node.as_array();
-      const bool arch = key.str() == "arch", band = key.str() == "band", workload = key.str() == "workload";
+      const bool arch = key.str() == "arch", band = key.str() == "band",
+                 workload = key.str() == "workload";
       if ((!arch && !band && !workload) || !array || !array->is_array_of_tables()) {
-        problems.add(node.source(),
-                     fmt::format("unknown section '{}'; expected [[arch]], [[workload]] or [[band]]", key.str()));
+        problems.add(
+            node.source(),
+            fmt::format("unknown section '{}'; expected [[arch]], [[workload]] or [[band]]",
+                        key.str()));
         continue;
       }
       for (const auto& item : *array) {
@@ -92,7 +95,8 @@ const Calibration& embedded_calibration() {
   // Parsed once: every prediction of a `rigplan serve` process shares it.
   static const Calibration calibration = [] {
     std::vector<CatalogFile> files;
-    for (const auto& f : embedded_calibration_files()) files.push_back({std::string(f.path), std::string(f.text)});
+    for (const auto& f : embedded_calibration_files())
+      files.push_back({std::string(f.path), std::string(f.text)});
     auto loaded = load_calibration(files);
     assert(loaded.ok() && "the embedded calibration is checked by its tests");
     return loaded.ok() ? std::move(loaded).value() : Calibration{};

@@ -1,11 +1,11 @@
 // The memory model (docs/memory.md). Every term is bytes per GPU; the estimate reports GB.
 #include "rigplan/memory.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "model/memory_constants.h"
 #include "util/strings.h"
@@ -48,8 +48,8 @@ struct Run {
   const Workload& w;
   RunConfig c;
   bool train = true;
-  bool mixed = false;  // 16-bit compute with an fp32 master copy (PyTorch AMP)
-  double act_bytes = 2;   // bytes per activation element
+  bool mixed = false;    // 16-bit compute with an fp32 master copy (PyTorch AMP)
+  double act_bytes = 2;  // bytes per activation element
   int batch = 1;
   int seq = 1;
   int dp = 1;  // data-parallel degree
@@ -79,14 +79,16 @@ double lora_params(const Run& r) {
   double per_layer = 0;
   if (r.w.transformer) {
     for (const auto& lin : layer_linears(*r.w.transformer)) {
-      if (targeted(lin.name)) per_layer += static_cast<double>(r.c.lora_rank) * static_cast<double>(lin.in + lin.out);
+      if (targeted(lin.name))
+        per_layer += static_cast<double>(r.c.lora_rank) * static_cast<double>(lin.in + lin.out);
     }
     return per_layer * r.w.transformer->total_layers();
   }
   // A layer list: LoRA on every linear layer (attention projections in practice).
   double total = 0;
   for (const auto& l : r.w.layers) {
-    if (l.op == "linear") total += static_cast<double>(r.c.lora_rank) * (l.in_features + l.out_features) * l.count;
+    if (l.op == "linear")
+      total += static_cast<double>(r.c.lora_rank) * (l.in_features + l.out_features) * l.count;
   }
   return total;
 }
@@ -109,7 +111,8 @@ void parameter_terms(const Run& r, const ParamCounts& p, Terms& t) {
       const double kept = static_cast<double>(p.embedding + p.head);
       frozen_bytes = (frozen - kept) * bits / 8 + kept * 2;
       frozen_formula = "(P - P_embed - P_head)·bits/8 + (P_embed + P_head)·2";
-      frozen_values = fmt::format("({} - {})·{}/8 + {}·2", big(frozen), big(kept), num(bits), big(kept));
+      frozen_values =
+          fmt::format("({} - {})·{}/8 + {}·2", big(frozen), big(kept), num(bits), big(kept));
     } else {
       frozen_bytes = frozen * bits / 8;
       frozen_formula = "P·bits/8";
@@ -147,11 +150,14 @@ void parameter_terms(const Run& r, const ParamCounts& p, Terms& t) {
   const double weight_bytes =
       (frozen_bytes + trainable * state) / mp / shard_w * (offload && r.c.zero >= 3 ? 0 : 1);
   t.add("weights", weight_bytes,
-        fmt::format("({}{}) / model_parallel{}", frozen > 0 ? frozen_formula : "",
-                    trainable > 0 ? fmt::format("{}P_train·{} B", frozen > 0 ? " + " : "", num(state)) : "",
-                    r.c.zero >= 3 ? (offload ? " (offloaded to CPU with ZeRO-3)" : " / dp (ZeRO-3)") : ""),
+        fmt::format(
+            "({}{}) / model_parallel{}", frozen > 0 ? frozen_formula : "",
+            trainable > 0 ? fmt::format("{}P_train·{} B", frozen > 0 ? " + " : "", num(state)) : "",
+            r.c.zero >= 3 ? (offload ? " (offloaded to CPU with ZeRO-3)" : " / dp (ZeRO-3)") : ""),
         fmt::format("({}{}) / {}{}", frozen > 0 ? frozen_values : "",
-                    trainable > 0 ? fmt::format("{}{}·{}", frozen > 0 ? " + " : "", big(trainable), num(state)) : "",
+                    trainable > 0 ? fmt::format("{}{}·{}", frozen > 0 ? " + " : "", big(trainable),
+                                                num(state))
+                                  : "",
                     num(mp), r.c.zero >= 3 ? fmt::format(" / {}", r.dp) : ""));
   if (offload && r.c.zero >= 3) {
     // DeepSpeed ZeRO-3 with parameter offload keeps up to stage3_max_live_parameters on the GPU.
@@ -166,7 +172,8 @@ void parameter_terms(const Run& r, const ParamCounts& p, Terms& t) {
   }
   if (r.train && r.c.method == "qlora") {
     t.add("qlora_workspace", frozen * mc::kQloraWorkspaceBytesPerParam / mp,
-          fmt::format("P × {} B (bitsandbytes 4-bit training, fitted)", num(mc::kQloraWorkspaceBytesPerParam)),
+          fmt::format("P × {} B (bitsandbytes 4-bit training, fitted)",
+                      num(mc::kQloraWorkspaceBytesPerParam)),
           fmt::format("{} × {}", big(frozen), num(mc::kQloraWorkspaceBytesPerParam)));
   }
   if (trainable <= 0) return;
@@ -177,7 +184,8 @@ void parameter_terms(const Run& r, const ParamCounts& p, Terms& t) {
   }
   t.add("gradients", trainable * state / mp / shard_grad,
         fmt::format("P_train × {} B{}", num(state), r.c.zero >= 2 ? " / dp" : ""),
-        fmt::format("{} × {}{}", big(trainable), num(state), r.c.zero >= 2 ? fmt::format(" / {}", r.dp) : ""));
+        fmt::format("{} × {}{}", big(trainable), num(state),
+                    r.c.zero >= 2 ? fmt::format(" / {}", r.dp) : ""));
   t.add("optimizer", offload ? 0 : trainable * optimizer_per_param / mp / shard_opt,
         fmt::format("P_train × {}{}", optimizer_formula, r.c.zero >= 1 ? " / dp" : ""),
         fmt::format("{} × {}{}", big(trainable), num(optimizer_per_param),
@@ -218,10 +226,11 @@ double transformer_layer_bytes(const Run& r, std::string* formula) {
   }
   const double masks = dropout ? 2 * d : 0;
   if (formula) {
-    *formula = fmt::format("β(3d + 2q + 2kv) + {} + β(d + {}F){}{} = {} B/token/layer",
-                           r.c.flash_attention ? "4H (flash)" : "H·s·(2β+1)", t.gated() ? 4 : 2,
-                           frozen ? " + (β+1)·in per LoRA target" : "", dropout ? " + 2d masks" : "",
-                           num(std::round(attention + mlp + adapters + masks)));
+    *formula =
+        fmt::format("β(3d + 2q + 2kv) + {} + β(d + {}F){}{} = {} B/token/layer",
+                    r.c.flash_attention ? "4H (flash)" : "H·s·(2β+1)", t.gated() ? 4 : 2,
+                    frozen ? " + (β+1)·in per LoRA target" : "", dropout ? " + 2d masks" : "",
+                    num(std::round(attention + mlp + adapters + masks)));
   }
   return attention + mlp + adapters + masks;
 }
@@ -240,12 +249,13 @@ void activation_terms(const Run& r, Terms& t) {
       if (r.c.checkpointing) {
         bytes = layers * tokens * r.act_bytes * d + tokens * per_layer;
         what = "L·b·s·β·d (checkpointed layer inputs) + b·s·a_layer (one layer recomputed)";
-        values = fmt::format("{}·{}·{}·{}·{} + {}·{}·{}", num(layers), r.batch, r.seq, num(r.act_bytes), num(d),
-                             r.batch, r.seq, num(std::round(per_layer)));
+        values = fmt::format("{}·{}·{}·{}·{} + {}·{}·{}", num(layers), r.batch, r.seq,
+                             num(r.act_bytes), num(d), r.batch, r.seq, num(std::round(per_layer)));
       } else {
         bytes = layers * tokens * per_layer;
         what = "L·b·s·a_layer, a_layer = " + formula;
-        values = fmt::format("{}·{}·{}·{}", num(layers), r.batch, r.seq, num(std::round(per_layer)));
+        values =
+            fmt::format("{}·{}·{}·{}", num(layers), r.batch, r.seq, num(std::round(per_layer)));
       }
       t.add("activations", bytes / r.c.tensor_parallel, what, values);
       if (tc.arch != "encoder") {
@@ -265,8 +275,10 @@ void activation_terms(const Run& r, Terms& t) {
             fmt::format("{}·({} + {})·2·{}·{}·{}·{}", r.batch, r.seq, r.c.gen_tokens, tc.num_layers,
                         tc.kv_heads(), tc.head_size(), num(kv_bytes)));
     }
-    const double widest = std::max<double>(3.0 * d, static_cast<double>(tc.ffn_size) * (tc.gated() ? 2 : 1));
-    t.add("activations", tokens * widest * r.act_bytes * mc::kPrefillLiveTensors / r.c.tensor_parallel,
+    const double widest =
+        std::max<double>(3.0 * d, static_cast<double>(tc.ffn_size) * (tc.gated() ? 2 : 1));
+    t.add("activations",
+          tokens * widest * r.act_bytes * mc::kPrefillLiveTensors / r.c.tensor_parallel,
           "b·s·max(3d, F·(2 if gated))·β·2 (one layer's live tensors at prefill)",
           fmt::format("{}·{}·{}·{}·2", r.batch, r.seq, num(widest), num(r.act_bytes)));
     if (tc.arch != "encoder") {
@@ -284,18 +296,23 @@ void activation_terms(const Run& r, Terms& t) {
   double per_sample = 0, widest = 0;
   for (const auto& l : r.w.layers) {
     double out = 0;
-    if (l.op == "conv2d" || l.op == "conv_transpose2d") out = static_cast<double>(l.out_channels) * l.out_h * l.out_w;
-    else if (l.op == "linear") out = static_cast<double>(l.tokens) * l.out_features;
-    else if (l.op == "embedding") out = static_cast<double>(l.lookups) * l.dim;
-    else if (l.op == "lstm") out = static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * l.hidden_size * 6;  // 4 gates, c, h
+    if (l.op == "conv2d" || l.op == "conv_transpose2d")
+      out = static_cast<double>(l.out_channels) * l.out_h * l.out_w;
+    else if (l.op == "linear")
+      out = static_cast<double>(l.tokens) * l.out_features;
+    else if (l.op == "embedding")
+      out = static_cast<double>(l.lookups) * l.dim;
+    else if (l.op == "lstm")
+      out = static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * l.hidden_size *
+            6;  // 4 gates, c, h
     else if (l.op == "attention") {
       // Memory-efficient attention keeps the output and a log-sum-exp per query and head;
       // plain attention keeps the scores and their softmax.
       out = r.c.flash_attention
                 ? static_cast<double>(l.heads) * static_cast<double>(l.query_len) * (l.head_dim + 2)
                 : 2.0 * l.heads * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);
-    }
-    else out = static_cast<double>(l.elements);
+    } else
+      out = static_cast<double>(l.elements);
     per_sample += out * l.count;
     widest = std::max(widest, out);
   }
@@ -325,10 +342,12 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   if (Status s = check_choice("offload", c.offload, kOffloads); !s.ok()) return s;
   // Module names as PEFT, LitGPT and Hugging Face models spell them.
   static const std::map<std::string, std::vector<std::string>, std::less<>> kTargetNames = {
-      {"query", {"q"}}, {"key", {"k"}}, {"value", {"v"}}, {"q_proj", {"q"}}, {"k_proj", {"k"}},
-      {"v_proj", {"v"}}, {"o_proj", {"o"}}, {"dense", {"o"}}, {"query_key_value", {"q", "k", "v"}},
-      {"gate_proj", {"gate"}}, {"up_proj", {"up"}}, {"down_proj", {"down"}}, {"to_q", {"q"}},
-      {"to_k", {"k"}}, {"to_v", {"v"}}, {"to_out", {"o"}}, {"to_out.0", {"o"}}};
+      {"query", {"q"}},        {"key", {"k"}},      {"value", {"v"}},
+      {"q_proj", {"q"}},       {"k_proj", {"k"}},   {"v_proj", {"v"}},
+      {"o_proj", {"o"}},       {"dense", {"o"}},    {"query_key_value", {"q", "k", "v"}},
+      {"gate_proj", {"gate"}}, {"up_proj", {"up"}}, {"down_proj", {"down"}},
+      {"to_q", {"q"}},         {"to_k", {"k"}},     {"to_v", {"v"}},
+      {"to_out", {"o"}},       {"to_out.0", {"o"}}};
   std::vector<std::string> targets;
   for (const auto& target : c.lora_targets) {
     auto known = kTargetNames.find(target);
@@ -353,10 +372,11 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   }
   if (c.weights == "fp16") c.weights = "f16";
   if (!bits_per_weight(c.weights)) {
-    const std::vector<std::string> formats = {"fp32", "f16", "bf16", "fp8", "int8", "int4",
-                                              "nf4", "nf4-dq", "q4_0", "q4_k_m", "q5_k_m", "q8_0"};
-    return Status::invalid_input(fmt::format("--weights '{}' is not accepted; expected {}{}", c.weights,
-                                             quoted_list(formats), did_you_mean(c.weights, formats)));
+    const std::vector<std::string> formats = {"fp32", "f16",    "bf16", "fp8",    "int8",   "int4",
+                                              "nf4",  "nf4-dq", "q4_0", "q4_k_m", "q5_k_m", "q8_0"};
+    return Status::invalid_input(fmt::format("--weights '{}' is not accepted; expected {}{}",
+                                             c.weights, quoted_list(formats),
+                                             did_you_mean(c.weights, formats)));
   }
   if (r.train && c.method == "full" && is_quantized(c.weights)) {
     return Status::invalid_input(fmt::format(
@@ -367,23 +387,27 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
     return Status::invalid_input("--method qlora stores the base weights in nf4 or nf4-dq");
   }
   if (c.method != "full" && c.lora_rank < 1) {
-    return Status::invalid_input(fmt::format("--lora-rank {} is not accepted; expected at least 1", c.lora_rank));
+    return Status::invalid_input(
+        fmt::format("--lora-rank {} is not accepted; expected at least 1", c.lora_rank));
   }
   if (c.batch && *c.batch < 1) {
-    return Status::invalid_input(fmt::format("--batch {} is not accepted; expected at least 1", *c.batch));
+    return Status::invalid_input(
+        fmt::format("--batch {} is not accepted; expected at least 1", *c.batch));
   }
   if (c.seq_len && *c.seq_len < 1) {
-    return Status::invalid_input(fmt::format("--seq {} is not accepted; expected at least 1", *c.seq_len));
+    return Status::invalid_input(
+        fmt::format("--seq {} is not accepted; expected at least 1", *c.seq_len));
   }
   if (c.gen_tokens < 0) return Status::invalid_input("--gen-tokens must not be negative");
   if (c.zero < 0 || c.zero > 3) {
-    return Status::invalid_input(fmt::format("--zero {} is not accepted; expected 0, 1, 2 or 3", c.zero));
+    return Status::invalid_input(
+        fmt::format("--zero {} is not accepted; expected 0, 1, 2 or 3", c.zero));
   }
   if (c.gpus < 1 || c.tensor_parallel < 1 || c.pipeline_parallel < 1 ||
       c.gpus % (c.tensor_parallel * c.pipeline_parallel) != 0) {
     return Status::invalid_input(fmt::format(
-        "--gpus {} must be a positive multiple of tensor parallel {} × pipeline parallel {}", c.gpus,
-        c.tensor_parallel, c.pipeline_parallel));
+        "--gpus {} must be a positive multiple of tensor parallel {} × pipeline parallel {}",
+        c.gpus, c.tensor_parallel, c.pipeline_parallel));
   }
   r.mixed = r.train && (c.precision == "fp16" || c.precision == "bf16" || c.precision == "fp8");
   r.act_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
@@ -416,12 +440,14 @@ MemoryEstimate evaluate(const Run& r, double capacity_gb) {
   }
   e.allocated_gb = t.bytes() / 1e9;
   const double frag = e.allocated_gb * mc::kFragmentation;
-  t.add("allocator_fragmentation", frag * 1e9, fmt::format("{}% of the allocated total", num(mc::kFragmentation * 100)),
+  t.add("allocator_fragmentation", frag * 1e9,
+        fmt::format("{}% of the allocated total", num(mc::kFragmentation * 100)),
         fmt::format("{} × {}", num(mc::kFragmentation), gb(e.allocated_gb * 1e9)));
   t.add("cuda_context", mc::kCudaContextGb * 1e9, "CUDA context, kernels and library handles",
         fmt::format("{} GB", num(mc::kCudaContextGb)));
   if (r.c.gpus > 1) {
-    t.add("nccl_buffers", mc::kNcclBuffersGb * 1e9, "NCCL communicator buffers", fmt::format("{} GB", num(mc::kNcclBuffersGb)));
+    t.add("nccl_buffers", mc::kNcclBuffersGb * 1e9, "NCCL communicator buffers",
+          fmt::format("{} GB", num(mc::kNcclBuffersGb)));
   }
   e.terms = std::move(t.list);
   e.total_gb = 0;
@@ -469,7 +495,8 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
   } else if (per_sample <= 0) {
     e.max_batch = 1'000'000;
   } else {
-    e.max_batch = static_cast<int>(std::min(1e6, std::floor((capacity - (t1 - per_sample)) / per_sample)));
+    e.max_batch =
+        static_cast<int>(std::min(1e6, std::floor((capacity - (t1 - per_sample)) / per_sample)));
   }
 
   // Longest sequence at this batch: memory grows with s (quadratically without flash
@@ -484,7 +511,10 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
     int lo = 0, hi = limit;
     while (lo < hi) {
       const int mid = lo + (hi - lo + 1) / 2;
-      if (fits_at(mid)) lo = mid; else hi = mid - 1;
+      if (fits_at(mid))
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     e.max_seq_len = lo;
   }
@@ -525,19 +555,27 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
     if (m.fits) e.suggestions.push_back(fmt::format("{} ({:.1f} GB)", label, m.total_gb));
   };
   if (run->train) {
-    if (!run->c.checkpointing) try_change("--checkpointing", [](Run& a) { a.c.checkpointing = true; });
+    if (!run->c.checkpointing)
+      try_change("--checkpointing", [](Run& a) { a.c.checkpointing = true; });
     if (run->c.method == "full") {
-      try_change("--method lora", [](Run& a) { a.c.method = "lora"; a.c.weights.clear(); });
+      try_change("--method lora", [](Run& a) {
+        a.c.method = "lora";
+        a.c.weights.clear();
+      });
     }
     if (run->c.method != "qlora") {
-      try_change("--method qlora", [](Run& a) { a.c.method = "qlora"; a.c.weights.clear(); });
+      try_change("--method qlora", [](Run& a) {
+        a.c.method = "qlora";
+        a.c.weights.clear();
+      });
       try_change("--method qlora --checkpointing", [](Run& a) {
         a.c.method = "qlora";
         a.c.weights.clear();
         a.c.checkpointing = true;
       });
     }
-    if (run->c.optimizer == "adamw") try_change("--optimizer adam8bit", [](Run& a) { a.c.optimizer = "adam8bit"; });
+    if (run->c.optimizer == "adamw")
+      try_change("--optimizer adam8bit", [](Run& a) { a.c.optimizer = "adam8bit"; });
   } else {
     for (const char* format : {"int8", "nf4", "q4_k_m"}) {
       if (*bits_per_weight(format) < *bits_per_weight(run->c.weights)) {
@@ -545,12 +583,14 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
       }
     }
   }
-  if (e.max_batch >= 1 && e.max_batch < run->batch) e.suggestions.push_back(fmt::format("--batch {}", e.max_batch));
+  if (e.max_batch >= 1 && e.max_batch < run->batch)
+    e.suggestions.push_back(fmt::format("--batch {}", e.max_batch));
   if (e.min_gpus > 1) {
-    e.suggestions.push_back(run->train ? fmt::format("{} GPUs with --zero 3 ({:.1f} GB each)", e.min_gpus,
-                                                     on_gpus(e.min_gpus).total_gb)
-                                       : fmt::format("{} GPUs with the layers split ({:.1f} GB each)",
-                                                     e.min_gpus, on_gpus(e.min_gpus).total_gb));
+    e.suggestions.push_back(run->train
+                                ? fmt::format("{} GPUs with --zero 3 ({:.1f} GB each)", e.min_gpus,
+                                              on_gpus(e.min_gpus).total_gb)
+                                : fmt::format("{} GPUs with the layers split ({:.1f} GB each)",
+                                              e.min_gpus, on_gpus(e.min_gpus).total_gb));
   }
   return e;
 }

@@ -1,10 +1,10 @@
 // The per-operator performance model (docs/performance.md).
 #include "rigplan/perf.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "model/perf_constants.h"
 #include "util/strings.h"
@@ -47,7 +47,8 @@ Rates rates_for(const Gpu& g, const std::string& precision) {
   } else if (precision == "bf16") {
     r.tensor_tflops = g.bf16_tflops.value_or(g.fp32_tflops);  // no BF16 tensor cores: emulated
   } else if (precision == "fp8") {
-    r.tensor_tflops = g.fp8_tflops.value_or(g.bf16_tflops.value_or(g.fp16_tflops.value_or(g.fp32_tflops)));
+    r.tensor_tflops =
+        g.fp8_tflops.value_or(g.bf16_tflops.value_or(g.fp16_tflops.value_or(g.fp32_tflops)));
   }
   return r;
 }
@@ -97,8 +98,8 @@ struct Step {
 };
 
 // Operators of one forward pass of a transformer over `tokens` tokens of length `seq`.
-void transformer_ops(const TransformerConfig& t, double tokens, double seq, double beta,
-                     bool flash, int tp, const Rates& rates, std::vector<Op>& ops) {
+void transformer_ops(const TransformerConfig& t, double tokens, double seq, double beta, bool flash,
+                     int tp, const Rates& rates, std::vector<Op>& ops) {
   const double d = t.hidden_size, f = t.ffn_size;
   const double q = static_cast<double>(t.num_heads) * t.head_size();
   const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
@@ -108,16 +109,18 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
     const bool mlp = lin.name == "gate" || lin.name == "up" || lin.name == "down";
     const double experts = mlp ? t.experts() : 1;
     const double rows = mlp ? tokens * t.top_k() / experts : tokens;
-    ops.push_back(gemm(rows, static_cast<double>(lin.out) / (lin.name == "down" || lin.name == "o" ? 1 : tp),
-                       static_cast<double>(lin.in) / (lin.name == "down" || lin.name == "o" ? tp : 1), beta,
-                       rates, layers * experts));
+    ops.push_back(
+        gemm(rows, static_cast<double>(lin.out) / (lin.name == "down" || lin.name == "o" ? 1 : tp),
+             static_cast<double>(lin.in) / (lin.name == "down" || lin.name == "o" ? tp : 1), beta,
+             rates, layers * experts));
   }
   // Attention: scores and context, 4·s·q FLOPs per token (halved by causal masking).
   Op attention;
   attention.kind = "attention";
   attention.flops = 4 * tokens * seq * q * causal / tp;
   attention.bytes = tokens * (2 * q + 2 * kv) * beta / tp;
-  if (!flash) attention.bytes += 6 * tokens * t.num_heads * seq * beta / tp;  // scores, softmax, dropout
+  if (!flash)
+    attention.bytes += 6 * tokens * t.num_heads * seq * beta / tp;  // scores, softmax, dropout
   attention.count = layers;
   attention.kernels = flash ? 1 : 4;
   ops.push_back(attention);
@@ -145,13 +148,18 @@ void layer_ops(const Workload& w, double batch, double beta, bool flash, const R
       Op op = gemm(m, l.out_channels, k, beta, rates, count);
       // Implicit GEMM reads the input feature map, not the unfolded matrix.
       const double in_hw = static_cast<double>(l.out_h) * l.out_w * l.stride * l.stride;
-      op.bytes = batch * (l.in_channels * in_hw + static_cast<double>(l.out_channels) * l.out_h * l.out_w) * beta +
-                 static_cast<double>(l.out_channels) * k * beta;
+      op.bytes =
+          batch *
+              (l.in_channels * in_hw + static_cast<double>(l.out_channels) * l.out_h * l.out_w) *
+              beta +
+          static_cast<double>(l.out_channels) * k * beta;
       ops.push_back(op);
     } else if (l.op == "linear") {
-      ops.push_back(gemm(batch * static_cast<double>(l.tokens), l.out_features, l.in_features, beta, rates, count));
+      ops.push_back(gemm(batch * static_cast<double>(l.tokens), l.out_features, l.in_features, beta,
+                         rates, count));
     } else if (l.op == "lstm") {
-      const double dirs = l.bidirectional ? 2 : 1, h = l.hidden_size, steps = static_cast<double>(l.steps);
+      const double dirs = l.bidirectional ? 2 : 1, h = l.hidden_size,
+                   steps = static_cast<double>(l.steps);
       // Input projections for all steps at once, then one small recurrent GEMM per step.
       ops.push_back(gemm(batch * steps, 4 * h * dirs, l.input_size, beta, rates, count));
       Op recurrent = gemm(batch, 4 * h, h, beta, rates, count * steps * dirs);
@@ -160,9 +168,12 @@ void layer_ops(const Workload& w, double batch, double beta, bool flash, const R
     } else if (l.op == "attention") {
       Op op;
       op.kind = "attention";
-      op.flops = 4.0 * batch * l.heads * l.head_dim * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);
+      op.flops = 4.0 * batch * l.heads * l.head_dim * static_cast<double>(l.query_len) *
+                 static_cast<double>(l.key_len);
       op.bytes = batch * 4.0 * l.heads * l.head_dim * static_cast<double>(l.query_len) * beta;
-      if (!flash) op.bytes += 6 * batch * l.heads * static_cast<double>(l.query_len) * static_cast<double>(l.key_len) * beta;
+      if (!flash)
+        op.bytes += 6 * batch * l.heads * static_cast<double>(l.query_len) *
+                    static_cast<double>(l.key_len) * beta;
       op.count = count;
       ops.push_back(op);
     } else if (l.op == "embedding") {
@@ -181,22 +192,25 @@ struct Timing {
 
 // Time of the operators, forward ×1 plus `backward_gemm` (2 for trained weights, 1 for frozen)
 // and `backward_other` (2) times for the backward pass.
-void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_other, const Rates& rates,
-              const ArchCalibration& cal, Timing& out) {
+void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_other,
+              const Rates& rates, const ArchCalibration& cal, Timing& out) {
   for (const Op& op : ops) {
     const bool is_gemm = op.kind == "gemm";
     const bool is_attention = op.kind == "attention";
     const double passes = is_gemm ? passes_gemm : passes_other;
     double compute = 0;
     if (is_gemm) {
-      compute = op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency * gemm_shape_efficiency(op, rates.sms));
+      compute = op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency *
+                            gemm_shape_efficiency(op, rates.sms));
     } else if (is_attention) {
-      compute = op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency * pc::kAttentionVsGemm);
+      compute =
+          op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency * pc::kAttentionVsGemm);
     } else {
       compute = op.flops / (rates.vector_tflops * 1e12 * pc::kVectorEfficiency);
     }
     const double memory = op.bytes / (rates.bandwidth_gbps * 1e9 * cal.memory_efficiency);
-    const double seconds = (std::max(compute, memory) + op.kernels * pc::kKernelOverheadS) * op.count * passes;
+    const double seconds =
+        (std::max(compute, memory) + op.kernels * pc::kKernelOverheadS) * op.count * passes;
     (compute >= memory ? out.compute_bound : out.memory_bound) += seconds;
     if (is_gemm) {
       out.gemm += seconds;
@@ -297,12 +311,14 @@ std::string workload_class(const Workload& w) {
 Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& config) {
   auto memory = estimate_memory(w, gpu, config, /*with_searches=*/false);
   if (!memory) return memory.status();
-  const FlopCounts flops = count_flops(w, *memory->config.batch, *memory->config.seq_len);  // resolved
+  const FlopCounts flops =
+      count_flops(w, *memory->config.batch, *memory->config.seq_len);  // resolved
   return RunFacts{std::move(memory).value(), count_params(w), flops, workload_class(w)};
 }
 
-Result<Prediction> predict_largest_fitting(const Workload& w, const Gpu& gpu, const RunConfig& config,
-                                           const Calibration& calibration, const Catalog& catalog, bool shrink_batch) {
+Result<Prediction> predict_largest_fitting(const Workload& w, const Gpu& gpu,
+                                           const RunConfig& config, const Calibration& calibration,
+                                           const Catalog& catalog, bool shrink_batch) {
   auto p = predict(w, gpu, config, calibration, catalog);
   if (!p || p->fits || !shrink_batch) return p;
   auto memory = estimate_memory(w, gpu, config);
@@ -321,17 +337,21 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
 }
 
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
-                           const Calibration& calibration, const Catalog& catalog, const RunFacts& facts) {
+                           const Calibration& calibration, const Catalog& catalog,
+                           const RunFacts& facts) {
   const MemoryEstimate& estimate = facts.memory;
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   Prediction p;
   p.config = estimate.config;
   const RunConfig& c = p.config;
   p.workload_class = facts.workload_class;
-  p.error_band = calibration.error_band.count(p.workload_class) ? calibration.error_band.at(p.workload_class) : 0.25;
+  p.error_band = calibration.error_band.count(p.workload_class)
+                     ? calibration.error_band.at(p.workload_class)
+                     : 0.25;
   ArchCalibration cal = calibration.for_arch(calibration_key(gpu));
   const Rates rates = rates_for(gpu, c.precision);
-  if ((c.precision == "fp32" || c.precision == "tf32") && gpu.tf32_tflops) cal.gemm_efficiency *= cal.tf32_efficiency;
+  if ((c.precision == "fp32" || c.precision == "tf32") && gpu.tf32_tflops)
+    cal.gemm_efficiency *= cal.tf32_efficiency;
   const double beta = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
   const bool train = c.mode == "train";
   const bool decode = config.mode == "decode";
@@ -381,7 +401,8 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     const double recompute = c.checkpointing ? 1 : 0;
     time_ops(ops, 1 + (frozen ? 1 : 2) + recompute, 1 + 2 + recompute, rates, cal, timing);
     const ParamCounts& pcount = facts.params;
-    const double trained = frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
+    const double trained =
+        frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
     const double per_param = c.optimizer == "adamw" || c.optimizer == "adam8bit"
                                  ? (c.pure_16bit ? pc::kAdamPure16Bytes : pc::kAdamMixedBytes)
                              : c.optimizer == "sgd-momentum" ? pc::kSgdMomentumBytes
@@ -396,8 +417,8 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   }
   // A measured workload runs at its fitted fraction of the operator model's speed.
   const double implementation = calibration.workload_efficiency(w.id);
-  for (double* t : {&timing.gemm, &timing.attention, &timing.elementwise, &timing.optimizer, &timing.compute_bound,
-                    &timing.memory_bound}) {
+  for (double* t : {&timing.gemm, &timing.attention, &timing.elementwise, &timing.optimizer,
+                    &timing.compute_bound, &timing.memory_bound}) {
     *t /= implementation;
   }
   double step = timing.gemm + timing.attention + timing.elementwise + timing.optimizer;
@@ -421,14 +442,16 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     }
     const ParamCounts& pcount = facts.params;
     if (train && dp > 1) {
-      const double trained = frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
+      const double trained =
+          frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
       const double share = (dp - 1.0) / dp / (tp * pp);
       double traffic = 0, hideable = 0;
       if (c.zero >= 3) {
         // ZeRO-3/FSDP: all-gather the 16-bit weights for the forward and again for the backward,
         // reduce-scatter the gradients; prefetching overlaps it with the whole step.
         const double weight_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
-        traffic = (2 * static_cast<double>(pcount.total) * weight_bytes + trained * weight_bytes) * share;
+        traffic =
+            (2 * static_cast<double>(pcount.total) * weight_bytes + trained * weight_bytes) * share;
         hideable = step;
       } else {
         // DDP and ZeRO-1/2: a ring all-reduce (or reduce-scatter + all-gather) of the gradients,
@@ -464,17 +487,19 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     const double offload = excess * (train ? 2 : 1) / (pcie * 1e9);
     p.terms.push_back({"offload", offload, 0, excess, "capacity"});
     step += offload;
-    p.note = fmt::format("needs {:.1f} GB of {:.1f} GB: {:.1f} GB streamed from host memory over PCIe "
-                         "{}.0 x{} each step",
-                         estimate.total_gb, capacity, excess / 1e9, gpu.pcie_gen, gpu.pcie_lanes);
+    p.note = fmt::format(
+        "needs {:.1f} GB of {:.1f} GB: {:.1f} GB streamed from host memory over PCIe "
+        "{}.0 x{} each step",
+        estimate.total_gb, capacity, excess / 1e9, gpu.pcie_gen, gpu.pcie_lanes);
   }
   p.step_time_s = step;
 
   // Throughput in the workload's unit.
-  const double units_per_sample =
-      w.throughput_unit == "tokens" || w.throughput_unit == "mel-frames" || w.throughput_unit == "audio-samples"
-          ? (decode ? 1.0 : seq)
-          : 1.0;
+  const double units_per_sample = w.throughput_unit == "tokens" ||
+                                          w.throughput_unit == "mel-frames" ||
+                                          w.throughput_unit == "audio-samples"
+                                      ? (decode ? 1.0 : seq)
+                                      : 1.0;
   p.unit = w.throughput_unit + "/s";
   p.samples_per_step = batch * dp;
   p.throughput = p.samples_per_step * units_per_sample / step;
@@ -494,13 +519,18 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   const double model_flops = decode ? f.decode_per_token : (train ? f.train : f.forward);
   p.mfu = model_flops * dp / (step * rates.tensor_tflops * 1e12 * c.gpus);
   if (implementation != 1) {
-    p.note += (p.note.empty() ? "" : "; ") +
-              fmt::format("operator times divided by {:.3g}, this workload's measured speed against the model", implementation);
+    p.note +=
+        (p.note.empty() ? "" : "; ") +
+        fmt::format(
+            "operator times divided by {:.3g}, this workload's measured speed against the model",
+            implementation);
   }
-  if (!link_name.empty()) p.note += (p.note.empty() ? "" : "; ") + fmt::format("GPU-to-GPU: {}", link_name);
+  if (!link_name.empty())
+    p.note += (p.note.empty() ? "" : "; ") + fmt::format("GPU-to-GPU: {}", link_name);
   if (!train && pp > 1) {
-    p.note += (p.note.empty() ? "" : "; ") +
-              fmt::format("layers split over {} GPUs: each runs in turn, so one stream is no faster", pp);
+    p.note +=
+        (p.note.empty() ? "" : "; ") +
+        fmt::format("layers split over {} GPUs: each runs in turn, so one stream is no faster", pp);
   }
   return p;
 }

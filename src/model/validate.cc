@@ -1,11 +1,11 @@
 #include "rigplan/validate.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "rigplan/memory.h"
 #include "util/csv.h"
@@ -16,14 +16,15 @@ namespace rigplan {
 namespace {
 
 constexpr std::string_view kRequiredColumns[] = {
-    "group", "ref", "gpu", "num_gpus", "workload", "mode", "precision", "weights", "method",
-    "optimizer", "lora_rank", "batch_per_gpu", "seq_len", "grad_checkpointing", "metric",
-    "value", "unit", "source"};
+    "group",   "ref",    "gpu",       "num_gpus",  "workload",      "mode",    "precision",
+    "weights", "method", "optimizer", "lora_rank", "batch_per_gpu", "seq_len", "grad_checkpointing",
+    "metric",  "value",  "unit",      "source"};
 constexpr std::string_view kMetrics[] = {"throughput", "peak_memory_gb", "fits"};
 
 class Row {
  public:
-  Row(const std::string& path, const CsvRecord& record, const std::map<std::string, size_t>& columns)
+  Row(const std::string& path, const CsvRecord& record,
+      const std::map<std::string, size_t>& columns)
       : path_(path), record_(record), columns_(columns) {}
 
   std::string text(std::string_view column) const {
@@ -76,7 +77,8 @@ Result<RunConfig> run_of(const Row& row) {
   if (!row.text("optimizer").empty()) c.optimizer = row.text("optimizer");
   if (!row.text("lora_targets").empty()) c.lora_targets = split_list(row.text("lora_targets"));
   if (!row.text("offload").empty()) c.offload = row.text("offload");
-  if (const std::string link = row.text("link"); !link.empty()) c.link = link == "nvlink" ? "nvlink-bridge" : link;
+  if (const std::string link = row.text("link"); !link.empty())
+    c.link = link == "nvlink" ? "nvlink-bridge" : link;
   auto rank = row.number("lora_rank", 8);
   auto batch = row.number("batch_per_gpu", 0);
   auto seq = row.number("seq_len", 0);
@@ -166,7 +168,8 @@ struct Parsed {
 Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::string& path,
                           const std::string& csv) {
   const auto records = parse_csv(csv);
-  if (records.empty()) return Status::invalid_input(fmt::format("{}: empty file; expected a header", path));
+  if (records.empty())
+    return Status::invalid_input(fmt::format("{}: empty file; expected a header", path));
   std::map<std::string, size_t> columns;
   for (size_t i = 0; i < records[0].fields.size(); ++i) columns[records[0].fields[i]] = i;
   std::vector<std::string> missing;
@@ -174,7 +177,8 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     if (!columns.count(std::string(column))) missing.emplace_back(column);
   }
   if (!missing.empty()) {
-    return Status::invalid_input(fmt::format("{}:1: the header lacks {}", path, quoted_list(missing, "and")));
+    return Status::invalid_input(
+        fmt::format("{}:1: the header lacks {}", path, quoted_list(missing, "and")));
   }
   Parsed parsed;
   for (size_t i = 1; i < records.size(); ++i) {
@@ -188,9 +192,9 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     out.unit = row.text("unit");
     if (std::find(std::begin(kMetrics), std::end(kMetrics), out.metric) == std::end(kMetrics)) {
       const std::vector<std::string> metrics(std::begin(kMetrics), std::end(kMetrics));
-      return Status::invalid_input(fmt::format("{}:{}: column 'metric': '{}' is not accepted; expected {}{}",
-                                               path, out.line, out.metric, quoted_list(metrics),
-                                               did_you_mean(out.metric, metrics)));
+      return Status::invalid_input(
+          fmt::format("{}:{}: column 'metric': '{}' is not accepted; expected {}{}", path, out.line,
+                      out.metric, quoted_list(metrics), did_you_mean(out.metric, metrics)));
     }
     auto value = row.number("value", std::nan(""));
     if (!value) return value.status();
@@ -202,14 +206,17 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     if (!run) return run.status();
     auto gpu = catalog.find_gpu(out.gpu);
     auto workload = zoo.find(out.workload);
-    if (!gpu) out.skipped = gpu.status().message();
-    else if (!workload) out.skipped = workload.status().message();
+    if (!gpu)
+      out.skipped = gpu.status().message();
+    else if (!workload)
+      out.skipped = workload.status().message();
     if (workload) out.workload_class = workload_class(**workload);
     parsed.gpus.push_back(gpu ? *gpu : nullptr);
     parsed.workloads.push_back(workload ? *workload : nullptr);
     parsed.runs.push_back(*run);
     parsed.ref_flags.push_back(row.text("ref"));
-    parsed.whole_process.push_back(row.text("memory_metric").find("nvidia-smi") != std::string::npos);
+    parsed.whole_process.push_back(row.text("memory_metric").find("nvidia-smi") !=
+                                   std::string::npos);
     parsed.rows.push_back(std::move(out));
   }
   return parsed;
@@ -219,7 +226,8 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
 std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& row_of) {
   std::map<std::string, size_t> ref_row;
   for (size_t i = 0; i < parsed.rows.size(); ++i) {
-    if (parsed.rows[i].metric == "throughput" && parsed.ref_flags[i] == "1") ref_row[parsed.rows[i].group] = i;
+    if (parsed.rows[i].metric == "throughput" && parsed.ref_flags[i] == "1")
+      ref_row[parsed.rows[i].group] = i;
   }
   std::vector<ThroughputSample> samples;
   std::map<size_t, int> sample_of_row;
@@ -231,7 +239,8 @@ std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& ro
       const bool is_ref = parsed.ref_flags[i] == "1";
       if ((pass == 0) != is_ref) continue;
       auto ref = ref_row.find(r.group);
-      if (ref == ref_row.end() || !parsed.rows[ref->second].skipped.empty() || !sample_of_row.count(ref->second)) {
+      if (ref == ref_row.end() || !parsed.rows[ref->second].skipped.empty() ||
+          !sample_of_row.count(ref->second)) {
         if (!is_ref) r.skipped = "its group has no predictable ref row";
         if (!is_ref) continue;
       }
@@ -270,11 +279,11 @@ std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples) {
   return out;
 }
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 Result<std::vector<ThroughputSample>> throughput_samples(const Catalog& catalog, const Zoo& zoo,
-                                                         const std::string& path, const std::string& csv,
+                                                         const std::string& path,
+                                                         const std::string& csv,
                                                          std::vector<std::string>* groups) {
   auto parsed = parse_file(catalog, zoo, path, csv);
   if (!parsed) return parsed.status();
@@ -292,7 +301,8 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
   auto parsed_or = parse_file(catalog, zoo, path, csv);
   if (!parsed_or) return parsed_or.status();
   Parsed& parsed = parsed_or.value();
-  const Calibration calibration = options.calibration ? *options.calibration : embedded_calibration();
+  const Calibration calibration =
+      options.calibration ? *options.calibration : embedded_calibration();
 
   // Memory and fits rows.
   for (size_t i = 0; i < parsed.rows.size(); ++i) {
@@ -321,13 +331,15 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
     const std::vector<bool> fit_set = cross_gpu(samples);
     std::vector<std::string> gpu_ids;
     for (const auto& s : samples) {
-      if (std::find(gpu_ids.begin(), gpu_ids.end(), s.gpu->id) == gpu_ids.end()) gpu_ids.push_back(s.gpu->id);
+      if (std::find(gpu_ids.begin(), gpu_ids.end(), s.gpu->id) == gpu_ids.end())
+        gpu_ids.push_back(s.gpu->id);
     }
     for (size_t g = 0; g < gpu_ids.size(); ++g) {
       const std::string& held_out = gpu_ids[g];
       if (options.progress) options.progress(g, gpu_ids.size());
       std::vector<bool> use(samples.size());
-      for (size_t i = 0; i < samples.size(); ++i) use[i] = fit_set[i] && samples[i].gpu->id != held_out;
+      for (size_t i = 0; i < samples.size(); ++i)
+        use[i] = fit_set[i] && samples[i].gpu->id != held_out;
       // From the fixed prior, as `rigplan calibrate` fits: starting from a calibration fitted on
       // every GPU would let the held-out GPU's rows in through the starting point.
       const Calibration fitted = fit_calibration(samples, use, Calibration{}, catalog);
@@ -346,8 +358,8 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
         const size_t i = index[k], r = index[k + 1];
         predicted[i] = values[k];
         if (values[k] > 0 && values[k + 1] > 0) {
-          held_out_error[i] =
-              std::abs((values[k] / values[k + 1]) / (samples[i].measured / samples[r].measured) - 1);
+          held_out_error[i] = std::abs(
+              (values[k] / values[k + 1]) / (samples[i].measured / samples[r].measured) - 1);
         }
       }
     }
@@ -366,8 +378,11 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
     }
     out.predicted = predicted[i];
     out.abs_error = std::abs(predicted[i] / out.measured - 1);
-    out.workload_class += samples[i].run.gpus > 1 || samples[r].run.gpus > 1 ? ", multi-GPU" : ", 1 GPU";
-    out.error = out.is_ref ? 0 : options.leave_one_gpu_out ? *held_out_error[i] : relative_error(samples, predicted, i);
+    out.workload_class +=
+        samples[i].run.gpus > 1 || samples[r].run.gpus > 1 ? ", multi-GPU" : ", 1 GPU";
+    out.error = out.is_ref                  ? 0
+                : options.leave_one_gpu_out ? *held_out_error[i]
+                                            : relative_error(samples, predicted, i);
     // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth.
     const double guess_i = samples[i].run.gpus * samples[i].gpu->mem_bandwidth_gbps;
     const double guess_r = samples[r].run.gpus * samples[r].gpu->mem_bandwidth_gbps;
@@ -382,7 +397,8 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
   for (const auto& r : report.rows) {
     all.push_back(&r);
     const std::string prefix = r.group.substr(0, r.group.find('/'));
-    if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end()) prefixes.push_back(prefix);
+    if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end())
+      prefixes.push_back(prefix);
     if (r.metric == "throughput" && !r.workload_class.empty() &&
         std::find(classes.begin(), classes.end(), r.workload_class) == classes.end()) {
       classes.push_back(r.workload_class);

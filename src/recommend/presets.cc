@@ -73,7 +73,10 @@ const TaskFields& task_fields() {
           {"precision", &R::precision, kOptional, "", {"fp32", "tf32", "fp16", "bf16", "fp8"}},
           {"weights", &R::weights, kOptional},
           {"method", &R::method, kOptional, "", {"full", "lora", "qlora"}},
-          {"optimizer", &R::optimizer, kOptional, "",
+          {"optimizer",
+           &R::optimizer,
+           kOptional,
+           "",
            {"adamw", "adam8bit", "sgd", "sgd-momentum", "adafactor"}},
           {"lora_rank", &R::lora_rank, kOptional, "", {}, {1, 4096, true}},
           {"batch", &R::batch, kOptional, "", {}, {1, 1e6, true}},
@@ -145,7 +148,8 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
         } else {
           for (auto&& t : *tasks) {
             const toml::table& table = *t.as_table();
-            const EntryContext sub = ctx.within(table, fmt::format("task {}", preset.tasks.size() + 1));
+            const EntryContext sub =
+                ctx.within(table, fmt::format("task {}", preset.tasks.size() + 1));
             TaskRecord task;
             // Unknown keys are reported by the first pass only.
             std::vector<std::string_view> present;
@@ -170,7 +174,8 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
 }
 
 const std::vector<Preset>& embedded_presets() {
-  // Parsed once; the embedded presets are checked by the tests, so a failure is a programming error.
+  // Parsed once; the embedded presets are checked by the tests, so a failure is a programming
+  // error.
   static const std::vector<Preset> presets = [] {
     std::vector<CatalogFile> files;
     for (const auto& f : embedded_preset_files()) {
@@ -201,8 +206,7 @@ Result<Demand> preset_demand(const Preset& preset, const Zoo& zoo) {
   for (const auto& t : preset.tasks) {
     auto w = zoo.find(t.workload);
     if (!w) {
-      return Status::invalid_input(
-          fmt::format("preset '{}': {}", preset.id, w.status().message()));
+      return Status::invalid_input(fmt::format("preset '{}': {}", preset.id, w.status().message()));
     }
     d.tasks.push_back({**w, t.run, t.share});
   }

@@ -2,12 +2,12 @@
 // constraint, so an infeasible request can say which constraint binds and what relaxing it gives.
 #include "rigplan/recommend.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
-
-#include <fmt/format.h>
 
 #include "cost/cost_constants.h"
 #include "util/strings.h"
@@ -96,8 +96,8 @@ class Evaluator {
   }
 
   // Made on the first GPU asked about: the facts do not depend on it.
-  Result<const RunFacts*> facts_of(size_t task_index, const Gpu& gpu, int count, const std::string& strategy,
-                                   const RunConfig& cfg) {
+  Result<const RunFacts*> facts_of(size_t task_index, const Gpu& gpu, int count,
+                                   const std::string& strategy, const RunConfig& cfg) {
     auto key = std::make_tuple(task_index, count, strategy);
     if (auto it = facts_.find(key); it != facts_.end()) return &it->second;
     auto f = run_facts(demand_.tasks[task_index].workload, gpu, cfg);
@@ -167,9 +167,8 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
         "--hours-per-month, not both or neither");
   }
   if (demand.work && (*demand.work <= 0 || demand.tasks.size() != 1)) {
-    return Status::invalid_input(demand.tasks.size() != 1
-                                     ? "a work amount needs a single workload"
-                                     : "the work amount must be > 0");
+    return Status::invalid_input(demand.tasks.size() != 1 ? "a work amount needs a single workload"
+                                                          : "the work amount must be > 0");
   }
   if (demand.hours_per_month && *demand.hours_per_month <= 0) {
     return Status::invalid_input(fmt::format("--hours-per-month {} is out of range; expected > 0",
@@ -183,18 +182,20 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
                                              did_you_mean(value, accepted)));
   };
   if (Status s = check_choice("--acquire", k.acquire, {"own", "rent", "both"}); !s.ok()) return s;
-  if (Status s = check_choice("--condition", k.condition, {"new", "used", "any"}); !s.ok()) return s;
+  if (Status s = check_choice("--condition", k.condition, {"new", "used", "any"}); !s.ok())
+    return s;
   if (k.horizon_months <= 0 || k.horizon_months > 240) {
-    return Status::invalid_input(fmt::format(
-        "--horizon-months {} is out of range; expected > 0 and <= 240", format_number(k.horizon_months)));
+    return Status::invalid_input(
+        fmt::format("--horizon-months {} is out of range; expected > 0 and <= 240",
+                    format_number(k.horizon_months)));
   }
   if (k.utilisation && (*k.utilisation <= 0 || *k.utilisation > 1)) {
-    return Status::invalid_input(fmt::format("--utilisation {} is out of range; expected > 0 and <= 1",
-                                             format_number(*k.utilisation)));
+    return Status::invalid_input(fmt::format(
+        "--utilisation {} is out of range; expected > 0 and <= 1", format_number(*k.utilisation)));
   }
   if (k.power_limit <= 0.3 || k.power_limit > 1) {
-    return Status::invalid_input(fmt::format("--power-limit {} is out of range; expected > 0.3 and <= 1",
-                                             format_number(k.power_limit)));
+    return Status::invalid_input(fmt::format(
+        "--power-limit {} is out of range; expected > 0.3 and <= 1", format_number(k.power_limit)));
   }
   if (k.max_gpus < 1) return Status::invalid_input("--max-gpus must be at least 1");
   if (k.budget_usd && *k.budget_usd <= 0) return Status::invalid_input("--budget must be > 0");
@@ -235,12 +236,14 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
   if (demand.work) {
     rec.assumptions.push_back(
         k.utilisation
-            ? fmt::format("An owned machine is busy {}% of the time: the job carries its hours' share "
-                          "of the purchase less resale over {} months.",
-                          format_number(*k.utilisation * 100), format_number(k.horizon_months))
-            : fmt::format("An owned machine is bought for this job: it carries the whole purchase less "
-                          "the resale after {} months (--utilisation U spreads it over other work).",
-                          format_number(k.horizon_months)));
+            ? fmt::format(
+                  "An owned machine is busy {}% of the time: the job carries its hours' share "
+                  "of the purchase less resale over {} months.",
+                  format_number(*k.utilisation * 100), format_number(k.horizon_months))
+            : fmt::format(
+                  "An owned machine is bought for this job: it carries the whole purchase less "
+                  "the resale after {} months (--utilisation U spreads it over other work).",
+                  format_number(k.horizon_months)));
   }
 
   // Work per month (usage demand): each task's share of the hours on the reference GPU,
@@ -274,7 +277,8 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
     o.violations.push_back(std::move(why));
   };
   // Average GPU power while running the demand, as a share of board power.
-  const double gpu_load = gpu_power_utilisation(workload_class(demand.tasks[0].workload), demand.tasks[0].run.mode);
+  const double gpu_load =
+      gpu_power_utilisation(workload_class(demand.tasks[0].workload), demand.tasks[0].run.mode);
 
   // Evaluates one option: feasibility, time, cost, energy, CO2, and the constraints it breaks.
   // `keeps_up`: set when the option fits and finishes the monthly work within the month.
@@ -292,8 +296,9 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       if (!r.fits) {
         o.fits = false;
         o.strategy = r.strategy;
-        breaks(o, "fit", fmt::format("{} needs {:.1f} GB per GPU of {} GB", demand.tasks[i].workload.id,
-                                     r.memory_gb, format_number(gpu.memory_gb)));
+        breaks(o, "fit",
+               fmt::format("{} needs {:.1f} GB per GPU of {} GB", demand.tasks[i].workload.id,
+                           r.memory_gb, format_number(gpu.memory_gb)));
         continue;
       }
       if (i == 0) {
@@ -309,12 +314,14 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
     o.hours = busy_total;
     o.time_to_result_h = hours;
     if (o.fits && demand.hours_per_month && hours > kHoursPerMonth) {
-      breaks(o, "time", fmt::format("needs {:.0f} busy hours a month, more than the {:.0f} in a month",
-                                    hours, kHoursPerMonth));
+      breaks(o, "time",
+             fmt::format("needs {:.0f} busy hours a month, more than the {:.0f} in a month", hours,
+                         kHoursPerMonth));
     }
     if (o.fits && demand.work && hours > horizon_hours) {
-      breaks(o, "time", fmt::format("takes {}, longer than the {}-month horizon", hours_text(hours),
-                                    format_number(months)));
+      breaks(o, "time",
+             fmt::format("takes {}, longer than the {}-month horizon", hours_text(hours),
+                         format_number(months)));
     }
     if (own) {
       const double machines = std::max(1.0, static_cast<double>(count) / kGpusPerMachine);
@@ -351,17 +358,20 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       o.co2_kg = c.co2_operational_kg + o.co2_embodied_kg;
       if (k.budget_usd && o.capex_usd > *k.budget_usd) {
         breaks(o, "budget",
-               fmt::format("costs {} to buy, over the {} budget", usd(o.capex_usd), usd(*k.budget_usd)));
+               fmt::format("costs {} to buy, over the {} budget", usd(o.capex_usd),
+                           usd(*k.budget_usd)));
       }
       if (power_cap && o.max_wall_w > *power_cap) {
-        breaks(o, "power", fmt::format("draws up to {:.0f} W at the wall per machine, over {} ({:.0f} W)",
-                                       o.max_wall_w, power_cap_name, *power_cap));
+        breaks(o, "power",
+               fmt::format("draws up to {:.0f} W at the wall per machine, over {} ({:.0f} W)",
+                           o.max_wall_w, power_cap_name, *power_cap));
       }
       if (k.acquire == "rent") {
         breaks(o, "acquire", "an owned machine, but --acquire rent");
       }
       if (k.condition != "any" && k.condition != o.condition) {
-        breaks(o, "condition", fmt::format("bought {}, but --condition {}", o.condition, k.condition));
+        breaks(o, "condition",
+               fmt::format("bought {}, but --condition {}", o.condition, k.condition));
       }
     } else {
       const double instances = static_cast<double>(count) / offer->gpu_count;
@@ -369,10 +379,12 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       const std::string region = offer->region.empty() ? "world" : offer->region;
       auto dc = site_energy(catalog, region, true);
       if (!dc) return dc.status();
-      const bool hyperscale = offer->provider_kind == "hyperscaler" && dc->pue_from == kDefaultDcPue;
+      const bool hyperscale =
+          offer->provider_kind == "hyperscaler" && dc->pue_from == kDefaultDcPue;
       RentInputs in;
-      in.usd_per_hour = (o.pricing == "spot" ? *offer->spot_price_per_hour_usd : offer->price_per_hour_usd) *
-                        instances;
+      in.usd_per_hour =
+          (o.pricing == "spot" ? *offer->spot_price_per_hour_usd : offer->price_per_hour_usd) *
+          instances;
       in.wall_w = (count * gpu.board_power_w * gpu_load + host.base_power_w) / host.psu_efficiency;
       in.pue = hyperscale ? kHyperscalePue : dc->pue;
       in.gco2_per_kwh = dc->gco2_per_kwh;
@@ -385,18 +397,21 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
       o.co2_kg = c.co2_operational_kg + c.co2_embodied_kg;
       if (k.budget_usd && o.total_cost_usd > *k.budget_usd) {
         breaks(o, "budget",
-               fmt::format("rent totals {}, over the {} budget", usd(o.total_cost_usd), usd(*k.budget_usd)));
+               fmt::format("rent totals {}, over the {} budget", usd(o.total_cost_usd),
+                           usd(*k.budget_usd)));
       }
       if (k.acquire == "own") {
         breaks(o, "acquire", "a rented instance, but --acquire own");
       }
     }
     if (count > k.max_gpus) {
-      breaks(o, "max_gpus", fmt::format("uses {} GPUs, more than --max-gpus {}", count, k.max_gpus));
+      breaks(o, "max_gpus",
+             fmt::format("uses {} GPUs, more than --max-gpus {}", count, k.max_gpus));
     }
     o.cost_per_result_usd = demand.work ? o.total_cost_usd : o.total_cost_usd / months;
     if (keeps_up) {
-      *keeps_up = o.fits && std::find(o.binding.begin(), o.binding.end(), "time") == o.binding.end();
+      *keeps_up =
+          o.fits && std::find(o.binding.begin(), o.binding.end(), "time") == o.binding.end();
     }
     ++rec.evaluated;
     (o.binding.empty() ? rec.options : rec.rejected).push_back(std::move(o));
@@ -409,7 +424,8 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
     for (int count : kCounts) {
       if (count > kGpusPerMachine && count > k.max_gpus) break;
       for (std::string condition : {"new", "used"}) {
-        auto sys = own_system(catalog, gpu, std::min(count, kGpusPerMachine), condition, only_system);
+        auto sys =
+            own_system(catalog, gpu, std::min(count, kGpusPerMachine), condition, only_system);
         if (!sys) {
           ++unpriced;
           continue;
@@ -432,7 +448,8 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
                             !(demand.hours_per_month && keeps_up);
          instances *= 2) {
       const int count = instances * offer.gpu_count;
-      std::vector<std::string> pricings = {offer.billing == "serverless" ? "serverless" : "on-demand"};
+      std::vector<std::string> pricings = {offer.billing == "serverless" ? "serverless"
+                                                                         : "on-demand"};
       if (offer.spot_price_per_hour_usd) pricings.push_back("spot");
       for (const auto& pricing : pricings) {
         Option o;
@@ -442,7 +459,8 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
         o.offer = offer.id + (instances > 1 ? fmt::format(" x {}", instances) : "");
         o.pricing = pricing;
         o.provider = offer.provider;
-        if (Status s = evaluate(std::move(o), *gpu, count, nullptr, &offer, &keeps_up); !s.ok()) return s;
+        if (Status s = evaluate(std::move(o), *gpu, count, nullptr, &offer, &keeps_up); !s.ok())
+          return s;
       }
     }
   }
@@ -492,13 +510,14 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
                              top.time_to_result_h / o.time_to_result_h,
                              usd(o.total_cost_usd - top.total_cost_usd));
     } else {
-      const auto better = std::find_if(rec.options.begin(), rec.options.begin() + i, [&](const Option& p) {
-        return p.pareto && p.time_to_result_h <= o.time_to_result_h;
-      });
+      const auto better = std::find_if(
+          rec.options.begin(), rec.options.begin() + i,
+          [&](const Option& p) { return p.pareto && p.time_to_result_h <= o.time_to_result_h; });
       o.reason = better != rec.options.begin() + i
                      ? fmt::format("{} more than the cheapest; {} is as fast for less",
                                    usd(o.total_cost_usd - top.total_cost_usd), label(*better))
-                     : fmt::format("{} more than the cheapest", usd(o.total_cost_usd - top.total_cost_usd));
+                     : fmt::format("{} more than the cheapest",
+                                   usd(o.total_cost_usd - top.total_cost_usd));
     }
   }
   for (auto& o : rec.rejected) o.reason = join(o.violations, "; ");
@@ -513,16 +532,17 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
         return o.binding.size() == 1 && o.binding[0] == name;
       });
       if (it == rec.rejected.end()) continue;
-      rec.relaxations.push_back(fmt::format(
-          "relaxing {}: the cheapest option that meets the rest is {} at {} ({}; {})", what,
-          label(*it), usd(it->total_cost_usd), hours_text(it->time_to_result_h) + per,
-          join(it->violations, "; ")));
+      rec.relaxations.push_back(
+          fmt::format("relaxing {}: the cheapest option that meets the rest is {} at {} ({}; {})",
+                      what, label(*it), usd(it->total_cost_usd),
+                      hours_text(it->time_to_result_h) + per, join(it->violations, "; ")));
     }
     const bool anything_fits = std::any_of(rec.rejected.begin(), rec.rejected.end(),
                                            [](const Option& o) { return o.fits; });
     if (!anything_fits) {
       rec.relaxations.push_back(
-          "no option holds the workload as configured: `rigplan memory` shows the largest batch and "
+          "no option holds the workload as configured: `rigplan memory` shows the largest batch "
+          "and "
           "the longest sequence that fit; a shorter --seq, a smaller --batch, --checkpointing, "
           "--method lora or qlora, or quantized --weights shrink it");
     }

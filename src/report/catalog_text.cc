@@ -15,7 +15,8 @@ std::string entry_text(const T& entry, const std::vector<FieldSpec<T>>& fields) 
     const FieldValue value = field_value(entry, field);
     if (std::holds_alternative<std::monostate>(value)) continue;
     std::string text = display_text(value);
-    if (!field.unit.empty() && field.type() != FieldType::kText) text.append(" ").append(field.unit);
+    if (!field.unit.empty() && field.type() != FieldType::kText)
+      text.append(" ").append(field.unit);
     const auto own = entry.provenance.field_sources.find(field.key);
     table.add_row({std::string(field.key), text,
                    own != entry.provenance.field_sources.end() ? own->second : "[entry source]"});

@@ -1,18 +1,18 @@
 #include "rigplan/chart.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace rigplan::chart {
 namespace {
 
 // Layout, in SVG user units (pixels at 100%).
 constexpr double kWidth = 760;
-constexpr double kLeft = 190;   // room for bar labels
+constexpr double kLeft = 190;  // room for bar labels
 constexpr double kRight = 40;
-constexpr double kTop = 44;     // title
+constexpr double kTop = 44;  // title
 constexpr double kBarHeight = 22;
 constexpr double kBarGap = 6;
 constexpr double kBottom = 64;  // axis label and footer
@@ -42,13 +42,15 @@ std::string header(double height, const std::string& title) {
   return fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {:.0f} {:.0f}\" width=\"{:.0f}\" "
       "height=\"{:.0f}\" role=\"img\" aria-label=\"{}\">\n<rect width=\"100%\" height=\"100%\" "
-      "fill=\"white\"/>\n<text x=\"{:.0f}\" y=\"24\" {} font-size=\"16\" font-weight=\"bold\">{}</text>\n",
+      "fill=\"white\"/>\n<text x=\"{:.0f}\" y=\"24\" {} font-size=\"16\" "
+      "font-weight=\"bold\">{}</text>\n",
       kWidth, height, kWidth, height, escape(title), kLeft / 10, kFont, escape(title));
 }
 
 std::string footer_text(double height, const std::string& footer) {
-  return fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"10\" fill=\"#555\">{}</text>\n",
-                     kLeft / 10, height - 8, kFont, escape(footer));
+  return fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"10\" fill=\"#555\">{}</text>\n", kLeft / 10,
+      height - 8, kFont, escape(footer));
 }
 
 // The header and the value grid (five steps) of a horizontal bar chart.
@@ -58,10 +60,12 @@ std::string bar_frame(double height, const std::string& title, double plot_h, do
   for (int i = 0; i <= 5; ++i) {
     const double v = axis_max * i / 5;
     const double x = kLeft + v / axis_max * plot_w;
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#ddd\"/>\n", x, kTop, x,
-                       kTop + plot_h);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n", x,
-                       kTop + plot_h + 16, kFont, number(v));
+    out += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#ddd\"/>\n", x,
+        kTop, x, kTop + plot_h);
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n", x,
+        kTop + plot_h + 16, kFont, number(v));
   }
   return out;
 }
@@ -69,15 +73,17 @@ std::string bar_frame(double height, const std::string& title, double plot_h, do
 // The value axis's label, under the ticks of a horizontal bar chart.
 std::string bar_axis_label(double plot_h, const std::string& label) {
   const double plot_w = kWidth - kLeft - kRight;
-  return fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
-                     kLeft + plot_w / 2, kTop + plot_h + 34, kFont, escape(label));
+  return fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
+      kLeft + plot_w / 2, kTop + plot_h + 34, kFont, escape(label));
 }
 
 // Bar i's label, left of the plot; returns the bar's top edge.
 double bar_row(size_t i, const std::string& label, std::string& out) {
   const double y = kTop + static_cast<double>(i) * (kBarHeight + kBarGap);
-  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"12\" text-anchor=\"end\">{}</text>\n",
-                     kLeft - 8, y + kBarHeight * 0.7, kFont, escape(label));
+  out += fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"12\" text-anchor=\"end\">{}</text>\n",
+      kLeft - 8, y + kBarHeight * 0.7, kFont, escape(label));
   return y;
 }
 
@@ -91,11 +97,20 @@ std::string escape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -113,15 +128,18 @@ std::string svg(const BarChart& c) {
   for (size_t i = 0; i < c.bars.size(); ++i) {
     const auto& b = c.bars[i];
     const double y = bar_row(i, b.label, out);
-    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n", kLeft, y,
-                       std::max(0.0, x_of(b.value) - kLeft), kBarHeight, b.highlight ? kHighlightColour : kBarColour);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n", x_of(b.value) + 4,
-                       y + kBarHeight * 0.7, kFont, number(b.value));
+    out += fmt::format(
+        "<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n", kLeft,
+        y, std::max(0.0, x_of(b.value) - kLeft), kBarHeight,
+        b.highlight ? kHighlightColour : kBarColour);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n",
+                       x_of(b.value) + 4, y + kBarHeight * 0.7, kFont, number(b.value));
   }
   if (c.reference > 0) {
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#333\" "
-                       "stroke-dasharray=\"4 3\"/>\n",
-                       x_of(c.reference), kTop - 4, x_of(c.reference), kTop + plot_h);
+    out += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#333\" "
+        "stroke-dasharray=\"4 3\"/>\n",
+        x_of(c.reference), kTop - 4, x_of(c.reference), kTop + plot_h);
   }
   out += bar_axis_label(plot_h, c.axis_label);
   out += footer_text(height, c.footer);
@@ -152,32 +170,35 @@ std::string svg(const StackedBarChart& c) {
     for (size_t k = 0; k < b.values.size() && k < c.parts.size(); ++k) {
       const double v = std::max(0.0, b.values[k]);
       if (v == 0) continue;
-      out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\">"
-                         "<title>{}: {}</title></rect>\n",
-                         x_of(sum), y, x_of(sum + v) - x_of(sum), kBarHeight, kPalette[k % std::size(kPalette)],
-                         escape(c.parts[k]), number(v));
+      out += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\">"
+          "<title>{}: {}</title></rect>\n",
+          x_of(sum), y, x_of(sum + v) - x_of(sum), kBarHeight, kPalette[k % std::size(kPalette)],
+          escape(c.parts[k]), number(v));
       sum += v;
     }
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n", x_of(sum) + 4,
-                       y + kBarHeight * 0.7, kFont, number(sum));
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n",
+                       x_of(sum) + 4, y + kBarHeight * 0.7, kFont, number(sum));
   }
   if (c.limit > 0) {
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#C44E52\" "
-                       "stroke-width=\"2\" stroke-dasharray=\"4 3\"/>\n",
-                       x_of(c.limit), kTop - 4, x_of(c.limit), kTop + plot_h);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" fill=\"#C44E52\" "
-                       "text-anchor=\"end\">{}</text>\n",
-                       x_of(c.limit) - 3, kTop - 8, kFont, escape(c.limit_label));
+    out += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#C44E52\" "
+        "stroke-width=\"2\" stroke-dasharray=\"4 3\"/>\n",
+        x_of(c.limit), kTop - 4, x_of(c.limit), kTop + plot_h);
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" fill=\"#C44E52\" "
+        "text-anchor=\"end\">{}</text>\n",
+        x_of(c.limit) - 3, kTop - 8, kFont, escape(c.limit_label));
   }
   out += bar_axis_label(plot_h, c.axis_label);
   const double column_w = (kWidth - kLeft / 5) / kLegendColumns;
   for (size_t k = 0; k < c.parts.size(); ++k) {
     const double lx = kLeft / 10 + static_cast<double>(k % kLegendColumns) * column_w;
     const double ly = kTop + plot_h + 52 + static_cast<double>(k / kLegendColumns) * kLegendRow;
-    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"10\" height=\"10\" fill=\"{}\"/>\n", lx, ly - 9,
-                       kPalette[k % std::size(kPalette)]);
-    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", lx + 14, ly, kFont,
-                       escape(c.parts[k]));
+    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"10\" height=\"10\" fill=\"{}\"/>\n",
+                       lx, ly - 9, kPalette[k % std::size(kPalette)]);
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", lx + 14,
+                       ly, kFont, escape(c.parts[k]));
   }
   out += footer_text(height, c.footer);
   out += "</svg>\n";
@@ -208,21 +229,29 @@ std::string svg(const ScatterChart& c) {
     }
     return hi > lo ? (v - lo) / (hi - lo) : 0.5;
   };
-  auto x_of = [&](double v) { return kLeftMargin + 10 + scale(v, x_lo, x_hi, c.log_x) * (plot_w - 20); };
-  auto y_of = [&](double v) { return kTop + kPlotH - 10 - scale(v, y_lo, y_hi, c.log_y) * (kPlotH - 20); };
+  auto x_of = [&](double v) {
+    return kLeftMargin + 10 + scale(v, x_lo, x_hi, c.log_x) * (plot_w - 20);
+  };
+  auto y_of = [&](double v) {
+    return kTop + kPlotH - 10 - scale(v, y_lo, y_hi, c.log_y) * (kPlotH - 20);
+  };
   std::string out = header(height, c.title);
-  out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" "
-                     "stroke=\"#999\"/>\n",
-                     kLeftMargin, kTop, plot_w, kPlotH);
+  out += fmt::format(
+      "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" "
+      "stroke=\"#999\"/>\n",
+      kLeftMargin, kTop, plot_w, kPlotH);
   // Axis ends.
   out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", kLeftMargin,
                      kTop + kPlotH + 14, kFont, number(x_lo));
-  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-                     kLeftMargin + plot_w, kTop + kPlotH + 14, kFont, number(x_hi));
-  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-                     kLeftMargin - 4, kTop + kPlotH, kFont, number(y_lo));
-  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-                     kLeftMargin - 4, kTop + 10, kFont, number(y_hi));
+  out += fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+      kLeftMargin + plot_w, kTop + kPlotH + 14, kFont, number(x_hi));
+  out += fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+      kLeftMargin - 4, kTop + kPlotH, kFont, number(y_lo));
+  out += fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+      kLeftMargin - 4, kTop + 10, kFont, number(y_hi));
   // The front, joined in x order.
   std::vector<const ScatterChart::Point*> front;
   for (const auto& p : c.points) {
@@ -232,27 +261,31 @@ std::string svg(const ScatterChart& c) {
   if (front.size() > 1) {
     std::string path;
     for (const auto* p : front) path += fmt::format("{:.1f},{:.1f} ", x_of(p->x), y_of(p->y));
-    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", path,
-                       kHighlightColour);
+    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+                       path, kHighlightColour);
   }
   for (const auto& p : c.points) {
-    out += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}</title></circle>\n",
-                       x_of(p.x), y_of(p.y), p.front ? 5 : 3, p.front ? kHighlightColour : kBarColour,
-                       escape(p.label));
+    out += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}</title></circle>\n",
+        x_of(p.x), y_of(p.y), p.front ? 5 : 3, p.front ? kHighlightColour : kBarColour,
+        escape(p.label));
     if (p.front) {
       // Labels right of the point, or left of it near the right edge.
       const bool left = x_of(p.x) > kLeftMargin + plot_w * 0.75;
       out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"10\"{}>{}</text>\n",
-                         x_of(p.x) + (left ? -7 : 7), y_of(p.y) - 4, kFont, left ? " text-anchor=\"end\"" : "",
-                         escape(p.label));
+                         x_of(p.x) + (left ? -7 : 7), y_of(p.y) - 4, kFont,
+                         left ? " text-anchor=\"end\"" : "", escape(p.label));
     }
   }
-  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}{}</text>\n",
-                     kLeftMargin + plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label),
-                     c.log_x ? " (log scale)" : "");
-  out += fmt::format("<text x=\"14\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\" "
-                     "transform=\"rotate(-90 14 {:.0f})\">{}{}</text>\n",
-                     kTop + kPlotH / 2, kFont, kTop + kPlotH / 2, escape(c.y_label), c.log_y ? " (log scale)" : "");
+  out += fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}{}</text>\n",
+      kLeftMargin + plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label),
+      c.log_x ? " (log scale)" : "");
+  out += fmt::format(
+      "<text x=\"14\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 14 {:.0f})\">{}{}</text>\n",
+      kTop + kPlotH / 2, kFont, kTop + kPlotH / 2, escape(c.y_label),
+      c.log_y ? " (log scale)" : "");
   out += footer_text(height, c.footer);
   out += "</svg>\n";
   return out;
@@ -261,7 +294,8 @@ std::string svg(const ScatterChart& c) {
 std::string svg(const LineChart& c) {
   constexpr double kPlotH = 320;
   constexpr double kLeftMargin = 80;
-  constexpr const char* kColours[] = {"#DD8452", "#4C72B0", "#55A868", "#C44E52", "#8172B2", "#937860"};
+  constexpr const char* kColours[] = {"#DD8452", "#4C72B0", "#55A868",
+                                      "#C44E52", "#8172B2", "#937860"};
   const double legend_h = 16.0 * static_cast<double>(c.series.size());
   const double height = kTop + kPlotH + kBottom + legend_h;
   const double plot_w = kWidth - kLeftMargin - kRight;
@@ -279,46 +313,55 @@ std::string svg(const LineChart& c) {
   std::string out = header(height, c.title);
   for (int i = 0; i <= 5; ++i) {
     const double v = y_hi * i / 5;
-    out += fmt::format("<line x1=\"{:.0f}\" y1=\"{:.1f}\" x2=\"{:.0f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", kLeftMargin,
-                       y_of(v), kLeftMargin + plot_w, y_of(v));
-    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-                       kLeftMargin - 4, y_of(v) + 4, kFont, number(v));
+    out += fmt::format(
+        "<line x1=\"{:.0f}\" y1=\"{:.1f}\" x2=\"{:.0f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n",
+        kLeftMargin, y_of(v), kLeftMargin + plot_w, y_of(v));
+    out += fmt::format(
+        "<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+        kLeftMargin - 4, y_of(v) + 4, kFont, number(v));
     const double xv = x_hi * i / 5;
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
-                       x_of(xv), kTop + kPlotH + 14, kFont, number(xv));
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+        x_of(xv), kTop + kPlotH + 14, kFont, number(xv));
   }
   for (size_t i = 0; i < c.series.size(); ++i) {
     const auto& s = c.series[i];
     const char* colour = kColours[i % std::size(kColours)];
     std::string path;
     for (const auto& [x, y] : s.points) path += fmt::format("{:.1f},{:.1f} ", x_of(x), y_of(y));
-    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", path, colour);
+    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+                       path, colour);
     const double ly = kTop + kPlotH + 46 + 16.0 * static_cast<double>(i);
-    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n", kLeftMargin,
-                       ly - 4, colour);
-    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", kLeftMargin + 20, ly, kFont,
-                       escape(s.name));
+    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n",
+                       kLeftMargin, ly - 4, colour);
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n",
+                       kLeftMargin + 20, ly, kFont, escape(s.name));
   }
   if (c.marker_x >= 0 && c.marker_x <= x_hi) {
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#333\" "
-                       "stroke-dasharray=\"4 3\"/>\n",
-                       x_of(c.marker_x), kTop, x_of(c.marker_x), kTop + kPlotH);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", x_of(c.marker_x) + 4,
-                       kTop + 12, kFont, escape(c.marker_label));
+    out += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#333\" "
+        "stroke-dasharray=\"4 3\"/>\n",
+        x_of(c.marker_x), kTop, x_of(c.marker_x), kTop + kPlotH);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n",
+                       x_of(c.marker_x) + 4, kTop + 12, kFont, escape(c.marker_label));
   }
-  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
-                     kLeftMargin + plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label));
-  out += fmt::format("<text x=\"14\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\" "
-                     "transform=\"rotate(-90 14 {:.0f})\">{}</text>\n",
-                     kTop + kPlotH / 2, kFont, kTop + kPlotH / 2, escape(c.y_label));
+  out += fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
+      kLeftMargin + plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label));
+  out += fmt::format(
+      "<text x=\"14\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 14 {:.0f})\">{}</text>\n",
+      kTop + kPlotH / 2, kFont, kTop + kPlotH / 2, escape(c.y_label));
   out += footer_text(height, c.footer);
   out += "</svg>\n";
   return out;
 }
 
-std::string html_page(const std::string& title, const std::vector<Section>& sections, const std::string& footer) {
+std::string html_page(const std::string& title, const std::vector<Section>& sections,
+                      const std::string& footer) {
   std::string out = fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\n"
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+      "charset=\"utf-8\">\n<title>{}</title>\n<style>\n"
       "body {{ font-family: sans-serif; max-width: 980px; margin: 2em auto; color: #222; }}\n"
       "table {{ border-collapse: collapse; font-size: 13px; margin: 1em 0; }}\n"
       "th, td {{ border: 1px solid #ccc; padding: 3px 8px; text-align: left; }}\n"

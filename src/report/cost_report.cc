@@ -1,6 +1,6 @@
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "rigplan/chart.h"
 #include "rigplan/report.h"
@@ -13,8 +13,11 @@ double round2(double x) { return std::round(x * 100) / 100; }
 double round1(double x) { return std::round(x * 10) / 10; }
 
 Json break_even_json(const BreakEven& b) {
-  if (!b.reached) return {{"reached", false}, {"why", b.why}, {"utilisation", round2(b.utilisation)}};
-  return {{"reached", true}, {"days", round1(b.days)}, {"hours", round1(b.hours)},
+  if (!b.reached)
+    return {{"reached", false}, {"why", b.why}, {"utilisation", round2(b.utilisation)}};
+  return {{"reached", true},
+          {"days", round1(b.days)},
+          {"hours", round1(b.hours)},
           {"utilisation", round2(b.utilisation)}};
 }
 
@@ -64,7 +67,8 @@ Json to_json(const CostComparison& c) {
       {"electricity_usd", round2(c.own.electricity_usd)},
       {"resale_usd", round2(c.own.resale_usd)},
       {"total_cost_usd", round2(c.own.total_usd)},
-      {"cost_per_busy_hour_usd", round2(c.own.busy_hours > 0 ? c.own.total_usd / c.own.busy_hours : 0)},
+      {"cost_per_busy_hour_usd",
+       round2(c.own.busy_hours > 0 ? c.own.total_usd / c.own.busy_hours : 0)},
       {"co2_operational_kg", round1(c.own.co2_operational_kg)},
       {"co2_embodied_kg", round1(c.own.co2_embodied_kg)},
   };
@@ -88,26 +92,29 @@ Json to_json(const CostComparison& c) {
 std::string cost_text(const CostComparison& c, bool explain) {
   const OwnedSystem& o = c.owned;
   std::string out = fmt::format(
-      "Own {} x {} ({}) in {} for {:.0f} months, busy {:.3g}% of the time ({:.0f} h):\n\n", o.count, o.gpu->id,
-      o.condition.empty() ? "new" : o.condition, o.system->id, c.horizon_years * 12, c.utilisation * 100,
-      c.own.busy_hours);
+      "Own {} x {} ({}) in {} for {:.0f} months, busy {:.3g}% of the time ({:.0f} h):\n\n", o.count,
+      o.gpu->id, o.condition.empty() ? "new" : o.condition, o.system->id, c.horizon_years * 12,
+      c.utilisation * 100, c.own.busy_hours);
   Table own({{"item"}, {"USD", Table::Align::kRight}, {"how"}});
   if (o.gpu_price.usd > 0) {
     own.add_row({"GPUs", format_number(std::round(o.count * o.gpu_price.usd)),
-                 fmt::format("{} x {} ({} price{})", o.count, format_number(o.gpu_price.usd), o.gpu_price.kind,
+                 fmt::format("{} x {} ({} price{})", o.count, format_number(o.gpu_price.usd),
+                             o.gpu_price.kind,
                              o.gpu_price.date ? ", " + o.gpu_price.date->to_string() : "")});
     own.add_row({"base system", format_number(o.system->price_usd),
                  fmt::format("{} ({})", o.system->id, o.system->price_date.to_string())});
     if (o.cooling_usd > 0) {
-      own.add_row({"risers / water", format_number(o.cooling_usd), "cards wider than the system's slots"});
+      own.add_row(
+          {"risers / water", format_number(o.cooling_usd), "cards wider than the system's slots"});
     }
   } else {
     own.add_row({"machine", format_number(o.capex_usd), "--price"});
   }
-  own.add_row({"electricity", fmt::format("{:.0f}", c.own.electricity_usd),
-               fmt::format("{:.0f} W x {:.0f} h x PUE {} = {:.0f} kWh at {} USD/kWh ({})", c.power.wall_w,
-                           c.own.busy_hours, format_number(c.site.pue), c.own.energy_kwh,
-                           format_number(*c.site.usd_per_kwh), c.site.price_from)});
+  own.add_row(
+      {"electricity", fmt::format("{:.0f}", c.own.electricity_usd),
+       fmt::format("{:.0f} W x {:.0f} h x PUE {} = {:.0f} kWh at {} USD/kWh ({})", c.power.wall_w,
+                   c.own.busy_hours, format_number(c.site.pue), c.own.energy_kwh,
+                   format_number(*c.site.usd_per_kwh), c.site.price_from)});
   own.add_row({"resale", c.own.resale_usd > 0 ? fmt::format("-{:.0f}", c.own.resale_usd) : "0",
                c.inputs.resale ? fmt::format("GPUs keep {:.0f}% of their value a year",
                                              c.inputs.retention_per_year * 100)
@@ -116,29 +123,42 @@ std::string cost_text(const CostComparison& c, bool explain) {
                fmt::format("{:.2f} USD per busy hour", c.own.total_usd / c.own.busy_hours)});
   out += own.render();
   out += fmt::format("\nCO2: {:.0f} kg operational ({} g/kWh, {}) + {:.0f} kg embodied\n",
-                     c.own.co2_operational_kg, format_number(c.site.gco2_per_kwh), c.site.carbon_from,
-                     c.own.co2_embodied_kg);
-  if (c.throughput > 0) out += fmt::format("Throughput while busy: {:.4g} {}\n", c.throughput, c.unit);
+                     c.own.co2_operational_kg, format_number(c.site.gco2_per_kwh),
+                     c.site.carbon_from, c.own.co2_embodied_kg);
+  if (c.throughput > 0)
+    out += fmt::format("Throughput while busy: {:.4g} {}\n", c.throughput, c.unit);
   if (!c.alternatives.empty()) {
     out += "\nRenting the same work instead:\n\n";
-    Table rent({{"offer"}, {"pricing"}, {"USD/h", Table::Align::kRight}, {"speed", Table::Align::kRight},
-                {"hours", Table::Align::kRight}, {"total USD", Table::Align::kRight},
-                {"break-even", Table::Align::kRight}, {"break-even util.", Table::Align::kRight}});
+    Table rent({{"offer"},
+                {"pricing"},
+                {"USD/h", Table::Align::kRight},
+                {"speed", Table::Align::kRight},
+                {"hours", Table::Align::kRight},
+                {"total USD", Table::Align::kRight},
+                {"break-even", Table::Align::kRight},
+                {"break-even util.", Table::Align::kRight}});
     for (const auto& a : c.alternatives) {
-      rent.add_row({a.offer, a.pricing, format_number(a.usd_per_hour), fmt::format("{:.2f}", 1 / a.speed_ratio),
-                    fmt::format("{:.0f}", a.cost.hours), fmt::format("{:.0f}", a.cost.total_usd),
-                    break_even_text(a.break_even), fmt::format("{:.0f}%", a.break_even.utilisation * 100)});
+      rent.add_row({a.offer, a.pricing, format_number(a.usd_per_hour),
+                    fmt::format("{:.2f}", 1 / a.speed_ratio), fmt::format("{:.0f}", a.cost.hours),
+                    fmt::format("{:.0f}", a.cost.total_usd), break_even_text(a.break_even),
+                    fmt::format("{:.0f}%", a.break_even.utilisation * 100)});
     }
     out += rent.render();
-    out += "\nbreak-even: calendar time at this utilisation after which owning is cheaper; break-even util.: "
-           "the utilisation at which the two cost the same over the horizon. speed: the offer's throughput "
-           "relative to the owned machine.\n";
+    out +=
+        "\nbreak-even: calendar time at this utilisation after which owning is cheaper; break-even "
+        "util.: "
+        "the utilisation at which the two cost the same over the horizon. speed: the offer's "
+        "throughput "
+        "relative to the owned machine.\n";
   }
   for (const auto& a : c.assumptions) out += "note: " + a + "\n";
   if (explain) {
-    out += "\nOwning = purchase + electricity (wall W x busy hours x PUE x price) - resale (GPU value x "
-           "retention^years).\nRenting = instance price x busy hours x speed ratio. Break-even: the first day "
-           "where owning costs no more than renting (docs/cost.md).\n";
+    out +=
+        "\nOwning = purchase + electricity (wall W x busy hours x PUE x price) - resale (GPU value "
+        "x "
+        "retention^years).\nRenting = instance price x busy hours x speed ratio. Break-even: the "
+        "first day "
+        "where owning costs no more than renting (docs/cost.md).\n";
   }
   return out;
 }
@@ -146,12 +166,16 @@ std::string cost_text(const CostComparison& c, bool explain) {
 std::string cost_html(const CostComparison& c, const std::string& date) {
   const double months = c.horizon_years * 12;
   const double busy_per_month = c.own.busy_hours / months;
-  chart::LineChart line{fmt::format("Owning {} x {} against renting", c.owned.count, c.owned.gpu->id), "months",
-                        "cumulative cost (USD)",
-                        chart::dated("rigplan cost: owning = purchase + electricity - resale if sold that month; "
-                                     "renting = price x busy hours x speed ratio (docs/cost.md)",
-                                     date),
-                        {}, -1, ""};
+  chart::LineChart line{
+      fmt::format("Owning {} x {} against renting", c.owned.count, c.owned.gpu->id),
+      "months",
+      "cumulative cost (USD)",
+      chart::dated("rigplan cost: owning = purchase + electricity - resale if sold that month; "
+                   "renting = price x busy hours x speed ratio (docs/cost.md)",
+                   date),
+      {},
+      -1,
+      ""};
   chart::LineChart::Series own{"own (net of resale)", {}};
   for (int m = 0; m <= static_cast<int>(std::ceil(months)); ++m) {
     const double t = std::min<double>(m, months);
@@ -160,15 +184,17 @@ std::string cost_html(const CostComparison& c, const std::string& date) {
   line.series.push_back(std::move(own));
   for (size_t i = 0; i < c.alternatives.size() && i < 3; ++i) {
     const RentAlternative& a = c.alternatives[i];
-    chart::LineChart::Series rent{fmt::format("rent {} ({}, {} USD/h)", a.offer, a.pricing, format_number(a.usd_per_hour)),
-                                  {}};
+    chart::LineChart::Series rent{
+        fmt::format("rent {} ({}, {} USD/h)", a.offer, a.pricing, format_number(a.usd_per_hour)),
+        {}};
     rent.points.emplace_back(0, 0);
     rent.points.emplace_back(months, a.usd_per_hour * a.speed_ratio * busy_per_month * months);
     line.series.push_back(std::move(rent));
   }
   if (!c.alternatives.empty() && c.alternatives.front().break_even.reached) {
     line.marker_x = c.alternatives.front().break_even.days / 365 * 12;
-    line.marker_label = fmt::format("break-even: {:.0f} days", c.alternatives.front().break_even.days);
+    line.marker_label =
+        fmt::format("break-even: {:.0f} days", c.alternatives.front().break_even.days);
   }
   chart::Section section{"Buy or rent", {}, {}, {chart::svg(line)}};
   const std::string text = cost_text(c, false);
@@ -177,10 +203,11 @@ std::string cost_html(const CostComparison& c, const std::string& date) {
     if (end == std::string::npos) end = text.size();
     if (end > start) section.paragraphs.push_back(text.substr(start, end - start));
   }
-  return chart::html_page("rigplan cost", {section},
-                          chart::dated("Generated by rigplan. Prices and factors trace to data/catalog and "
-                                       "src/cost/cost_constants.h",
-                                       date));
+  return chart::html_page(
+      "rigplan cost", {section},
+      chart::dated("Generated by rigplan. Prices and factors trace to data/catalog and "
+                   "src/cost/cost_constants.h",
+                   date));
 }
 
 }  // namespace rigplan::report

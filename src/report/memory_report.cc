@@ -1,6 +1,6 @@
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "rigplan/chart.h"
 #include "rigplan/report.h"
@@ -13,7 +13,8 @@ double round2(double x) { return std::round(x * 100) / 100; }
 
 std::string run_summary(const RunConfig& c) {
   std::string out = fmt::format("{}, {}", c.mode, c.precision);
-  if (c.weights != "bf16" && c.weights != "f16" && c.weights != "fp32") out += ", weights " + c.weights;
+  if (c.weights != "bf16" && c.weights != "f16" && c.weights != "fp32")
+    out += ", weights " + c.weights;
   if (c.mode == "train") {
     out += fmt::format(", {}", c.method);
     if (c.method != "full") out += fmt::format(" r={}", c.lora_rank);
@@ -32,11 +33,13 @@ std::string verdict(const Workload& workload, const Gpu& gpu, const MemoryEstima
   if (e.fits) {
     out += fmt::format("Fits, with {:.2f} GB to spare. ", e.headroom_gb);
   } else {
-    out += fmt::format("Does not fit: needs {:.1f} GB, the {} has {:.1f} GB. ", e.total_gb, gpu.id, e.capacity_gb);
+    out += fmt::format("Does not fit: needs {:.1f} GB, the {} has {:.1f} GB. ", e.total_gb, gpu.id,
+                       e.capacity_gb);
   }
   out += e.max_batch > 0 ? fmt::format("Largest batch that fits: {}. ", e.max_batch)
                          : std::string("Not even a batch of 1 fits. ");
-  if (workload.transformer) out += fmt::format("Longest sequence at this batch: {}. ", e.max_seq_len);
+  if (workload.transformer)
+    out += fmt::format("Longest sequence at this batch: {}. ", e.max_seq_len);
   out += e.min_gpus > 0 ? fmt::format("Fewest GPUs that hold it: {}.\n", e.min_gpus)
                         : std::string("Not within 1024 GPUs.\n");
   if (!e.suggestions.empty()) out += "Would fit with: " + join(e.suggestions, ", ") + ".\n";
@@ -51,15 +54,24 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
   Json terms = Json::array();
   for (const auto& t : e.terms) {
     breakdown[t.name] = round2(t.gb);
-    terms.push_back({{"name", t.name}, {"gb", round2(t.gb)}, {"formula", t.formula}, {"values", t.values}});
+    terms.push_back(
+        {{"name", t.name}, {"gb", round2(t.gb)}, {"formula", t.formula}, {"values", t.values}});
   }
   return {{"workload", workload.id},
           {"gpu", gpu.id},
           {"config",
-           {{"mode", c.mode}, {"precision", c.precision}, {"weights", c.weights}, {"method", c.method},
-            {"optimizer", c.optimizer}, {"lora_rank", c.lora_rank}, {"batch", *c.batch},
-            {"seq_len", *c.seq_len}, {"checkpointing", c.checkpointing}, {"zero", c.zero},
-            {"gpus", c.gpus}, {"offload", c.offload}}},
+           {{"mode", c.mode},
+            {"precision", c.precision},
+            {"weights", c.weights},
+            {"method", c.method},
+            {"optimizer", c.optimizer},
+            {"lora_rank", c.lora_rank},
+            {"batch", *c.batch},
+            {"seq_len", *c.seq_len},
+            {"checkpointing", c.checkpointing},
+            {"zero", c.zero},
+            {"gpus", c.gpus},
+            {"offload", c.offload}}},
           {"total_gb", round2(e.total_gb)},
           {"allocated_gb", round2(e.allocated_gb)},
           {"capacity_gb", round2(e.capacity_gb)},
@@ -75,8 +87,9 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
 
 std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e,
                         bool explain) {
-  std::string out = fmt::format("{} on {} ({} GB marketed = {:.2f} GB): {}\n\n", workload.id, gpu.id,
-                                format_number(gpu.memory_gb), e.capacity_gb, run_summary(e.config));
+  std::string out =
+      fmt::format("{} on {} ({} GB marketed = {:.2f} GB): {}\n\n", workload.id, gpu.id,
+                  format_number(gpu.memory_gb), e.capacity_gb, run_summary(e.config));
   std::vector<Table::Column> columns = {{"term"}, {"GB", Table::Align::kRight}};
   if (explain) {
     columns.push_back({"formula"});
@@ -99,14 +112,21 @@ std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEs
 }
 
 std::string memory_html(const Workload& workload, const Gpu& gpu,
-                        const std::vector<std::pair<std::string, MemoryEstimate>>& estimates, const std::string& date) {
-  chart::StackedBarChart bars{fmt::format("Memory of {} on {}", workload.id, gpu.id), "memory per GPU (GB)",
-                              chart::dated("rigplan memory: formulas in docs/memory.md, validated against measured peaks",
-                                           date),
-                              {}, {}, 0, ""};
+                        const std::vector<std::pair<std::string, MemoryEstimate>>& estimates,
+                        const std::string& date) {
+  chart::StackedBarChart bars{
+      fmt::format("Memory of {} on {}", workload.id, gpu.id),
+      "memory per GPU (GB)",
+      chart::dated("rigplan memory: formulas in docs/memory.md, validated against measured peaks",
+                   date),
+      {},
+      {},
+      0,
+      ""};
   for (const auto& [label, e] : estimates) {
     for (const auto& t : e.terms) {
-      if (std::find(bars.parts.begin(), bars.parts.end(), t.name) == bars.parts.end()) bars.parts.push_back(t.name);
+      if (std::find(bars.parts.begin(), bars.parts.end(), t.name) == bars.parts.end())
+        bars.parts.push_back(t.name);
     }
   }
   for (const auto& [label, e] : estimates) {
@@ -123,16 +143,20 @@ std::string memory_html(const Workload& workload, const Gpu& gpu,
   if (!estimates.empty()) {
     const MemoryEstimate& e = estimates.front().second;
     chart::Section s{fmt::format("{} on {}: {}", workload.id, gpu.id, run_summary(e.config)),
-                     {verdict(workload, gpu, e)}, {}, {chart::svg(bars)}};
+                     {verdict(workload, gpu, e)},
+                     {},
+                     {chart::svg(bars)}};
     s.table.push_back({"term", "GB", "formula", "values"});
-    for (const auto& t : e.terms) s.table.push_back({t.name, fmt::format("{:.2f}", t.gb), t.formula, t.values});
+    for (const auto& t : e.terms)
+      s.table.push_back({t.name, fmt::format("{:.2f}", t.gb), t.formula, t.values});
     s.table.push_back({"total", fmt::format("{:.2f}", e.total_gb), "", ""});
     sections.push_back(std::move(s));
   }
-  return chart::html_page("rigplan memory", sections,
-                          chart::dated("Generated by rigplan. GB are 1e9 bytes; the GPU's marketed GB are converted as "
-                                       "in docs/memory.md",
-                                       date));
+  return chart::html_page(
+      "rigplan memory", sections,
+      chart::dated("Generated by rigplan. GB are 1e9 bytes; the GPU's marketed GB are converted as "
+                   "in docs/memory.md",
+                   date));
 }
 
 }  // namespace rigplan::report

@@ -41,11 +41,12 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
 std::string prediction_text(const Workload& workload, const Gpu& gpu, const Prediction& p,
                             bool explain) {
   const RunConfig& c = p.config;
-  std::string out = fmt::format("{} on {} × {}: {}, {}, batch {} per GPU{}\n\n", workload.id, c.gpus, gpu.id,
-                                c.mode, c.precision, *c.batch,
+  std::string out = fmt::format("{} on {} × {}: {}, {}, batch {} per GPU{}\n\n", workload.id,
+                                c.gpus, gpu.id, c.mode, c.precision, *c.batch,
                                 workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "");
   out += fmt::format("throughput   {:.5g} {} (±{:.0f}%: {:.4g} to {:.4g})\n", p.throughput, p.unit,
-                     p.error_band * 100, p.throughput * (1 - p.error_band), p.throughput * (1 + p.error_band));
+                     p.error_band * 100, p.throughput * (1 - p.error_band),
+                     p.throughput * (1 + p.error_band));
   out += fmt::format("step time    {:.4g} ms\n", p.step_time_s * 1e3);
   out += fmt::format("bound        {}\n", p.bound);
   out += fmt::format("MFU          {:.1f}%\n", p.mfu * 100);
@@ -57,8 +58,10 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
                      fmt::format("{:.1f}%", t.seconds / p.step_time_s * 100)});
     }
     out.append("\n").append(table.render());
-    out += "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency)) plus "
-           "launch overhead; docs/performance.md.\n";
+    out +=
+        "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency)) "
+        "plus "
+        "launch overhead; docs/performance.md.\n";
   }
   return out;
 }

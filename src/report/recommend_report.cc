@@ -1,8 +1,8 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "rigplan/chart.h"
 #include "rigplan/report.h"
@@ -24,10 +24,7 @@ std::vector<const Option*> shown(const Recommendation& r, size_t top) {
 }
 
 Json option_json(const Option& o, size_t rank) {
-  Json j = {{"rank", rank},
-            {"kind", o.kind},
-            {"gpu", o.gpu},
-            {"count", o.count}};
+  Json j = {{"rank", rank}, {"kind", o.kind}, {"gpu", o.gpu}, {"count", o.count}};
   if (o.kind == "own") {
     j["condition"] = o.condition;
     j["system"] = o.system;
@@ -82,7 +79,9 @@ Json to_json(const Recommendation& r, size_t top) {
   }
   Json tasks = Json::array();
   for (const auto& t : r.demand.tasks) {
-    tasks.push_back({{"workload", t.workload.id}, {"mode", t.run.mode}, {"method", t.run.method},
+    tasks.push_back({{"workload", t.workload.id},
+                     {"mode", t.run.mode},
+                     {"method", t.run.method},
                      {"share", t.share}});
   }
   Json demand = {{"tasks", tasks}};
@@ -92,9 +91,9 @@ Json to_json(const Recommendation& r, size_t top) {
     demand["reference_gpu"] = r.demand.reference_gpu;
   }
   const Constraints& k = r.constraints;
-  Json constraints = {{"region", k.region},          {"horizon_months", k.horizon_months},
-                      {"acquire", k.acquire},        {"condition", k.condition},
-                      {"max_gpus", k.max_gpus},      {"power_limit", k.power_limit}};
+  Json constraints = {{"region", k.region},     {"horizon_months", k.horizon_months},
+                      {"acquire", k.acquire},   {"condition", k.condition},
+                      {"max_gpus", k.max_gpus}, {"power_limit", k.power_limit}};
   if (k.budget_usd) constraints["budget_usd"] = *k.budget_usd;
   if (k.utilisation) constraints["utilisation"] = *k.utilisation;
   if (k.max_power_w) constraints["max_power_w"] = *k.max_power_w;
@@ -107,10 +106,11 @@ Json to_json(const Recommendation& r, size_t top) {
   }
   return {{"demand", demand},
           {"constraints", constraints},
-          {"site", {{"usd_per_kwh", *r.site.usd_per_kwh},
-                    {"electricity_from", r.site.price_from},
-                    {"gco2_per_kwh", r.site.gco2_per_kwh},
-                    {"carbon_from", r.site.carbon_from}}},
+          {"site",
+           {{"usd_per_kwh", *r.site.usd_per_kwh},
+            {"electricity_from", r.site.price_from},
+            {"gco2_per_kwh", r.site.gco2_per_kwh},
+            {"carbon_from", r.site.carbon_from}}},
           {"feasible", !r.options.empty()},
           {"evaluated", r.evaluated},
           {"feasible_count", r.options.size()},
@@ -125,42 +125,55 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
   std::string out;
   std::vector<std::string> names;
   for (const auto& t : r.demand.tasks) {
-    names.push_back(r.demand.tasks.size() > 1 ? fmt::format("{} ({}%)", t.workload.id, format_number(t.share * 100))
-                                              : t.workload.id);
+    names.push_back(r.demand.tasks.size() > 1
+                        ? fmt::format("{} ({}%)", t.workload.id, format_number(t.share * 100))
+                        : t.workload.id);
   }
   const bool usage = r.demand.hours_per_month.has_value();
-  out += fmt::format("{} for {}; {} months in {} ({} USD/kWh, {} gCO2/kWh){}.\n",
-                     join(names, ", "),
-                     usage ? fmt::format("{} h a month of work on one {}", format_number(*r.demand.hours_per_month),
-                                         r.demand.reference_gpu)
-                           : fmt::format("{} {}", format_number(*r.demand.work), r.unit.substr(0, r.unit.find('/'))),
-                     format_number(r.constraints.horizon_months), r.constraints.region,
-                     format_number(*r.site.usd_per_kwh), format_number(std::round(r.site.gco2_per_kwh)),
-                     r.constraints.budget_usd ? fmt::format("; budget {} USD", format_number(*r.constraints.budget_usd)) : "");
-  out += fmt::format("{} options evaluated, {} meet every constraint.\n\n", r.evaluated, r.options.size());
+  out += fmt::format(
+      "{} for {}; {} months in {} ({} USD/kWh, {} gCO2/kWh){}.\n", join(names, ", "),
+      usage
+          ? fmt::format("{} h a month of work on one {}", format_number(*r.demand.hours_per_month),
+                        r.demand.reference_gpu)
+          : fmt::format("{} {}", format_number(*r.demand.work), r.unit.substr(0, r.unit.find('/'))),
+      format_number(r.constraints.horizon_months), r.constraints.region,
+      format_number(*r.site.usd_per_kwh), format_number(std::round(r.site.gco2_per_kwh)),
+      r.constraints.budget_usd
+          ? fmt::format("; budget {} USD", format_number(*r.constraints.budget_usd))
+          : "");
+  out += fmt::format("{} options evaluated, {} meet every constraint.\n\n", r.evaluated,
+                     r.options.size());
   if (!r.options.empty()) {
     using A = Table::Align;
-    Table table({{"#", A::kRight}, {"option"}, {"system / provider"}, {"throughput", A::kRight},
-                 {usage ? "busy h/month" : "time", A::kRight}, {"total USD", A::kRight},
-                 {usage ? "USD/month" : "buy USD", A::kRight}, {"kWh", A::kRight}, {"kgCO2", A::kRight},
+    Table table({{"#", A::kRight},
+                 {"option"},
+                 {"system / provider"},
+                 {"throughput", A::kRight},
+                 {usage ? "busy h/month" : "time", A::kRight},
+                 {"total USD", A::kRight},
+                 {usage ? "USD/month" : "buy USD", A::kRight},
+                 {"kWh", A::kRight},
+                 {"kgCO2", A::kRight},
                  {"front"}});
     for (const Option* o : shown(r, top)) {
       const size_t rank = static_cast<size_t>(o - r.options.data()) + 1;
-      table.add_row({std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
-                     fmt::format("{:.4g} {}", o->throughput, o->unit),
-                     usage ? fmt::format("{:.0f}", o->time_to_result_h)
-                           : (o->time_to_result_h < 48 ? fmt::format("{:.1f} h", o->time_to_result_h)
-                                                       : fmt::format("{:.1f} d", o->time_to_result_h / 24)),
-                     fmt::format("{:.0f}", o->total_cost_usd),
-                     usage ? fmt::format("{:.0f}", o->cost_per_result_usd)
-                           : (o->kind == "own" ? fmt::format("{:.0f}", o->capex_usd) : "-"),
-                     fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg),
-                     o->pareto ? "*" : ""});
+      table.add_row(
+          {std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
+           fmt::format("{:.4g} {}", o->throughput, o->unit),
+           usage ? fmt::format("{:.0f}", o->time_to_result_h)
+                 : (o->time_to_result_h < 48 ? fmt::format("{:.1f} h", o->time_to_result_h)
+                                             : fmt::format("{:.1f} d", o->time_to_result_h / 24)),
+           fmt::format("{:.0f}", o->total_cost_usd),
+           usage ? fmt::format("{:.0f}", o->cost_per_result_usd)
+                 : (o->kind == "own" ? fmt::format("{:.0f}", o->capex_usd) : "-"),
+           fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg),
+           o->pareto ? "*" : ""});
     }
     out += table.render();
     out += "\n";
     for (const Option* o : shown(r, std::min<size_t>(top, 5))) {
-      out += fmt::format("{}. {}: {}\n", static_cast<size_t>(o - r.options.data()) + 1, what(*o), o->reason);
+      out += fmt::format("{}. {}: {}\n", static_cast<size_t>(o - r.options.data()) + 1, what(*o),
+                         o->reason);
     }
     out += "\n* on the cost/time Pareto front: no other option is both cheaper and faster.\n";
   } else {
@@ -175,9 +188,13 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
   }
   for (const auto& a : r.assumptions) out += "note: " + a + "\n";
   if (explain) {
-    out += "\nEach option: memory per GPU (`rigplan memory`), throughput (`rigplan predict`), busy hours = work / "
-           "throughput.\nOwned: purchase x its share of the horizon's busy hours + electricity - resale; rented: "
-           "price x hours.\nCO2 = kWh x grid intensity + embodied share. docs/recommend.md has every formula.\n";
+    out +=
+        "\nEach option: memory per GPU (`rigplan memory`), throughput (`rigplan predict`), busy "
+        "hours = work / "
+        "throughput.\nOwned: purchase x its share of the horizon's busy hours + electricity - "
+        "resale; rented: "
+        "price x hours.\nCO2 = kWh x grid intensity + embodied share. docs/recommend.md has every "
+        "formula.\n";
   }
   return out;
 }
@@ -193,36 +210,49 @@ std::string recommend_html(const Recommendation& r, size_t top, const std::strin
     sections.push_back({"Nothing meets every constraint", r.relaxations, {}, {}});
   } else {
     chart::Section ranked{"Options, cheapest first", {}, {}, {}};
-    ranked.table.push_back({"#", "option", "system / provider", "throughput", usage ? "busy h/month" : "time h",
-                            "total USD", "kWh", "kgCO2", "front", "reason"});
-    chart::ScatterChart scatter{"Total cost against time", "total cost (USD)",
-                                usage ? "busy hours a month" : "time to result (h)",
-                                chart::dated("rigplan recommend: catalog prices as dated in data/catalog; formulas in "
-                                             "docs/recommend.md",
-                                             date),
-                                {}, true, true};
-    chart::BarChart bars{"Total cost of the options shown", "total cost over the horizon (USD)",
-                         chart::dated("rigplan recommend: purchase less resale plus electricity (owned), price x hours "
-                                      "(rented)",
-                                      date),
-                         {}, 0};
+    ranked.table.push_back({"#", "option", "system / provider", "throughput",
+                            usage ? "busy h/month" : "time h", "total USD", "kWh", "kgCO2", "front",
+                            "reason"});
+    chart::ScatterChart scatter{
+        "Total cost against time",
+        "total cost (USD)",
+        usage ? "busy hours a month" : "time to result (h)",
+        chart::dated("rigplan recommend: catalog prices as dated in data/catalog; formulas in "
+                     "docs/recommend.md",
+                     date),
+        {},
+        true,
+        true};
+    chart::BarChart bars{
+        "Total cost of the options shown",
+        "total cost over the horizon (USD)",
+        chart::dated(
+            "rigplan recommend: purchase less resale plus electricity (owned), price x hours "
+            "(rented)",
+            date),
+        {},
+        0};
     for (const Option* o : shown(r, top)) {
       const size_t rank = static_cast<size_t>(o - r.options.data()) + 1;
-      ranked.table.push_back({std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
-                              fmt::format("{:.4g} {}", o->throughput, o->unit), fmt::format("{:.1f}", o->time_to_result_h),
-                              fmt::format("{:.0f}", o->total_cost_usd), fmt::format("{:.0f}", o->energy_kwh),
-                              fmt::format("{:.0f}", o->co2_kg), o->pareto ? "yes" : "", o->reason});
+      ranked.table.push_back(
+          {std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
+           fmt::format("{:.4g} {}", o->throughput, o->unit),
+           fmt::format("{:.1f}", o->time_to_result_h), fmt::format("{:.0f}", o->total_cost_usd),
+           fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg),
+           o->pareto ? "yes" : "", o->reason});
       bars.bars.push_back({what(*o), o->total_cost_usd, rank == 1});
     }
-    for (const auto& o : r.options) scatter.points.push_back({what(o), o.total_cost_usd, o.time_to_result_h, o.pareto});
+    for (const auto& o : r.options)
+      scatter.points.push_back({what(o), o.total_cost_usd, o.time_to_result_h, o.pareto});
     ranked.charts = {chart::svg(scatter), chart::svg(bars)};
     sections.push_back(std::move(ranked));
   }
-  return chart::html_page("rigplan recommendation", sections,
-                          chart::dated("Generated by rigplan. Every figure traces to data/catalog (source and date per "
-                                       "entry) and the models in docs/; throughput carries the error band of "
-                                       "docs/performance.md",
-                                       date));
+  return chart::html_page(
+      "rigplan recommendation", sections,
+      chart::dated("Generated by rigplan. Every figure traces to data/catalog (source and date per "
+                   "entry) and the models in docs/; throughput carries the error band of "
+                   "docs/performance.md",
+                   date));
 }
 
 // Marks the points no other point beats: lower or equal x and higher or equal y, one strictly.
@@ -241,45 +271,67 @@ std::string fit_label(const Prediction& prediction, int requested_batch) {
 }
 
 std::string compare_html(const std::string& what, int requested_batch, const std::string& reference,
-                         const std::vector<const Gpu*>& gpus, const std::vector<Prediction>& predictions,
+                         const std::vector<const Gpu*>& gpus,
+                         const std::vector<Prediction>& predictions,
                          const std::vector<GpuValue>& values, const std::string& date) {
   const std::string footer = chart::dated(
-      "rigplan compare: throughput from the performance model (docs/performance.md); prices from data/catalog, dated "
+      "rigplan compare: throughput from the performance model (docs/performance.md); prices from "
+      "data/catalog, dated "
       "per entry",
       date);
-  chart::BarChart relative{"Relative performance: " + what, "throughput relative to " + reference, footer, {}, 1.0};
-  chart::BarChart per_card{"Performance per 1,000 USD, card alone", "relative performance per 1,000 USD (new price)",
-                           footer, {}, 0};
+  chart::BarChart relative{
+      "Relative performance: " + what, "throughput relative to " + reference, footer, {}, 1.0};
+  chart::BarChart per_card{"Performance per 1,000 USD, card alone",
+                           "relative performance per 1,000 USD (new price)",
+                           footer,
+                           {},
+                           0};
   std::vector<chart::BarChart> per_system;
   for (int count : kValueCounts) {
     per_system.push_back({fmt::format("Performance per 1,000 USD, whole {}-GPU system", count),
-                          "relative performance per 1,000 USD of GPUs + base system", footer, {}, 0});
+                          "relative performance per 1,000 USD of GPUs + base system",
+                          footer,
+                          {},
+                          0});
   }
-  chart::ScatterChart by_price{"Performance against price", "new price of the card (USD)",
-                               "throughput relative to " + reference, footer, {}, true, false};
-  chart::ScatterChart by_power{"Performance against power", "average GPU draw while running (W)",
-                               "throughput relative to " + reference, footer, {}, false, false};
-  std::vector<std::vector<std::string>> table = {
-      {"gpu", "relative", "fits", "price USD", "per kUSD card", "x1 system", "x2 system", "x4 system", "x8 system",
-       "per kW"}};
+  chart::ScatterChart by_price{"Performance against price",
+                               "new price of the card (USD)",
+                               "throughput relative to " + reference,
+                               footer,
+                               {},
+                               true,
+                               false};
+  chart::ScatterChart by_power{"Performance against power",
+                               "average GPU draw while running (W)",
+                               "throughput relative to " + reference,
+                               footer,
+                               {},
+                               false,
+                               false};
+  std::vector<std::vector<std::string>> table = {{"gpu", "relative", "fits", "price USD",
+                                                  "per kUSD card", "x1 system", "x2 system",
+                                                  "x4 system", "x8 system", "per kW"}};
   for (size_t i = 0; i < gpus.size(); ++i) {
     const GpuValue& v = values[i];
     const std::string& id = gpus[i]->id;
     // A GPU run at a smaller batch, or offloaded, says so wherever its number appears.
     const std::string fits = fit_label(predictions[i], requested_batch);
-    const std::string label = fits == "yes"             ? id
-                              : predictions[i].fits ? fmt::format("{} (batch {})", id, *predictions[i].config.batch)
-                                                    : id + " (offloaded)";
+    const std::string label = fits == "yes" ? id
+                              : predictions[i].fits
+                                  ? fmt::format("{} (batch {})", id, *predictions[i].config.batch)
+                                  : id + " (offloaded)";
     relative.bars.push_back({label, v.relative, id == reference});
     if (v.per_kusd_card) per_card.bars.push_back({label, *v.per_kusd_card, id == reference});
-    std::vector<std::string> row = {id, fmt::format("{:.2f}", v.relative), fits,
-                                    v.price ? format_number(v.price->usd) : "-",
-                                    v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
+    std::vector<std::string> row = {
+        id, fmt::format("{:.2f}", v.relative), fits, v.price ? format_number(v.price->usd) : "-",
+        v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
     for (size_t k = 0; k < std::size(kValueCounts); ++k) {
-      const auto it = std::find_if(v.systems.begin(), v.systems.end(),
-                                   [&](const GpuValue::SystemValue& s) { return s.count == kValueCounts[k]; });
+      const auto it =
+          std::find_if(v.systems.begin(), v.systems.end(),
+                       [&](const GpuValue::SystemValue& s) { return s.count == kValueCounts[k]; });
       row.push_back(it != v.systems.end() ? fmt::format("{:.3f}", it->per_kusd) : "-");
-      if (it != v.systems.end()) per_system[k].bars.push_back({label, it->per_kusd, id == reference});
+      if (it != v.systems.end())
+        per_system[k].bars.push_back({label, it->per_kusd, id == reference});
     }
     row.push_back(fmt::format("{:.2f}", v.per_kw));
     table.push_back(std::move(row));
@@ -288,16 +340,21 @@ std::string compare_html(const std::string& what, int requested_batch, const std
   }
   mark_front(by_price.points);
   mark_front(by_power.points);
-  chart::Section section{"GPUs for " + what, {"Relative to " + reference + ", as in Dettmers' charts."}, table,
-                         {chart::svg(relative), chart::svg(per_card), chart::svg(by_price), chart::svg(by_power)}};
+  chart::Section section{
+      "GPUs for " + what,
+      {"Relative to " + reference + ", as in Dettmers' charts."},
+      table,
+      {chart::svg(relative), chart::svg(per_card), chart::svg(by_price), chart::svg(by_power)}};
   for (const auto& c : per_system) {
     if (!c.bars.empty()) section.charts.push_back(chart::svg(c));
   }
-  return chart::html_page("rigplan comparison", {section},
-                          chart::dated("Generated by rigplan. A missing bar: no price, or no base system holds that many "
-                                       "of the card. Joined points are the Pareto front: no other card is both cheaper "
-                                       "(or leaner) and faster",
-                                       date));
+  return chart::html_page(
+      "rigplan comparison", {section},
+      chart::dated(
+          "Generated by rigplan. A missing bar: no price, or no base system holds that many "
+          "of the card. Joined points are the Pareto front: no other card is both cheaper "
+          "(or leaner) and faster",
+          date));
 }
 
 }  // namespace rigplan::report

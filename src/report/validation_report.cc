@@ -37,15 +37,17 @@ std::string pct(const std::optional<double>& v, double scale) {
 Json to_json(const ValidationReport& report) {
   Json rows = Json::array();
   for (const auto& r : report.rows) {
-    Json row = {{"line", r.line}, {"group", r.group}, {"gpu", r.gpu}, {"workload", r.workload},
-                {"metric", r.metric}, {"measured", r.measured}};
+    Json row = {{"line", r.line},         {"group", r.group},   {"gpu", r.gpu},
+                {"workload", r.workload}, {"metric", r.metric}, {"measured", r.measured}};
     row["predicted"] = r.predicted ? Json(std::round(*r.predicted * 1000) / 1000) : Json(nullptr);
     row["error"] = r.error ? Json(std::round(*r.error * 10000) / 10000) : Json(nullptr);
     if (r.metric == "throughput") {
       row["is_ref"] = r.is_ref;
       row["batch_per_gpu"] = r.batch_per_gpu;
-      row["abs_error"] = r.abs_error ? Json(std::round(*r.abs_error * 10000) / 10000) : Json(nullptr);
-      row["baseline_error"] = r.baseline_error ? Json(std::round(*r.baseline_error * 10000) / 10000) : Json(nullptr);
+      row["abs_error"] =
+          r.abs_error ? Json(std::round(*r.abs_error * 10000) / 10000) : Json(nullptr);
+      row["baseline_error"] =
+          r.baseline_error ? Json(std::round(*r.baseline_error * 10000) / 10000) : Json(nullptr);
       row["class"] = r.workload_class;
     }
     if (!r.skipped.empty()) row["skipped"] = r.skipped;
@@ -64,15 +66,20 @@ Json to_json(const ValidationReport& report) {
 
 std::string validation_text(const ValidationReport& report) {
   using A = Table::Align;
-  Table rows({{"line", A::kRight}, {"group"}, {"gpu"}, {"metric"}, {"measured", A::kRight},
-              {"predicted", A::kRight}, {"error", A::kRight}});
+  Table rows({{"line", A::kRight},
+              {"group"},
+              {"gpu"},
+              {"metric"},
+              {"measured", A::kRight},
+              {"predicted", A::kRight},
+              {"error", A::kRight}});
   std::vector<const ValidationRow*> skipped;
   for (const auto& r : report.rows) {
     if (!r.predicted) {
       skipped.push_back(&r);
       continue;
     }
-    std::string error = r.metric == "fits" ? (*r.error == 0 ? "right" : "WRONG")
+    std::string error = r.metric == "fits"         ? (*r.error == 0 ? "right" : "WRONG")
                         : r.metric == "throughput" ? fmt::format("{:.1f}%", *r.error * 100)
                                                    : fmt::format("{:.1f}%", *r.error);
     rows.add_row({std::to_string(r.line), r.group, r.gpu, r.metric, format_number(r.measured),
@@ -81,18 +88,28 @@ std::string validation_text(const ValidationReport& report) {
   std::string out = rows.render();
   if (!skipped.empty()) {
     out += fmt::format("\n{} rows not predicted:\n", skipped.size());
-    for (const auto* r : skipped) out += fmt::format("  line {} ({}, {}): {}\n", r->line, r->workload, r->gpu, r->skipped);
+    for (const auto* r : skipped)
+      out += fmt::format("  line {} ({}, {}): {}\n", r->line, r->workload, r->gpu, r->skipped);
   }
-  Table summary({{"group"}, {"n", A::kRight}, {"skipped", A::kRight}, {"memory MAPE", A::kRight},
-                 {"memory MAE GB", A::kRight}, {"fits accuracy", A::kRight},
-                 {"median rel err", A::kRight}, {"mean rel err", A::kRight}, {"max rel err", A::kRight},
-                 {"median abs err", A::kRight}, {"baseline median", A::kRight}, {"baseline mean", A::kRight}});
+  Table summary({{"group"},
+                 {"n", A::kRight},
+                 {"skipped", A::kRight},
+                 {"memory MAPE", A::kRight},
+                 {"memory MAE GB", A::kRight},
+                 {"fits accuracy", A::kRight},
+                 {"median rel err", A::kRight},
+                 {"mean rel err", A::kRight},
+                 {"max rel err", A::kRight},
+                 {"median abs err", A::kRight},
+                 {"baseline median", A::kRight},
+                 {"baseline mean", A::kRight}});
   auto add = [&](const ValidationSummary& s) {
-    summary.add_row({s.group, std::to_string(s.n), std::to_string(s.skipped), pct(s.mean_abs_pct_err, 1),
+    summary.add_row({s.group, std::to_string(s.n), std::to_string(s.skipped),
+                     pct(s.mean_abs_pct_err, 1),
                      s.mean_abs_err_gb ? fmt::format("{:.2f}", *s.mean_abs_err_gb) : "-",
-                     pct(s.fits_accuracy, 100), pct(s.median_rel_err, 100), pct(s.mean_rel_err, 100),
-                     pct(s.max_rel_err, 100), pct(s.median_abs_err, 100), pct(s.baseline_median_rel_err, 100),
-                     pct(s.baseline_mean_rel_err, 100)});
+                     pct(s.fits_accuracy, 100), pct(s.median_rel_err, 100),
+                     pct(s.mean_rel_err, 100), pct(s.max_rel_err, 100), pct(s.median_abs_err, 100),
+                     pct(s.baseline_median_rel_err, 100), pct(s.baseline_mean_rel_err, 100)});
   };
   for (const auto& g : report.groups) add(g);
   add(report.overall);
@@ -100,9 +117,10 @@ std::string validation_text(const ValidationReport& report) {
     summary.add_row({"by workload class:"});
     for (const auto& c : report.classes) add(c);
   }
-  out += fmt::format("\nThroughput errors are relative to each group's ref row{}; the absolute error is "
-                     "|predicted / measured - 1|; the baseline guesses throughput ∝ GPUs × memory bandwidth.\n",
-                     report.leave_one_gpu_out ? ", each GPU predicted by a calibration fitted without it" : "");
+  out += fmt::format(
+      "\nThroughput errors are relative to each group's ref row{}; the absolute error is "
+      "|predicted / measured - 1|; the baseline guesses throughput ∝ GPUs × memory bandwidth.\n",
+      report.leave_one_gpu_out ? ", each GPU predicted by a calibration fitted without it" : "");
   return out + "\n" + summary.render();
 }
 

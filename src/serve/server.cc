@@ -1,12 +1,12 @@
 #include "serve/server.h"
 
-#include <algorithm>
-#include <array>
-#include <sstream>
-
 #include <fmt/format.h>
 #include <httplib.h>
+
+#include <algorithm>
+#include <array>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli/cli_context.h"
 #include "util/embedded_file.h"
@@ -45,7 +45,7 @@ constexpr Endpoint kEndpoints[] = {
 
 // Options that read or write files, or change what the server loaded: not accepted over HTTP.
 constexpr std::string_view kRefused[] = {"hf-config", "build", "html", "catalog", "overlay",
-                                         "workloads", "json", "help", "version"};
+                                         "workloads", "json",  "help", "version"};
 
 Response json_error(int status, const std::string& message) {
   return {status, "application/json", nlohmann::json{{"error", message}}.dump(2) + "\n"};
@@ -53,7 +53,9 @@ Response json_error(int status, const std::string& message) {
 
 bool valid_key(std::string_view key) {
   return !key.empty() && key.size() <= 32 && key.front() >= 'a' && key.front() <= 'z' &&
-         std::all_of(key.begin(), key.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+         std::all_of(key.begin(), key.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+         });
 }
 
 std::string_view content_type(std::string_view path) {
@@ -65,7 +67,8 @@ std::string_view content_type(std::string_view path) {
 
 }  // namespace
 
-Handler::Handler(std::shared_ptr<const Catalog> catalog, std::shared_ptr<const Zoo> zoo, size_t cache_entries)
+Handler::Handler(std::shared_ptr<const Catalog> catalog, std::shared_ptr<const Zoo> zoo,
+                 size_t cache_entries)
     : catalog_(std::move(catalog)), zoo_(std::move(zoo)), cache_entries_(cache_entries) {}
 
 Response Handler::get(std::string_view path, const Params& params) const {
@@ -73,7 +76,8 @@ Response Handler::get(std::string_view path, const Params& params) const {
   if (!path.starts_with("/api/") && !path.starts_with("/report/")) {
     const std::string_view name = path == "/" ? "/index.html" : path;
     for (const auto& f : embedded_web_files()) {
-      if (f.path.substr(f.path.find('/')) == name) return {200, std::string(content_type(name)), std::string(f.text)};
+      if (f.path.substr(f.path.find('/')) == name)
+        return {200, std::string(content_type(name)), std::string(f.text)};
     }
     return json_error(404, fmt::format("no such page: {}", path));
   }
@@ -105,14 +109,16 @@ Response Handler::get(std::string_view path, const Params& params) const {
 Response Handler::run(std::string_view path, const Params& params) const {
   const bool report = path.starts_with("/report/");
   const std::string_view name = path.substr(report ? 8 : 5);
-  const auto endpoint = std::find_if(std::begin(kEndpoints), std::end(kEndpoints),
-                                     [&](const Endpoint& e) { return e.path == name && (e.report || !report); });
+  const auto endpoint =
+      std::find_if(std::begin(kEndpoints), std::end(kEndpoints),
+                   [&](const Endpoint& e) { return e.path == name && (e.report || !report); });
   if (endpoint == std::end(kEndpoints)) {
     std::vector<std::string> paths;
     for (const auto& e : kEndpoints) {
       if (e.report || !report) paths.push_back(std::string(e.path));
     }
-    return json_error(404, fmt::format("no such endpoint: {}; accepted: {}", path, fmt::join(paths, ", ")));
+    return json_error(
+        404, fmt::format("no such endpoint: {}; accepted: {}", path, fmt::join(paths, ", ")));
   }
 
   std::vector<std::string> args = {"rigplan"};
@@ -126,7 +132,8 @@ Response Handler::run(std::string_view path, const Params& params) const {
       positional.push_back(value);
       continue;
     }
-    if (!valid_key(key)) return json_error(400, fmt::format("rigplan serve: bad parameter name '{}'", key));
+    if (!valid_key(key))
+      return json_error(400, fmt::format("rigplan serve: bad parameter name '{}'", key));
     if (std::find(std::begin(kRefused), std::end(kRefused), key) != std::end(kRefused)) {
       return json_error(400, fmt::format("rigplan serve: --{} is not accepted over HTTP", key));
     }
@@ -193,7 +200,8 @@ Server::~Server() = default;
 int Server::bind() {
   httplib::Server& http = impl_->http;
   if (impl_->options.port == 0) return http.bind_to_any_port(impl_->options.host.c_str());
-  return http.bind_to_port(impl_->options.host.c_str(), impl_->options.port) ? impl_->options.port : -1;
+  return http.bind_to_port(impl_->options.host.c_str(), impl_->options.port) ? impl_->options.port
+                                                                             : -1;
 }
 
 void Server::run() { impl_->http.listen_after_bind(); }

@@ -35,7 +35,8 @@ class Handler {
  public:
   // `cache_entries`: answers kept, least recently used first out (0: none). The catalog and zoo
   // do not change while serving, so an answer is reused until the date changes.
-  Handler(std::shared_ptr<const Catalog> catalog, std::shared_ptr<const Zoo> zoo, size_t cache_entries);
+  Handler(std::shared_ptr<const Catalog> catalog, std::shared_ptr<const Zoo> zoo,
+          size_t cache_entries);
 
   Response get(std::string_view path, const Params& params) const;
 
@@ -47,7 +48,8 @@ class Handler {
   size_t cache_entries_;
   mutable std::mutex cache_mutex_;
   mutable std::list<std::pair<std::string, Response>> cache_;  // most recent first
-  mutable std::unordered_map<std::string, std::list<std::pair<std::string, Response>>::iterator> cache_index_;
+  mutable std::unordered_map<std::string, std::list<std::pair<std::string, Response>>::iterator>
+      cache_index_;
 };
 
 struct ServerOptions {
@@ -57,7 +59,8 @@ struct ServerOptions {
 };
 
 // Limits on what a client may send and how long it may take.
-inline constexpr size_t kMaxBodyBytes = 16 * 1024;  // requests are GETs; bodies are refused above this
+inline constexpr size_t kMaxBodyBytes =
+    16 * 1024;  // requests are GETs; bodies are refused above this
 inline constexpr int kReadTimeoutS = 5;
 inline constexpr int kWriteTimeoutS = 10;
 inline constexpr size_t kKeepAliveRequests = 1000;

@@ -11,7 +11,8 @@ std::vector<CsvRecord> parse_csv(std::string_view text) {
   auto end_record = [&] {
     record.fields.push_back(std::move(field));
     field.clear();
-    if (!(record.fields.size() == 1 && record.fields[0].empty())) records.push_back(std::move(record));
+    if (!(record.fields.size() == 1 && record.fields[0].empty()))
+      records.push_back(std::move(record));
     record = CsvRecord{line, {}};
     any = false;
   };

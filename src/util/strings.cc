@@ -1,11 +1,11 @@
 #include "util/strings.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <numeric>
 #include <tuple>
-
-#include <fmt/format.h>
 
 namespace rigplan {
 

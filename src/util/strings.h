@@ -22,8 +22,7 @@ int edit_distance(std::string_view a, std::string_view b);
 // Up to `limit` candidates closest to `query` (case-insensitive), best first; only candidates
 // within a distance that makes them plausible typos, or that contain the query.
 std::vector<std::string> closest_matches(std::string_view query,
-                                         std::span<const std::string> candidates,
-                                         size_t limit = 3);
+                                         std::span<const std::string> candidates, size_t limit = 3);
 
 // " (did you mean 'a' or 'b'?)" for the closest matches, or "" when there are none.
 std::string did_you_mean(std::string_view query, std::span<const std::string> candidates);

@@ -36,7 +36,8 @@ I layer_params(const Layer& l) {
            (l.bias.value_or(false) ? l.out_channels : 0);
   }
   if (l.op == "linear") {
-    return static_cast<I>(l.in_features) * l.out_features + (l.bias.value_or(true) ? l.out_features : 0);
+    return static_cast<I>(l.in_features) * l.out_features +
+           (l.bias.value_or(true) ? l.out_features : 0);
   }
   if (l.op == "embedding") return l.num_embeddings * l.dim;
   if (l.op == "lstm") {
@@ -50,15 +51,18 @@ I layer_params(const Layer& l) {
 double layer_forward_flops(const Layer& l) {
   const double kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
   if (l.op == "conv2d" || l.op == "conv_transpose2d") {
-    return 2.0 * l.out_h * l.out_w * l.out_channels * (static_cast<double>(l.in_channels) / l.groups) * kh * kw;
+    return 2.0 * l.out_h * l.out_w * l.out_channels *
+           (static_cast<double>(l.in_channels) / l.groups) * kh * kw;
   }
   if (l.op == "linear") return 2.0 * static_cast<double>(l.tokens) * l.in_features * l.out_features;
   if (l.op == "lstm") {
     const double h = l.hidden_size;
-    return 2.0 * static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * 4 * (l.input_size * h + h * h);
+    return 2.0 * static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * 4 *
+           (l.input_size * h + h * h);
   }
   if (l.op == "attention") {
-    return 4.0 * l.heads * l.head_dim * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);
+    return 4.0 * l.heads * l.head_dim * static_cast<double>(l.query_len) *
+           static_cast<double>(l.key_len);
   }
   if (l.op == "norm") return 5.0 * static_cast<double>(l.elements);
   if (l.op == "elementwise") return static_cast<double>(l.elements);
@@ -82,7 +86,8 @@ FlopCounts count_flops(const Workload& w, int batch, int seq_len) {
     const double tokens = static_cast<double>(batch) * seq_len;
     const double attention = 4.0 * t.total_layers() * seq_len * q * causal;
     f.forward = tokens * (dense + attention);
-    if (t.arch != "encoder") f.decode_per_token = batch * (dense + 4.0 * t.num_layers * seq_len * q);
+    if (t.arch != "encoder")
+      f.decode_per_token = batch * (dense + 4.0 * t.num_layers * seq_len * q);
   } else {
     double per_sample = 0;
     for (const auto& l : w.layers) per_sample += layer_forward_flops(l) * l.count;
@@ -121,8 +126,9 @@ ParamCounts count_params(const Workload& w) {
   const I mlp = mlp_params(t);
   const I moe = t.experts() > 1 ? t.experts() * mlp + d * t.experts() : mlp;
   const I self_attention = attention_params(t, t.kv_heads());
-  const I decoder_layer = self_attention + moe + t.norms_per_layer.value_or(2) * norm +
-                          (t.arch == "encoder-decoder" ? attention_params(t, t.num_heads) + norm : 0);
+  const I decoder_layer =
+      self_attention + moe + t.norms_per_layer.value_or(2) * norm +
+      (t.arch == "encoder-decoder" ? attention_params(t, t.num_heads) + norm : 0);
   const I encoder_layer = self_attention + moe + 2 * norm;
   const int stacks = t.arch == "encoder-decoder" ? 2 : 1;
 

@@ -1,9 +1,9 @@
 // Hugging Face config.json -> TransformerConfig, for the common decoder and encoder families.
 // Field names follow each family's configuration class in the transformers library.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "rigplan/workload.h"
@@ -14,8 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kFamilies[] = {"llama", "mistral", "mixtral", "qwen2", "gemma", "gemma2",
-                                          "phi", "phi3", "falcon", "gpt2", "gpt_neox", "bert"};
+constexpr std::string_view kFamilies[] = {"llama",  "mistral", "mixtral",  "qwen2",
+                                          "gemma",  "gemma2",  "phi",      "phi3",
+                                          "falcon", "gpt2",    "gpt_neox", "bert"};
 
 // Default context used for the run defaults of an imported model: a model's full context
 // (128k tokens for Llama 3.1) is rarely what a fine-tune or benchmark uses.
@@ -32,7 +33,8 @@ class Reader {
       auto it = j_.find(key);
       if (it == j_.end() || it->is_null()) continue;
       if (!it->is_number_integer() || it->get<long long>() <= 0) {
-        problems_.push_back(fmt::format("{}: field '{}': expected a positive integer, got {}", path_, key, it->dump()));
+        problems_.push_back(fmt::format("{}: field '{}': expected a positive integer, got {}",
+                                        path_, key, it->dump()));
         return 0;
       }
       return it->get<int>();
@@ -45,7 +47,8 @@ class Reader {
     auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return std::nullopt;
     if (!it->is_number_integer() || it->get<long long>() <= 0) {
-      problems_.push_back(fmt::format("{}: field '{}': expected a positive integer, got {}", path_, key, it->dump()));
+      problems_.push_back(fmt::format("{}: field '{}': expected a positive integer, got {}", path_,
+                                      key, it->dump()));
       return std::nullopt;
     }
     return it->get<int>();
@@ -54,7 +57,8 @@ class Reader {
     auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) return fallback;
     if (!it->is_boolean()) {
-      problems_.push_back(fmt::format("{}: field '{}': expected true or false, got {}", path_, key, it->dump()));
+      problems_.push_back(
+          fmt::format("{}: field '{}': expected true or false, got {}", path_, key, it->dump()));
       return fallback;
     }
     return it->get<bool>();
@@ -77,13 +81,15 @@ class Reader {
 Result<Workload> import_hf_config(const std::string& path, const std::string& json_text) {
   json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    return Status::invalid_input(fmt::format("{}: not a JSON object (a Hugging Face config.json)", path));
+    return Status::invalid_input(
+        fmt::format("{}: not a JSON object (a Hugging Face config.json)", path));
   }
   const std::string family = j.value("model_type", "");
   const std::vector<std::string> families(std::begin(kFamilies), std::end(kFamilies));
   if (std::find(families.begin(), families.end(), family) == families.end()) {
-    return Status::invalid_input(fmt::format("{}: model_type '{}' is not supported; supported: {}{}", path,
-                                             family, join(families, ", "), did_you_mean(family, families)));
+    return Status::invalid_input(
+        fmt::format("{}: model_type '{}' is not supported; supported: {}{}", path, family,
+                    join(families, ", "), did_you_mean(family, families)));
   }
   Reader r(path, j, family);
   TransformerConfig t;
@@ -96,7 +102,8 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
   t.num_layers = gpt2 ? r.integer({"n_layer"}) : r.integer({"num_hidden_layers"});
   t.num_heads = gpt2 ? r.integer({"n_head"}) : r.integer({"num_attention_heads", "n_head"});
   t.vocab_size = r.integer({"vocab_size"});
-  t.max_positions = gpt2 ? r.integer({"n_positions"}) : r.optional_integer("max_position_embeddings").value_or(2048);
+  t.max_positions = gpt2 ? r.integer({"n_positions"})
+                         : r.optional_integer("max_position_embeddings").value_or(2048);
   t.head_dim = r.optional_integer("head_dim");
   t.num_kv_heads = r.optional_integer("num_key_value_heads");
   t.tied_embeddings = r.flag("tie_word_embeddings", false);
@@ -169,16 +176,18 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
   if (family != "gpt2" && family != "bert") t.dropout = false;
   if (!r.problems().empty()) return Status::invalid_input(join(r.problems(), "\n"));
   if (!t.head_dim && t.hidden_size % t.num_heads != 0) {
-    return Status::invalid_input(fmt::format("{}: {} attention heads do not divide hidden size {}", path,
-                                             t.num_heads, t.hidden_size));
+    return Status::invalid_input(fmt::format("{}: {} attention heads do not divide hidden size {}",
+                                             path, t.num_heads, t.hidden_size));
   }
   if (t.num_kv_heads && t.num_heads % *t.num_kv_heads != 0) {
-    return Status::invalid_input(fmt::format("{}: {} key/value heads do not divide {} attention heads", path,
-                                             *t.num_kv_heads, t.num_heads));
+    return Status::invalid_input(
+        fmt::format("{}: {} key/value heads do not divide {} attention heads", path,
+                    *t.num_kv_heads, t.num_heads));
   }
 
   Workload w;
-  const std::string name = r.text("_name_or_path", std::filesystem::path(path).parent_path().filename().string());
+  const std::string name =
+      r.text("_name_or_path", std::filesystem::path(path).parent_path().filename().string());
   w.id = to_lower(name.empty() ? "hf-" + family : name);
   w.name = name.empty() ? family : name;
   w.task = t.arch == "encoder" ? "nlp" : "llm";
@@ -192,8 +201,8 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
   w.throughput_unit = t.arch == "encoder" ? "sequences" : "tokens";
   w.provenance.source = path;
   w.provenance.confidence = "cited";
-  w.provenance.notes = fmt::format("imported from a '{}' config.json; default sequence {} tokens", family,
-                                   *w.default_seq_len);
+  w.provenance.notes = fmt::format("imported from a '{}' config.json; default sequence {} tokens",
+                                   family, *w.default_seq_len);
   w.provenance.file = path;
   return w;
 }

@@ -44,16 +44,18 @@ Result<std::vector<Layer>> resnet_layers(const ResNetConfig& config) {
     int blocks[4];
   };
   // He et al. 2016, table 1.
-  constexpr Shape kShapes[] = {{18, false, {2, 2, 2, 2}},  {34, false, {3, 4, 6, 3}},
-                               {50, true, {3, 4, 6, 3}},   {101, true, {3, 4, 23, 3}},
+  constexpr Shape kShapes[] = {{18, false, {2, 2, 2, 2}},
+                               {34, false, {3, 4, 6, 3}},
+                               {50, true, {3, 4, 6, 3}},
+                               {101, true, {3, 4, 23, 3}},
                                {152, true, {3, 8, 36, 3}}};
   const Shape* shape = nullptr;
   for (const auto& s : kShapes) {
     if (s.depth == config.depth) shape = &s;
   }
   if (!shape) {
-    return Status::invalid_input(
-        fmt::format("ResNet depth {} is not accepted; expected 18, 34, 50, 101 or 152", config.depth));
+    return Status::invalid_input(fmt::format(
+        "ResNet depth {} is not accepted; expected 18, 34, 50, 101 or 152", config.depth));
   }
   Builder b;
   int hw = (config.image_size + 1) / 2;  // 7×7 stride-2 stem

@@ -41,8 +41,9 @@ void check_layer(const Layer& layer, const toml::table& table, const EntryContex
     ctx.error_in(table, "a convolution needs 'kernel', or 'kernel_h' and 'kernel_w'");
   }
   if (conv && layer.in_channels % layer.groups != 0) {
-    ctx.error(table.get("groups") ? "groups" : "", fmt::format("{} groups do not divide {} input channels",
-                                                               layer.groups, layer.in_channels));
+    ctx.error(
+        table.get("groups") ? "groups" : "",
+        fmt::format("{} groups do not divide {} input channels", layer.groups, layer.in_channels));
   }
 }
 
@@ -57,11 +58,12 @@ void check_transformer(const TransformerConfig& t, const EntryContext& ctx) {
                                           *t.num_kv_heads, t.num_heads));
   }
   if ((t.arch == "encoder-decoder") != (t.encoder_layers > 0)) {
-    ctx.error("encoder_layers", "an encoder-decoder needs encoder_layers > 0, and only it has them");
+    ctx.error("encoder_layers",
+              "an encoder-decoder needs encoder_layers > 0, and only it has them");
   }
   if (t.top_k() > t.experts()) {
-    ctx.error("experts_top_k", fmt::format("{} experts per token, but only {} experts", t.top_k(),
-                                           t.experts()));
+    ctx.error("experts_top_k",
+              fmt::format("{} experts per token, but only {} experts", t.top_k(), t.experts()));
   }
 }
 
@@ -113,8 +115,9 @@ Workload decode_workload(const EntryContext& ctx) {
     }
   }
   if (architectures != 1) {
-    ctx.error("", "needs exactly one architecture: [workload.transformer], [workload.resnet] or "
-                  "[[workload.layers]]");
+    ctx.error("",
+              "needs exactly one architecture: [workload.transformer], [workload.resnet] or "
+              "[[workload.layers]]");
   }
   return w;
 }
@@ -165,7 +168,8 @@ Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
       auto* array = node.as_array();
       if (key.str() != "workload" || !array || !array->is_array_of_tables()) {
         problems.add(node.source(), fmt::format("unknown section '{}'; expected [[workload]] "
-                                                "entries", key.str()));
+                                                "entries",
+                                                key.str()));
         continue;
       }
       for (auto&& item : *array) {
@@ -183,7 +187,8 @@ Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
       auto [it, fresh] = seen.emplace(raw.id, zoo.workloads.size());
       if (!fresh) {
         const auto& first = zoo.workloads[it->second].provenance;
-        ctx.error("id", fmt::format("duplicate id; first defined at {}:{}", first.file, first.line));
+        ctx.error("id",
+                  fmt::format("duplicate id; first defined at {}:{}", first.file, first.line));
       }
     }
     zoo.workloads.push_back(decode_workload(ctx));
@@ -192,7 +197,8 @@ Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
                       const std::string& name, const std::string& other_id) {
     EntryContext("workload", raws[index], problems)
         .error(field, fmt::format("'{}' also names workload '{}'; ids, names and aliases must be "
-                                  "unique", name, other_id));
+                                  "unique",
+                                  name, other_id));
   });
   if (!problems.empty()) return problems.to_status();
   return zoo;

@@ -1,9 +1,9 @@
 // The loader's messages are the user's only guide to a broken catalog: they are checked
 // verbatim, each naming file:line:column, the entry, the field and what is accepted.
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "rigplan/catalog.h"
 
@@ -20,7 +20,8 @@ std::string read_file(const std::string& path) {
 // The valid two-GPU catalog of tests/data/catalog_small, as in-memory files.
 std::vector<CatalogFile> small_catalog() {
   const std::string dir = std::string(RIGPLAN_TEST_DATA) + "/catalog_small/";
-  return {{"gpus.toml", read_file(dir + "gpus.toml")}, {"world.toml", read_file(dir + "world.toml")}};
+  return {{"gpus.toml", read_file(dir + "gpus.toml")},
+          {"world.toml", read_file(dir + "world.toml")}};
 }
 
 // The small catalog with `from` replaced by `to` (once) in gpus.toml.
@@ -67,7 +68,8 @@ TEST(CatalogLoader, ReportsEveryProblemOfABrokenDirectoryInOneRun) {
   ASSERT_TRUE(files.ok());
   std::string message = problems(*files);
   // Paths are as given; strip the directory so the expectation does not depend on it.
-  for (size_t at; (at = message.find(dir + "/")) != std::string::npos;) message.erase(at, dir.size() + 1);
+  for (size_t at; (at = message.find(dir + "/")) != std::string::npos;)
+    message.erase(at, dir.size() + 1);
   EXPECT_EQ(message,
             "gpus.toml:2:1: gpu 'rtx-4090': missing required field 'memory_gb'\n"
             "gpus.toml:7:11: gpu 'rtx-4090': field 'segment': 'consumr' is not accepted; expected "
@@ -87,9 +89,10 @@ TEST(CatalogLoader, ReportsEveryProblemOfABrokenDirectoryInOneRun) {
 
 TEST(CatalogLoader, RejectsADuplicateId) {
   auto files = small_catalog();
-  files.push_back({"more.toml", "[[interconnect]]\nid = \"pcie-4-x16\"\nfamily = \"pcie\"\n"
-                                "name = \"again\"\nyear = 2017\nbw_per_direction_gbps = 31.5\n"
-                                "source = \"x\"\nconfidence = \"cited\"\n"});
+  files.push_back({"more.toml",
+                   "[[interconnect]]\nid = \"pcie-4-x16\"\nfamily = \"pcie\"\n"
+                   "name = \"again\"\nyear = 2017\nbw_per_direction_gbps = 31.5\n"
+                   "source = \"x\"\nconfidence = \"cited\"\n"});
   EXPECT_EQ(problems(files),
             "more.toml:2:6: interconnect 'pcie-4-x16': duplicate id; first defined at "
             "world.toml:67\n"
@@ -118,17 +121,19 @@ TEST(CatalogLoader, RejectsADateWrittenAsAString) {
 }
 
 TEST(CatalogLoader, RejectsALinkBandwidthWithoutALink) {
-  EXPECT_EQ(problems(with_gpu_edit("gpu_link = \"none\"", "gpu_link = \"none\"\ngpu_link_bw_gbps = 64")),
-            "gpus.toml:34:20: gpu 'rtx-4090': field 'gpu_link_bw_gbps': a link bandwidth on a GPU "
-            "with gpu_link = \"none\"\n"
-            "1 problem in 1 file");
+  EXPECT_EQ(
+      problems(with_gpu_edit("gpu_link = \"none\"", "gpu_link = \"none\"\ngpu_link_bw_gbps = 64")),
+      "gpus.toml:34:20: gpu 'rtx-4090': field 'gpu_link_bw_gbps': a link bandwidth on a GPU "
+      "with gpu_link = \"none\"\n"
+      "1 problem in 1 file");
 }
 
 TEST(CatalogLoader, RejectsAFieldSourceForAFieldThatDoesNotExist) {
-  EXPECT_EQ(problems(with_gpu_edit("street_price_usd = \"test figure\"", "street_prise_usd = \"x\"")),
-            "gpus.toml:72:20: gpu 'a100-sxm4-80gb': field_sources: 'street_prise_usd' is not a "
-            "field (did you mean 'street_price_usd' or 'street_price_date'?)\n"
-            "1 problem in 1 file");
+  EXPECT_EQ(
+      problems(with_gpu_edit("street_price_usd = \"test figure\"", "street_prise_usd = \"x\"")),
+      "gpus.toml:72:20: gpu 'a100-sxm4-80gb': field_sources: 'street_prise_usd' is not a "
+      "field (did you mean 'street_price_usd' or 'street_price_date'?)\n"
+      "1 problem in 1 file");
 }
 
 TEST(CatalogLoader, ReportsATomlSyntaxErrorWithItsPosition) {

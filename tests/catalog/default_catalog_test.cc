@@ -1,12 +1,11 @@
 // The embedded default catalog: complete for the ids the product promises, and right where a
 // datasheet can be checked by hand.
-#include <set>
-
 #include <gtest/gtest.h>
 
-#include "test_support.h"
+#include <set>
 
 #include "rigplan/catalog.h"
+#include "test_support.h"
 
 namespace rigplan {
 namespace {
@@ -14,18 +13,71 @@ namespace {
 const Catalog& catalog() { return testing::default_catalog(); }
 
 // PRODUCT.md, "Identifiers".
-constexpr const char* kPromisedGpus[] = {
-    "gtx-1060-6gb", "gtx-1070", "gtx-1080", "gtx-1080-ti", "rtx-2060", "rtx-2070",
-    "rtx-2080-ti", "titan-rtx", "rtx-3060-12gb", "rtx-3070", "rtx-3080", "rtx-3080-ti",
-    "rtx-3090", "rtx-3090-ti", "rtx-4060-ti-16gb", "rtx-4070", "rtx-4070-ti",
-    "rtx-4070-ti-super", "rtx-4080", "rtx-4080-super", "rtx-4090", "rtx-5060-ti-16gb",
-    "rtx-5070", "rtx-5070-ti", "rtx-5080", "rtx-5090", "quadro-rtx-5000", "quadro-rtx-6000",
-    "quadro-rtx-8000", "rtx-a4000", "rtx-a4500", "rtx-a5000", "rtx-a5500", "rtx-a6000",
-    "rtx-4000-ada", "rtx-5000-ada", "rtx-6000-ada", "rtx-pro-6000-blackwell", "t4", "v100-16gb",
-    "v100-32gb", "v100-sxm2-16gb", "a10", "a10g", "a40", "l4", "l40", "l40s", "a100-pcie-40gb",
-    "a100-pcie-80gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-pcie-80gb", "h100-sxm5-80gb",
-    "h100-nvl-94gb", "h200-sxm-141gb", "h200-nvl-141gb", "gh200-96gb", "b200-sxm-192gb",
-    "mi210", "mi250", "mi250x", "mi300x", "mi325x", "rx-7900-xtx"};
+constexpr const char* kPromisedGpus[] = {"gtx-1060-6gb",
+                                         "gtx-1070",
+                                         "gtx-1080",
+                                         "gtx-1080-ti",
+                                         "rtx-2060",
+                                         "rtx-2070",
+                                         "rtx-2080-ti",
+                                         "titan-rtx",
+                                         "rtx-3060-12gb",
+                                         "rtx-3070",
+                                         "rtx-3080",
+                                         "rtx-3080-ti",
+                                         "rtx-3090",
+                                         "rtx-3090-ti",
+                                         "rtx-4060-ti-16gb",
+                                         "rtx-4070",
+                                         "rtx-4070-ti",
+                                         "rtx-4070-ti-super",
+                                         "rtx-4080",
+                                         "rtx-4080-super",
+                                         "rtx-4090",
+                                         "rtx-5060-ti-16gb",
+                                         "rtx-5070",
+                                         "rtx-5070-ti",
+                                         "rtx-5080",
+                                         "rtx-5090",
+                                         "quadro-rtx-5000",
+                                         "quadro-rtx-6000",
+                                         "quadro-rtx-8000",
+                                         "rtx-a4000",
+                                         "rtx-a4500",
+                                         "rtx-a5000",
+                                         "rtx-a5500",
+                                         "rtx-a6000",
+                                         "rtx-4000-ada",
+                                         "rtx-5000-ada",
+                                         "rtx-6000-ada",
+                                         "rtx-pro-6000-blackwell",
+                                         "t4",
+                                         "v100-16gb",
+                                         "v100-32gb",
+                                         "v100-sxm2-16gb",
+                                         "a10",
+                                         "a10g",
+                                         "a40",
+                                         "l4",
+                                         "l40",
+                                         "l40s",
+                                         "a100-pcie-40gb",
+                                         "a100-pcie-80gb",
+                                         "a100-sxm4-40gb",
+                                         "a100-sxm4-80gb",
+                                         "h100-pcie-80gb",
+                                         "h100-sxm5-80gb",
+                                         "h100-nvl-94gb",
+                                         "h200-sxm-141gb",
+                                         "h200-nvl-141gb",
+                                         "gh200-96gb",
+                                         "b200-sxm-192gb",
+                                         "mi210",
+                                         "mi250",
+                                         "mi250x",
+                                         "mi300x",
+                                         "mi325x",
+                                         "rx-7900-xtx"};
 
 TEST(DefaultCatalog, HasEveryPromisedGpu) {
   for (const char* id : kPromisedGpus) EXPECT_NE(catalog().gpu(id), nullptr) << id;
@@ -37,8 +89,8 @@ TEST(DefaultCatalog, MeetsTheMinimumSizes) {
   std::set<std::string> providers;
   for (const auto& o : catalog().offers) providers.insert(o.provider);
   EXPECT_GE(providers.size(), 5u);
-  for (const char* region : {"world", "us", "us-ca", "us-tx", "de", "fr", "gb", "cn", "jp", "in",
-                             "aws-us-east-1"}) {
+  for (const char* region :
+       {"world", "us", "us-ca", "us-tx", "de", "fr", "gb", "cn", "jp", "in", "aws-us-east-1"}) {
     EXPECT_NE(catalog().region(region), nullptr) << region;
   }
 }
@@ -50,15 +102,15 @@ struct DatasheetRow {
 
 // Vendor datasheets and whitepapers (dense tensor rates, no sparsity).
 constexpr DatasheetRow kDatasheets[] = {
-    {"rtx-3090", 24, 936, 35.6, 71},         // Ampere GA102 whitepaper: half-rate FP32 accumulate
-    {"rtx-4090", 24, 1008, 82.6, 165.2},     // Ada whitepaper v2.1, table 2
-    {"rtx-5090", 32, 1792, 104.8, 209.5},    // Blackwell RTX whitepaper
-    {"rtx-a6000", 48, 768, 38.7, 154.8},     // RTX A6000 datasheet: full-rate accumulate
+    {"rtx-3090", 24, 936, 35.6, 71},          // Ampere GA102 whitepaper: half-rate FP32 accumulate
+    {"rtx-4090", 24, 1008, 82.6, 165.2},      // Ada whitepaper v2.1, table 2
+    {"rtx-5090", 32, 1792, 104.8, 209.5},     // Blackwell RTX whitepaper
+    {"rtx-a6000", 48, 768, 38.7, 154.8},      // RTX A6000 datasheet: full-rate accumulate
     {"a100-sxm4-40gb", 40, 1555, 19.5, 312},  // A100 datasheet
     {"a100-sxm4-80gb", 80, 2039, 19.5, 312},  // A100 80GB datasheet
     {"h100-sxm5-80gb", 80, 3350, 66.9, 989.4},  // H100 datasheet
-    {"mi300x", 192, 5300, 163.4, 1307.4},      // AMD Instinct MI300X datasheet
-    {"gtx-1080-ti", 11, 484, 11.34, 0},        // Pascal: no tensor cores
+    {"mi300x", 192, 5300, 163.4, 1307.4},       // AMD Instinct MI300X datasheet
+    {"gtx-1080-ti", 11, 484, 11.34, 0},         // Pascal: no tensor cores
 };
 
 TEST(DefaultCatalog, AgreesWithTheDatasheets) {
@@ -97,12 +149,16 @@ TEST(DefaultCatalog, EveryEntryHasASourceAndEveryOfferAKnownGpu) {
 }
 
 TEST(DefaultCatalog, FindsGpusByTheNamesPeopleType) {
-  const std::pair<const char*, const char*> kNames[] = {
-      {"RTX 4090", "rtx-4090"},          {"geforce rtx 4090", "rtx-4090"},
-      {"NVIDIA GeForce RTX 3090", "rtx-3090"}, {"H100 SXM", "h100-sxm5-80gb"},
-      {"A6000", "rtx-a6000"},            {"RTX 6000 Ada", "rtx-6000-ada"},
-      {"Tesla T4", "t4"},                {"MI300X", "mi300x"},
-      {"7900 XTX", "rx-7900-xtx"},       {"RTX-4090", "rtx-4090"}};
+  const std::pair<const char*, const char*> kNames[] = {{"RTX 4090", "rtx-4090"},
+                                                        {"geforce rtx 4090", "rtx-4090"},
+                                                        {"NVIDIA GeForce RTX 3090", "rtx-3090"},
+                                                        {"H100 SXM", "h100-sxm5-80gb"},
+                                                        {"A6000", "rtx-a6000"},
+                                                        {"RTX 6000 Ada", "rtx-6000-ada"},
+                                                        {"Tesla T4", "t4"},
+                                                        {"MI300X", "mi300x"},
+                                                        {"7900 XTX", "rx-7900-xtx"},
+                                                        {"RTX-4090", "rtx-4090"}};
   for (const auto& [name, id] : kNames) {
     auto found = catalog().find_gpu(name);
     ASSERT_TRUE(found.ok()) << name << ": " << found.status().message();
@@ -113,8 +169,7 @@ TEST(DefaultCatalog, FindsGpusByTheNamesPeopleType) {
 TEST(DefaultCatalog, AnAmbiguousNameGetsCandidatesNotAGuess) {
   auto found = catalog().find_gpu("A100");
   ASSERT_FALSE(found.ok());
-  EXPECT_NE(found.status().message().find("a100-"), std::string::npos)
-      << found.status().message();
+  EXPECT_NE(found.status().message().find("a100-"), std::string::npos) << found.status().message();
 }
 
 TEST(DefaultCatalog, FindsCpusByTheNamesPeopleType) {

@@ -1,9 +1,9 @@
 #include "rigplan/cost.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <map>
-
-#include <gtest/gtest.h>
 
 #include "cost/cost_constants.h"
 #include "test_support.h"
@@ -105,7 +105,8 @@ TEST(OwnSystem, AGpuWithoutAPriceIsReported) {
 TEST(Power, DesktopUnderLlmTraining) {
   const BaseSystem& desktop = *default_catalog().find_system("desktop-1gpu").value();
   // 450 W x 0.85 = 382.5 W; + 150 W = 532.5 W DC; / 0.90 = 591.7 W at the wall.
-  const PowerDraw p = system_power(gpu("rtx-4090"), 1, desktop, gpu_power_utilisation("transformer", "train"));
+  const PowerDraw p =
+      system_power(gpu("rtx-4090"), 1, desktop, gpu_power_utilisation("transformer", "train"));
   EXPECT_DOUBLE_EQ(p.gpu_w, 382.5);
   EXPECT_DOUBLE_EQ(p.dc_w, 532.5);
   EXPECT_NEAR(p.wall_w, 591.67, 0.01);
@@ -166,17 +167,22 @@ TEST(ValueRetention, MatchesTheCatalog) {
   std::map<std::string, std::pair<double, int>> logs;
   for (const Gpu& g : default_catalog().gpus) {
     if (!g.launch_price_usd || !g.used_price_usd || !g.used_price_date) continue;
-    const double years =
-        static_cast<double>(g.used_price_date->days_since_epoch() - g.release_date.days_since_epoch()) / 365.25;
+    const double years = static_cast<double>(g.used_price_date->days_since_epoch() -
+                                             g.release_date.days_since_epoch()) /
+                         365.25;
     auto& [sum, n] = logs[g.segment];
     sum += std::log(*g.used_price_usd / *g.launch_price_usd) / years;
     ++n;
   }
   namespace cc = cost_constants;
-  EXPECT_NEAR(std::exp(logs["consumer"].first / logs["consumer"].second), cc::kValueRetentionConsumer, 0.001);
-  EXPECT_NEAR(std::exp(logs["workstation"].first / logs["workstation"].second), cc::kValueRetentionWorkstation, 0.001);
-  EXPECT_NEAR(std::exp(logs["datacenter"].first / logs["datacenter"].second), cc::kValueRetentionDatacenter, 0.001);
-  EXPECT_DOUBLE_EQ(resale_fraction(gpu("rtx-4090"), 2), cc::kValueRetentionConsumer * cc::kValueRetentionConsumer);
+  EXPECT_NEAR(std::exp(logs["consumer"].first / logs["consumer"].second),
+              cc::kValueRetentionConsumer, 0.001);
+  EXPECT_NEAR(std::exp(logs["workstation"].first / logs["workstation"].second),
+              cc::kValueRetentionWorkstation, 0.001);
+  EXPECT_NEAR(std::exp(logs["datacenter"].first / logs["datacenter"].second),
+              cc::kValueRetentionDatacenter, 0.001);
+  EXPECT_DOUBLE_EQ(resale_fraction(gpu("rtx-4090"), 2),
+                   cc::kValueRetentionConsumer * cc::kValueRetentionConsumer);
 }
 
 // Performance per dollar, by hand: with the reference's own throughput the relative speed is 1,
@@ -187,7 +193,8 @@ TEST(GpuValue, PerformancePerDollarTable) {
   RunConfig run;
   run.precision = "fp16";
   run.batch = 8;
-  auto v = gpu_value(bert, gpu("rtx-3090"), run, 100, 100, default_catalog(), embedded_calibration());
+  auto v =
+      gpu_value(bert, gpu("rtx-3090"), run, 100, 100, default_catalog(), embedded_calibration());
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_DOUBLE_EQ(v->relative, 1);
   EXPECT_NEAR(*v->per_kusd_card, 0.66711, 1e-5);

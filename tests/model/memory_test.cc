@@ -86,7 +86,8 @@ TEST(MemoryModel, QloraKeepsEmbeddingsInSixteenBits) {
   EXPECT_EQ(e.config.weights, "nf4");
   // Linear weights at 4.5 bits; embeddings and LM head (2 · 32000 · 4096) at 2 B; LoRA in fp32.
   const double linear = 6'738'415'616.0 - 2 * 131'072'000.0;
-  EXPECT_NEAR(term(e, "weights") * 1e9, linear * 4.5 / 8 + 2 * 131'072'000.0 * 2 + 4'194'304.0 * 4, 1);
+  EXPECT_NEAR(term(e, "weights") * 1e9, linear * 4.5 / 8 + 2 * 131'072'000.0 * 2 + 4'194'304.0 * 4,
+              1);
 }
 
 TEST(MemoryModel, ZeroThreeShardsEverythingAcrossDataParallelGpus) {
@@ -151,7 +152,8 @@ TEST(MemoryModel, RejectsMalformedRuns) {
       {RunConfig{.precision = "bf61"},
        "--precision 'bf61' is not accepted; expected 'fp32', 'tf32', 'fp16', 'bf16' or 'fp8' (did "
        "you mean 'bf16'?)"},
-      {RunConfig{.method = "lora", .lora_rank = -1}, "--lora-rank -1 is not accepted; expected at least 1"},
+      {RunConfig{.method = "lora", .lora_rank = -1},
+       "--lora-rank -1 is not accepted; expected at least 1"},
       {RunConfig{.weights = "nf4"},
        "full training cannot update nf4 weights; use --method qlora to train adapters on them"},
       {RunConfig{.zero = 4}, "--zero 4 is not accepted; expected 0, 1, 2 or 3"},
@@ -166,7 +168,7 @@ TEST(MemoryModel, RejectsMalformedRuns) {
 
 TEST(MemoryModel, BitsPerWeightOfTheFormats) {
   EXPECT_EQ(*bits_per_weight("bf16"), 16);
-  EXPECT_EQ(*bits_per_weight("nf4"), 4.5);      // 4 + 32/64 (QLoRA paper)
+  EXPECT_EQ(*bits_per_weight("nf4"), 4.5);  // 4 + 32/64 (QLoRA paper)
   EXPECT_EQ(*bits_per_weight("nf4-dq"), 4.127);
   EXPECT_EQ(*bits_per_weight("q4_k_m"), 4.85);
   EXPECT_FALSE(bits_per_weight("q3_x").has_value());

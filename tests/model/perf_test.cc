@@ -5,9 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "test_support.h"
-
 #include "rigplan/calibrate.h"
+#include "test_support.h"
 
 namespace rigplan {
 namespace {
@@ -25,7 +24,8 @@ Calibration flat(double gemm, double memory) {
   return c;
 }
 
-Prediction run(const char* workload, const char* gpu, RunConfig config, const Calibration& c = flat(0.8, 0.8)) {
+Prediction run(const char* workload, const char* gpu, RunConfig config,
+               const Calibration& c = flat(0.8, 0.8)) {
   auto p = predict(**zoo().find(workload), *catalog().gpu(gpu), config, c, catalog());
   EXPECT_TRUE(p.ok()) << p.status().message();
   return std::move(p).value();
@@ -162,8 +162,9 @@ TEST(PerfModel, TheEmbeddedCalibrationCoversEveryMeasuredGeneration) {
 }
 
 TEST(Calibration, ABadFileNamesTheSectionTheFieldAndTheAcceptedRange) {
-  auto bad = load_calibration({{"perf.toml", "[[workload]]\nworkload = \"resnet50\"\nefficiency = -1\nrows = 3\n"
-                                             "fitted_on = \"x\"\n\n[[archs]]\n"}});
+  auto bad = load_calibration({{"perf.toml",
+                                "[[workload]]\nworkload = \"resnet50\"\nefficiency = -1\nrows = 3\n"
+                                "fitted_on = \"x\"\n\n[[archs]]\n"}});
   ASSERT_FALSE(bad.ok());
   const std::string message = bad.status().message();
   EXPECT_NE(message.find("perf.toml"), std::string::npos) << message;
@@ -241,7 +242,8 @@ TEST(PerfModel, AWorkloadEfficiencyScalesThatWorkloadsOperatorTimes) {
   EXPECT_EQ(halved.bound, plain.bound);
   EXPECT_NE(halved.note.find("divided by 0.5"), std::string::npos) << halved.note;
   // Another workload is untouched.
-  EXPECT_EQ(run("ssd300", "a100-sxm4-80gb", one, c).throughput, run("ssd300", "a100-sxm4-80gb", one, flat(0.8, 0.8)).throughput);
+  EXPECT_EQ(run("ssd300", "a100-sxm4-80gb", one, c).throughput,
+            run("ssd300", "a100-sxm4-80gb", one, flat(0.8, 0.8)).throughput);
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 #include "rigplan/validate.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "test_support.h"
 
@@ -18,7 +18,8 @@ constexpr const char* kHeader =
     "batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source\n";
 
 TEST(Validate, ScoresMemoryAndFitsRowsAndListsWhatItCannotPredict) {
-  const std::string csv = std::string(kHeader) +
+  const std::string csv =
+      std::string(kHeader) +
       // bf16 weights of Llama 2 7B alone are 13.48 GB: a 13.52 GB measured inference peak.
       "m/llama,,a100-sxm4-40gb,1,llama-2-7b,infer,bf16,,,,,1,58,0,peak_memory_gb,13.52,GB,test\n"
       "f/llama,,rtx-4090,1,llama-2-7b,train,bf16,,full,adamw,,1,512,0,fits,0,,test\n"
@@ -29,7 +30,7 @@ TEST(Validate, ScoresMemoryAndFitsRowsAndListsWhatItCannotPredict) {
   ASSERT_EQ(report->rows.size(), 4u);
   EXPECT_EQ(report->rows[0].line, 2);
   EXPECT_NEAR(*report->rows[0].error, 0.25, 0.3);  // percent
-  EXPECT_EQ(*report->rows[1].predicted, 0);         // 7B full fine-tuning does not fit in 24 GB
+  EXPECT_EQ(*report->rows[1].predicted, 0);        // 7B full fine-tuning does not fit in 24 GB
   EXPECT_EQ(*report->rows[1].error, 0);
   EXPECT_NE(report->rows[2].skipped.find("unknown GPU 'rtx-9090'"), std::string::npos);
   EXPECT_TRUE(report->rows[3].is_ref);  // alone in its group: its own reference
@@ -46,26 +47,32 @@ TEST(Validate, ARowWithoutABatchRunsTheLargestThatFitsWhenTheDefaultDoesNot) {
   // holds 2; a measured row with no batch ran, so at a batch that fitted.
   RunConfig defaults;
   defaults.precision = "fp32";
-  auto memory = estimate_memory(**zoo().find("bert-large-squad"), *catalog().gpu("rtx-3070"), defaults);
+  auto memory =
+      estimate_memory(**zoo().find("bert-large-squad"), *catalog().gpu("rtx-3070"), defaults);
   ASSERT_TRUE(memory.ok());
   EXPECT_FALSE(memory->fits);
   EXPECT_EQ(memory->max_batch, 2);
-  const std::string csv = std::string(kHeader) +
-      "t/bert,1,a100-sxm4-80gb,1,bert-large-squad,train,fp32,,full,,,,,,throughput,60,sequences/s,test\n"
+  const std::string csv =
+      std::string(kHeader) +
+      "t/bert,1,a100-sxm4-80gb,1,bert-large-squad,train,fp32,,full,,,,,,throughput,60,sequences/"
+      "s,test\n"
       "t/bert,,rtx-3070,1,bert-large-squad,train,fp32,,full,,,,,,throughput,3,sequences/s,test\n"
       "t/bert,,rtx-3070,1,bert-large-squad,train,fp32,,full,,,2,,,throughput,3,sequences/s,test\n"
-      "t/bert,,a100-sxm4-80gb,1,bert-large-squad,train,fp32,,full,,,32,,,throughput,60,sequences/s,test\n";
+      "t/bert,,a100-sxm4-80gb,1,bert-large-squad,train,fp32,,full,,,32,,,throughput,60,sequences/"
+      "s,test\n";
   auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
   ASSERT_TRUE(report.ok()) << report.status().message();
   ASSERT_EQ(report->rows.size(), 4u);
   EXPECT_EQ(report->rows[1].batch_per_gpu, 2);
   EXPECT_EQ(report->rows[0].batch_per_gpu, 32);
   EXPECT_DOUBLE_EQ(*report->rows[1].predicted, *report->rows[2].predicted);
-  EXPECT_DOUBLE_EQ(*report->rows[0].predicted, *report->rows[3].predicted);  // the default fits an A100
+  EXPECT_DOUBLE_EQ(*report->rows[0].predicted,
+                   *report->rows[3].predicted);  // the default fits an A100
 }
 
 TEST(Validate, NamesTheLineAndColumnOfABadValue) {
-  const std::string csv = std::string(kHeader) +
+  const std::string csv =
+      std::string(kHeader) +
       "m/llama,,a100-sxm4-40gb,1,llama-2-7b,infer,bf16,,,,,one,58,0,peak_memory_gb,13.52,GB,test\n";
   auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
   ASSERT_FALSE(report.ok());

@@ -1,8 +1,8 @@
 #include "rigplan/recommend.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "test_support.h"
 
@@ -67,7 +67,8 @@ TEST(Recommend, TimeToResultIsWorkOverThroughput) {
   k.acquire = "own";
   k.condition = "new";
   k.max_gpus = 1;
-  auto rec = recommend(job("llama-3.1-8b", qlora(4), 1e8), k, default_catalog(), embedded_calibration());
+  auto rec =
+      recommend(job("llama-3.1-8b", qlora(4), 1e8), k, default_catalog(), embedded_calibration());
   ASSERT_TRUE(rec.ok()) << rec.status().message();
   ASSERT_FALSE(rec->options.empty());
   for (const Option& o : rec->options) {
@@ -97,13 +98,17 @@ TEST(Recommend, InfeasibleRequestSaysWhatBinds) {
   Constraints k;
   k.acquire = "own";
   k.budget_usd = 1000;
-  auto rec = recommend(job("llama-3.1-70b", qlora(1), 1e8), k, default_catalog(), embedded_calibration());
+  auto rec =
+      recommend(job("llama-3.1-70b", qlora(1), 1e8), k, default_catalog(), embedded_calibration());
   ASSERT_TRUE(rec.ok()) << rec.status().message();
   EXPECT_TRUE(rec->options.empty());
   ASSERT_GE(rec->relaxations.size(), 2u);
-  EXPECT_EQ(rec->relaxations[0].rfind("relaxing the budget: the cheapest option that meets the rest is own ", 0), 0u)
+  EXPECT_EQ(rec->relaxations[0].rfind(
+                "relaxing the budget: the cheapest option that meets the rest is own ", 0),
+            0u)
       << rec->relaxations[0];
-  EXPECT_NE(rec->relaxations[1].find("relaxing --acquire"), std::string::npos) << rec->relaxations[1];
+  EXPECT_NE(rec->relaxations[1].find("relaxing --acquire"), std::string::npos)
+      << rec->relaxations[1];
 }
 
 TEST(Recommend, APowerCircuitExcludesBigMachines) {
@@ -115,7 +120,8 @@ TEST(Recommend, APowerCircuitExcludesBigMachines) {
   for (const Option& o : rec->options) EXPECT_LE(o.max_wall_w, 1440);
   bool rejected_for_power = false;
   for (const Option& o : rec->rejected) {
-    if (std::find(o.binding.begin(), o.binding.end(), "power") != o.binding.end()) rejected_for_power = true;
+    if (std::find(o.binding.begin(), o.binding.end(), "power") != o.binding.end())
+      rejected_for_power = true;
   }
   EXPECT_TRUE(rejected_for_power);
 }
@@ -130,7 +136,8 @@ TEST(Recommend, MalformedRequestsAreErrors) {
   bad_acquire.acquire = "lease";
   r = recommend(job("resnet50", {}, 1e8), bad_acquire, default_catalog(), embedded_calibration());
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message(), "--acquire 'lease' is not accepted; expected 'own', 'rent' or 'both'");
+  EXPECT_EQ(r.status().message(),
+            "--acquire 'lease' is not accepted; expected 'own', 'rent' or 'both'");
   Demand both = job("resnet50", {}, 1e8);
   both.hours_per_month = 10;
   EXPECT_FALSE(recommend(both, {}, default_catalog(), embedded_calibration()).ok());
@@ -144,10 +151,11 @@ TEST(Presets, LoaderReportsTyposWithPosition) {
        "[[preset.task]]\nworkload = \"resnet50\"\nprecison = \"fp16\"\n"}};
   auto presets = load_presets(files);
   ASSERT_FALSE(presets.ok());
-  EXPECT_EQ(presets.status().message(),
-            "p.toml:8:13: preset 'x': unknown field 'budgt_usd' (did you mean 'budget_usd'?)\n"
-            "p.toml:11:12: preset 'x': task 1: unknown field 'precison' (did you mean 'precision'?)\n"
-            "2 problems in 1 file");
+  EXPECT_EQ(
+      presets.status().message(),
+      "p.toml:8:13: preset 'x': unknown field 'budgt_usd' (did you mean 'budget_usd'?)\n"
+      "p.toml:11:12: preset 'x': task 1: unknown field 'precison' (did you mean 'precision'?)\n"
+      "2 problems in 1 file");
 }
 
 TEST(Presets, UnknownPresetSuggests) {

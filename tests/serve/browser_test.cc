@@ -15,7 +15,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "serve/live_server.h"
@@ -59,7 +58,8 @@ std::string base64_decode(const std::string& in) {
 class Browser {
  public:
   Browser() {
-    profile_ = std::filesystem::temp_directory_path() / ("rigplan-chromium-" + std::to_string(::getpid()));
+    profile_ =
+        std::filesystem::temp_directory_path() / ("rigplan-chromium-" + std::to_string(::getpid()));
     int to_browser[2], from_browser[2];
     if (::pipe(to_browser) != 0 || ::pipe(from_browser) != 0) return;
     pid_ = ::fork();
@@ -73,9 +73,9 @@ class Browser {
       const std::string profile = "--user-data-dir=" + profile_.string();
       const std::string chromium = chromium_path();
       ::execl(chromium.c_str(), chromium.c_str(), "--headless", "--no-sandbox", "--disable-gpu",
-              "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check", "--hide-scrollbars",
-              "--remote-debugging-pipe", "--window-size=1100,1400", profile.c_str(), "about:blank",
-              static_cast<char*>(nullptr));
+              "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
+              "--hide-scrollbars", "--remote-debugging-pipe", "--window-size=1100,1400",
+              profile.c_str(), "about:blank", static_cast<char*>(nullptr));
       ::_exit(127);
     }
     ::close(to_browser[0]);
@@ -114,7 +114,8 @@ class Browser {
       if (!targets) return false;
       for (const auto& t : (*targets)["targetInfos"]) {
         if (t["type"] != "page") continue;
-        auto attached = command("Target.attachToTarget", {{"targetId", t["targetId"]}, {"flatten", true}}, false);
+        auto attached = command("Target.attachToTarget",
+                                {{"targetId", t["targetId"]}, {"flatten", true}}, false);
         if (!attached) return false;
         session_ = (*attached)["sessionId"];
         return command("Page.enable", json::object()) && command("Runtime.enable", json::object());
@@ -124,14 +125,18 @@ class Browser {
     return false;
   }
 
-  bool navigate(const std::string& url) { return command("Page.navigate", {{"url", url}}).has_value(); }
+  bool navigate(const std::string& url) {
+    return command("Page.navigate", {{"url", url}}).has_value();
+  }
 
   // The value of a JavaScript expression (awaited when it is a promise).
   json eval(const std::string& expression) {
-    auto r = command("Runtime.evaluate", {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}});
+    auto r = command("Runtime.evaluate",
+                     {{"expression", expression}, {"returnByValue", true}, {"awaitPromise", true}});
     if (!r) return nullptr;
     if (r->contains("exceptionDetails")) {
-      ADD_FAILURE() << "JavaScript threw: " << (*r)["exceptionDetails"].dump() << " in " << expression;
+      ADD_FAILURE() << "JavaScript threw: " << (*r)["exceptionDetails"].dump() << " in "
+                    << expression;
       return nullptr;
     }
     return (*r)["result"].value("value", json());
@@ -140,7 +145,8 @@ class Browser {
   // Polls `expression` until it is true; false after `seconds`. While the page loads it may
   // throw (no body yet): that counts as false.
   bool wait_for(const std::string& expression, int seconds) {
-    const std::string guarded = "(() => { try { return " + expression + "; } catch (e) { return false; } })()";
+    const std::string guarded =
+        "(() => { try { return " + expression + "; } catch (e) { return false; } })()";
     const auto deadline = Clock::now() + std::chrono::seconds(seconds);
     while (Clock::now() < deadline) {
       if (eval(guarded) == true) return true;
@@ -154,10 +160,14 @@ class Browser {
     auto metrics = command("Page.getLayoutMetrics", json::object());
     if (!metrics) return false;
     const json size = (*metrics)["cssContentSize"];
-    auto shot = command("Page.captureScreenshot",
-                        {{"format", "png"},
-                         {"captureBeyondViewport", true},
-                         {"clip", {{"x", 0}, {"y", 0}, {"width", size["width"]}, {"height", size["height"]}, {"scale", 1}}}});
+    auto shot = command("Page.captureScreenshot", {{"format", "png"},
+                                                   {"captureBeyondViewport", true},
+                                                   {"clip",
+                                                    {{"x", 0},
+                                                     {"y", 0},
+                                                     {"width", size["width"]},
+                                                     {"height", size["height"]},
+                                                     {"scale", 1}}}});
     if (!shot) return false;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream(file, std::ios::binary) << base64_decode((*shot)["data"].get<std::string>());
@@ -179,7 +189,8 @@ class Browser {
   }
 
   // Sends a command and waits (30 s at most) for its result, skipping events.
-  std::optional<json> command(const std::string& method, const json& params, bool in_session = true) {
+  std::optional<json> command(const std::string& method, const json& params,
+                              bool in_session = true) {
     if (!send(method, params, in_session)) return std::nullopt;
     const int id = last_id_;
     const auto deadline = Clock::now() + std::chrono::seconds(30);
@@ -219,14 +230,16 @@ const std::filesystem::path kArtefacts = RIGPLAN_TEST_ARTEFACTS;
 
 TEST(Browser, PicksAWorkloadSubmitsAndSeesTheRecommendationWithItsCharts) {
   ASSERT_TRUE(std::filesystem::exists(chromium_path()))
-      << chromium_path() << " is missing: scripts/setup.sh installs Debian's chromium (or set RIGPLAN_CHROMIUM)";
+      << chromium_path()
+      << " is missing: scripts/setup.sh installs Debian's chromium (or set RIGPLAN_CHROMIUM)";
   LiveServer server;
   Browser browser;
   ASSERT_TRUE(browser.started());
   ASSERT_TRUE(browser.attach()) << "Chromium did not answer on its DevTools pipe";
   ASSERT_TRUE(browser.navigate(server.url("/")));
   ASSERT_TRUE(browser.wait_for("document.body.dataset.state === 'ready'", 30))
-      << "state: " << browser.eval("document.body.dataset.state") << ", error: " << browser.eval("document.getElementById('error').textContent");
+      << "state: " << browser.eval("document.body.dataset.state")
+      << ", error: " << browser.eval("document.getElementById('error').textContent");
   // The lists came from the API.
   EXPECT_GE(browser.eval("document.querySelectorAll('#workload option').length").get<int>(), 50);
   EXPECT_GE(browser.eval("document.querySelectorAll('#region option').length").get<int>(), 50);
@@ -252,37 +265,49 @@ TEST(Browser, PicksAWorkloadSubmitsAndSeesTheRecommendationWithItsCharts) {
       << ", error: " << browser.eval("document.getElementById('error').textContent");
 
   // The rendered recommendation is the API's: the same first option, and charts beside it.
-  const auto api = server.cli({"recommend", "resnet50", "--hours-per-month", "100", "--budget", "3000", "--region", "de", "--json"});
+  const auto api = server.cli({"recommend", "resnet50", "--hours-per-month", "100", "--budget",
+                               "3000", "--region", "de", "--json"});
   ASSERT_EQ(api.code, 0) << api.err;
   const json expected = json::parse(api.out);
   ASSERT_FALSE(expected["options"].empty());
   const json first = expected["options"][0];
-  const std::string row = browser.eval("document.querySelector('#options tbody tr').textContent").get<std::string>();
+  const std::string row =
+      browser.eval("document.querySelector('#options tbody tr').textContent").get<std::string>();
   EXPECT_NE(row.find(first["gpu"].get<std::string>()), std::string::npos) << row;
   EXPECT_NE(row.find(first["reason"].get<std::string>()), std::string::npos) << row;
   EXPECT_EQ(browser.eval("document.querySelectorAll('#options tbody tr').length").get<size_t>(),
             expected["options"].size());
-  EXPECT_NE(browser.eval("document.getElementById('summary').textContent").get<std::string>().find("resnet50"),
+  EXPECT_NE(browser.eval("document.getElementById('summary').textContent")
+                .get<std::string>()
+                .find("resnet50"),
             std::string::npos);
   EXPECT_GE(browser.eval("document.querySelectorAll('#charts svg').length").get<int>(), 2);
-  EXPECT_NE(browser.eval("document.querySelector('#charts svg').getAttribute('aria-label')").get<std::string>().find("Total cost"),
+  EXPECT_NE(browser.eval("document.querySelector('#charts svg').getAttribute('aria-label')")
+                .get<std::string>()
+                .find("Total cost"),
             std::string::npos);
   EXPECT_GE(browser.eval("document.querySelectorAll('#charts svg circle').length").get<int>(), 10);
   // The comparison, with its charts.
-  EXPECT_EQ(browser.eval("document.querySelectorAll('#compare-table tbody tr').length").get<int>(), 5);
+  EXPECT_EQ(browser.eval("document.querySelectorAll('#compare-table tbody tr').length").get<int>(),
+            5);
   // At batch 256 ResNet-50 needs 24 GB: the 12 GB RTX 4070 Ti runs the largest batch it holds,
   // 169, and says so.
-  EXPECT_NE(browser.eval("document.getElementById('compare-table').textContent").get<std::string>().find("yes, batch 169"),
+  EXPECT_NE(browser.eval("document.getElementById('compare-table').textContent")
+                .get<std::string>()
+                .find("yes, batch 169"),
             std::string::npos);
   EXPECT_GE(browser.eval("document.querySelectorAll('#compare-charts svg').length").get<int>(), 4);
   EXPECT_TRUE(browser.screenshot(kArtefacts / "serve-recommendation.png"));
 
   // A request the command line refuses shows the command's own message.
-  browser.eval("document.getElementById('size').value = ''; document.getElementById('go').click();");
+  browser.eval(
+      "document.getElementById('size').value = ''; document.getElementById('go').click();");
   ASSERT_TRUE(browser.wait_for("document.body.dataset.state === 'error'", 30));
-  const auto refused = server.cli({"recommend", "resnet50", "--budget", "3000", "--region", "de", "--json"});
+  const auto refused =
+      server.cli({"recommend", "resnet50", "--budget", "3000", "--region", "de", "--json"});
   EXPECT_EQ(refused.code, 2);
-  EXPECT_EQ(browser.eval("document.getElementById('error').textContent").get<std::string>() + "\n", refused.err);
+  EXPECT_EQ(browser.eval("document.getElementById('error').textContent").get<std::string>() + "\n",
+            refused.err);
   EXPECT_TRUE(browser.screenshot(kArtefacts / "serve-error.png"));
 }
 

@@ -1,13 +1,13 @@
 // A `rigplan serve` on a free loopback port in this process, for the API and browser tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "cli/cli_context.h"
 #include "serve/server.h"
@@ -33,7 +33,9 @@ class LiveServer {
   }
 
   int port() const { return port_; }
-  std::string url(const std::string& path = "/") const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
+  std::string url(const std::string& path = "/") const {
+    return "http://127.0.0.1:" + std::to_string(port_) + path;
+  }
 
   // What the command line prints for `args` (without the program name): exit code, stdout, stderr.
   struct Run {

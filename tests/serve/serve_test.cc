@@ -2,9 +2,8 @@
 // bad parameters get 400 with the command's own message, and the server holds its limits.
 #include <httplib.h>
 
-#include <nlohmann/json.hpp>
-
 #include <future>
+#include <nlohmann/json.hpp>
 
 #include "serve/live_server.h"
 
@@ -43,11 +42,15 @@ TEST_F(ServeTest, EveryListingMatchesTheCommandLine) {
       {"/api/workloads", {"workloads", "list", "--json"}},
       {"/api/presets", {"recommend", "--presets", "--json"}},
       {"/api/memory?workload=llama-2-7b&gpu=rtx-4090&method=qlora&weights=nf4",
-       {"memory", "llama-2-7b", "--gpu", "rtx-4090", "--method", "qlora", "--weights", "nf4", "--json"}},
-      {"/api/compare?workload=resnet50&gpus=rtx-4090,rtx-3090", {"compare", "resnet50", "--gpus", "rtx-4090,rtx-3090", "--json"}},
-      {"/api/cost?gpu=rtx-3090&price=2200&power=450&rent=2.14&utilisation=0.15&electricity=0.12&no-resale",
-       {"cost", "--gpu", "rtx-3090", "--price", "2200", "--power", "450", "--rent", "2.14", "--utilisation", "0.15",
-        "--electricity", "0.12", "--no-resale", "--json"}},
+       {"memory", "llama-2-7b", "--gpu", "rtx-4090", "--method", "qlora", "--weights", "nf4",
+        "--json"}},
+      {"/api/compare?workload=resnet50&gpus=rtx-4090,rtx-3090",
+       {"compare", "resnet50", "--gpus", "rtx-4090,rtx-3090", "--json"}},
+      {"/api/"
+       "cost?gpu=rtx-3090&price=2200&power=450&rent=2.14&utilisation=0.15&electricity=0.12&no-"
+       "resale",
+       {"cost", "--gpu", "rtx-3090", "--price", "2200", "--power", "450", "--rent", "2.14",
+        "--utilisation", "0.15", "--electricity", "0.12", "--no-resale", "--json"}},
   };
   for (const auto& [path, args] : cases) {
     auto res = client().Get(path);
@@ -61,7 +64,10 @@ TEST_F(ServeTest, EveryListingMatchesTheCommandLine) {
 
 TEST_F(ServeTest, DettmersBreakEvenOverHttp) {
   // 293.0 days, as `rigplan cost` computes for Dettmers' RTX 3090 example (docs/cost.md).
-  auto res = client().Get("/api/cost?gpu=rtx-3090&price=2200&power=450&rent=2.14&utilisation=0.15&electricity=0.12&no-resale");
+  auto res = client().Get(
+      "/api/"
+      "cost?gpu=rtx-3090&price=2200&power=450&rent=2.14&utilisation=0.15&electricity=0.12&no-"
+      "resale");
   ASSERT_TRUE(res);
   EXPECT_NEAR(nlohmann::json::parse(res->body)["break_even_days"].get<double>(), 293.0, 0.05);
 }
@@ -107,7 +113,8 @@ TEST_F(ServeTest, FilesAreNeitherReadNorWritten) {
     EXPECT_EQ(res->status, 400) << path;
     EXPECT_NE(res->body.find("not accepted over HTTP"), std::string::npos) << res->body;
   }
-  for (const char* path : {"/../etc/passwd", "/etc/passwd", "/web/index.html", "/api/validate", "/report/gpus"}) {
+  for (const char* path :
+       {"/../etc/passwd", "/etc/passwd", "/web/index.html", "/api/validate", "/report/gpus"}) {
     auto res = client().Get(path);
     ASSERT_TRUE(res) << path;
     EXPECT_EQ(res->status, 404) << path;
@@ -148,7 +155,8 @@ TEST_F(ServeTest, ConcurrentRequestsGetTheSameAnswers) {
       for (int i = 0; i < 10; ++i) {
         // Half repeat one request (the cache), half vary the budget (fresh work).
         const std::string path = t % 2 ? "/api/recommend?preset=startup"
-                                       : "/api/recommend?preset=startup&budget=" + std::to_string(20000 + 1000 * (t * 10 + i));
+                                       : "/api/recommend?preset=startup&budget=" +
+                                             std::to_string(20000 + 1000 * (t * 10 + i));
         auto res = client().Get(path);
         good += res && res->status == 200 && (t % 2 == 0 || res->body == expected);
       }
@@ -162,7 +170,8 @@ TEST_F(ServeTest, RequestsAreBounded) {
   auto long_uri = client().Get("/api/gpus?sort=" + std::string(9000, 'a'));
   ASSERT_TRUE(long_uri);
   EXPECT_EQ(long_uri->status, 414);
-  auto big_body = client().Post("/api/gpus", std::string(serve::kMaxBodyBytes + 1, 'x'), "text/plain");
+  auto big_body =
+      client().Post("/api/gpus", std::string(serve::kMaxBodyBytes + 1, 'x'), "text/plain");
   ASSERT_TRUE(big_body);
   EXPECT_EQ(big_body->status, 413);
 }

@@ -3,9 +3,8 @@
 // independently of the data files.
 #include <gtest/gtest.h>
 
-#include "test_support.h"
-
 #include "rigplan/workload.h"
+#include "test_support.h"
 #include "workload/resnet.h"
 
 namespace rigplan {
@@ -20,21 +19,23 @@ TEST_P(ZooParams, ComputedCountIsWithinOnePercentOfThePublishedOne) {
   ASSERT_TRUE(w.ok()) << w.status().message();
   const double computed = static_cast<double>(count_params(**w).total);
   const double published = static_cast<double>((*w)->published_params);
-  EXPECT_NEAR(computed / published, 1.0, 0.01) << GetParam() << ": " << computed << " vs " << published;
+  EXPECT_NEAR(computed / published, 1.0, 0.01)
+      << GetParam() << ": " << computed << " vs " << published;
 }
 
 // PRODUCT.md's zoo, plus the models of the memory validation set.
 INSTANTIATE_TEST_SUITE_P(
     Zoo, ZooParams,
-    ::testing::Values("resnet50", "ssd300", "maskrcnn", "bert-base-squad", "bert-large-squad", "gnmt",
-                      "transformer-xl-base", "transformer-xl-large", "tacotron2", "waveglow", "ncf",
-                      "vit-b-16", "gpt2", "gpt2-xl", "stable-diffusion-1.5", "whisper-large-v3",
-                      "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b",
-                      "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b",
-                      "llama-3.2-3b", "mistral-7b", "mistral-7b-v0.2", "mixtral-8x7b", "gemma-2b",
-                      "gemma-7b", "gemma-2-9b", "phi-2", "phi-3-mini-4k-instruct", "falcon-7b",
-                      "tiny-llama", "stablelm-base-alpha-3b", "qwen2.5-7b", "qwen2.5-72b", "phi-1.5",
-                      "falcon-40b", "codellama-34b", "bloomz-7b1", "t0-3b", "mt0-xxl"),
+    ::testing::Values("resnet50", "ssd300", "maskrcnn", "bert-base-squad", "bert-large-squad",
+                      "gnmt", "transformer-xl-base", "transformer-xl-large", "tacotron2",
+                      "waveglow", "ncf", "vit-b-16", "gpt2", "gpt2-xl", "stable-diffusion-1.5",
+                      "whisper-large-v3", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
+                      "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
+                      "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "mistral-7b-v0.2",
+                      "mixtral-8x7b", "gemma-2b", "gemma-7b", "gemma-2-9b", "phi-2",
+                      "phi-3-mini-4k-instruct", "falcon-7b", "tiny-llama", "stablelm-base-alpha-3b",
+                      "qwen2.5-7b", "qwen2.5-72b", "phi-1.5", "falcon-40b", "codellama-34b",
+                      "bloomz-7b1", "t0-3b", "mt0-xxl"),
     [](const auto& test) {
       std::string name = test.param;
       for (char& c : name) {
@@ -52,13 +53,13 @@ struct Published {
 // indexes report them.
 constexpr Published kModelCards[] = {
     {"gpt2", 124'439'808},             // openai-community/gpt2
-    {"llama-2-7b", 6'738'415'616},      // meta-llama/Llama-2-7b-hf
-    {"llama-3-8b", 8'030'261'248},      // meta-llama/Meta-Llama-3-8B
-    {"mistral-7b", 7'241'732'096},      // mistralai/Mistral-7B-v0.1
-    {"mixtral-8x7b", 46'702'792'704},   // mistralai/Mixtral-8x7B-v0.1
-    {"gemma-7b", 8'537'680'896},        // google/gemma-7b
-    {"phi-2", 2'779'683'840},           // microsoft/phi-2
-    {"resnet50", 25'557'032},           // torchvision resnet50
+    {"llama-2-7b", 6'738'415'616},     // meta-llama/Llama-2-7b-hf
+    {"llama-3-8b", 8'030'261'248},     // meta-llama/Meta-Llama-3-8B
+    {"mistral-7b", 7'241'732'096},     // mistralai/Mistral-7B-v0.1
+    {"mixtral-8x7b", 46'702'792'704},  // mistralai/Mixtral-8x7B-v0.1
+    {"gemma-7b", 8'537'680'896},       // google/gemma-7b
+    {"phi-2", 2'779'683'840},          // microsoft/phi-2
+    {"resnet50", 25'557'032},          // torchvision resnet50
 };
 
 TEST(Zoo, CountsMatchTheModelCards) {

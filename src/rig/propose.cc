@@ -1,11 +1,11 @@
 // `build propose`: every board, CPU, chassis, PSU set and cooling choice from the catalog that
 // could hold the GPUs, checked by check_build; the cheapest that passes every rule wins.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
-
-#include "build/build_constants.h"
+#include "rig/build_constants.h"
 #include "rigplan/build.h"
 #include "util/strings.h"
 
@@ -56,15 +56,19 @@ Result<Proposal> propose_build(const ProposeRequest& req, const Catalog& catalog
     return Status::invalid_input(fmt::format("{} GPUs: a build holds 1 to 16", req.gpu_count));
   }
   if (!req.form.empty() && req.form != "tower" && req.form != "rack") {
-    return Status::invalid_input(fmt::format("--form '{}' is not accepted; expected 'tower' or 'rack'", req.form));
+    return Status::invalid_input(
+        fmt::format("--form '{}' is not accepted; expected 'tower' or 'rack'", req.form));
   }
   const bool sxm = gpu.form_factor == "sxm" || gpu.form_factor == "oam";
   const Nic* nic = nullptr;  // the cheapest card the network rule asks for
-  const double board_lan_needed = req.nodes > 1 ? kMultiNodeGbit : req.gpu_count >= 8 ? kServerLanGbit : 0;
+  const double board_lan_needed = req.nodes > 1        ? kMultiNodeGbit
+                                  : req.gpu_count >= 8 ? kServerLanGbit
+                                                       : 0;
   auto cheapest_nic = [&](std::string_view kind, double gbit) {
     const Nic* best = nullptr;
     for (const auto& n : catalog.nics) {
-      if (n.kind == kind && n.gbit_per_port >= gbit && (!best || n.price_usd < best->price_usd)) best = &n;
+      if (n.kind == kind && n.gbit_per_port >= gbit && (!best || n.price_usd < best->price_usd))
+        best = &n;
     }
     return best;
   };
@@ -77,16 +81,18 @@ Result<Proposal> propose_build(const ProposeRequest& req, const Catalog& catalog
   int candidates = 0;
   const char* coolings[] = {"stock", "water", "riser"};
   for (const Board& board : catalog.boards) {
-    const int holds = sxm ? board.sxm_sockets.value_or(0) : static_cast<int>(board.pcie_slots.size());
+    const int holds =
+        sxm ? board.sxm_sockets.value_or(0) : static_cast<int>(board.pcie_slots.size());
     if (holds < req.gpu_count || (sxm && board.sxm_sockets.value_or(0) != req.gpu_count)) continue;
     const Nic* board_nic = nic;
-    if (!board_nic && board.onboard_lan_gbit < board_lan_needed) board_nic = cheapest_nic("ethernet", board_lan_needed);
+    if (!board_nic && board.onboard_lan_gbit < board_lan_needed)
+      board_nic = cheapest_nic("ethernet", board_lan_needed);
     for (const Chassis& chassis : catalog.chassis) {
       if (!req.form.empty() && (req.form == "rack") != (chassis.form == "rack")) continue;
-      if (std::find(chassis.board_form_factors.begin(), chassis.board_form_factors.end(), board.form_factor) ==
-              chassis.board_form_factors.end() ||
-          (!chassis.boards.empty() &&
-           std::find(chassis.boards.begin(), chassis.boards.end(), board.id) == chassis.boards.end())) {
+      if (std::find(chassis.board_form_factors.begin(), chassis.board_form_factors.end(),
+                    board.form_factor) == chassis.board_form_factors.end() ||
+          (!chassis.boards.empty() && std::find(chassis.boards.begin(), chassis.boards.end(),
+                                                board.id) == chassis.boards.end())) {
         continue;
       }
       for (const Cpu& cpu : catalog.cpus) {
@@ -130,7 +136,8 @@ Result<Proposal> propose_build(const ProposeRequest& req, const Catalog& catalog
                 }
               } else if (!have_pass) {
                 const int f = fails(report);
-                if (f < closest_fails || (f == closest_fails && report.price_usd < closest->report.price_usd)) {
+                if (f < closest_fails ||
+                    (f == closest_fails && report.price_usd < closest->report.price_usd)) {
                   closest_fails = f;
                   closest = Proposal{b, std::move(report), {}, 0};
                 }
@@ -146,16 +153,17 @@ Result<Proposal> propose_build(const ProposeRequest& req, const Catalog& catalog
     if (closest) {
       std::vector<std::string> problems;
       for (const auto& c : closest->report.checks) {
-        if (c.status != "pass") problems.push_back(fmt::format("{} ({}): {}", c.rule, c.status, c.message));
+        if (c.status != "pass")
+          problems.push_back(fmt::format("{} ({}): {}", c.rule, c.status, c.message));
       }
       why = fmt::format("the closest, {} + {} + {} x {}, breaks: {}", closest->build.board->id,
-                        closest->build.chassis->id, closest->build.psus.size(), closest->build.psus.front()->id,
-                        join(problems, "; "));
+                        closest->build.chassis->id, closest->build.psus.size(),
+                        closest->build.psus.front()->id, join(problems, "; "));
     }
-    return Status::not_found(fmt::format("no parts list for {} x {} passes every check{}{} among {} candidates; {}",
-                                         req.gpu_count, gpu.id,
-                                         req.budget_usd ? fmt::format(" within {} USD", format_number(*req.budget_usd)) : "",
-                                         req.circuit ? " on " + req.circuit->id : "", candidates, why));
+    return Status::not_found(fmt::format(
+        "no parts list for {} x {} passes every check{}{} among {} candidates; {}", req.gpu_count,
+        gpu.id, req.budget_usd ? fmt::format(" within {} USD", format_number(*req.budget_usd)) : "",
+        req.circuit ? " on " + req.circuit->id : "", candidates, why));
   }
   best.candidates = candidates;
   const Build& b = best.build;
@@ -165,22 +173,27 @@ Result<Proposal> propose_build(const ProposeRequest& req, const Catalog& catalog
     return c ? c->message : std::string();
   };
   best.reasons = {
-      {"board", fmt::format("{}: {}; {}", b.board->id,
-                            sxm ? message("gpu-sockets") : message("slot-spacing"), message("pcie-lanes"))},
-      {"cpu", fmt::format("{} x {}: {}; {}", b.cpu_count, b.cpu->id, message("cpu-cores"), message("cpu-clock"))},
+      {"board",
+       fmt::format("{}: {}; {}", b.board->id,
+                   sxm ? message("gpu-sockets") : message("slot-spacing"), message("pcie-lanes"))},
+      {"cpu", fmt::format("{} x {}: {}; {}", b.cpu_count, b.cpu->id, message("cpu-cores"),
+                          message("cpu-clock"))},
       {"chassis", fmt::format("{}: {}", b.chassis->id, message("gpu-cooling"))},
-      {"psu", fmt::format("{} x {}: {}", b.psus.size(), b.psus.front()->id, message("psu-capacity"))},
-      {"cooling", b.gpu_cooling == "stock" ? "the cards' own coolers suffice"
-                                           : fmt::format("{}: {}", b.gpu_cooling, message("slot-spacing"))},
+      {"psu",
+       fmt::format("{} x {}: {}", b.psus.size(), b.psus.front()->id, message("psu-capacity"))},
+      {"cooling", b.gpu_cooling == "stock"
+                      ? "the cards' own coolers suffice"
+                      : fmt::format("{}: {}", b.gpu_cooling, message("slot-spacing"))},
       {"ram", fmt::format("{} GB: {}", format_number(b.ram_gb), message("ram"))},
       {"storage", fmt::format("{} TB NVMe", format_number(b.nvme_tb))},
   };
   if (b.nic) best.reasons.emplace_back("nic", fmt::format("{}: {}", b.nic->id, message("network")));
-  best.reasons.emplace_back("price", best.report.gpus_priced
-                                         ? "the cheapest parts list with no failing check and no warning other "
-                                           "parts would avoid"
-                                         : "the cheapest parts list with no failing check and no warning other "
-                                           "parts would avoid (GPUs not counted: no new price in the catalog)");
+  best.reasons.emplace_back(
+      "price", best.report.gpus_priced
+                   ? "the cheapest parts list with no failing check and no warning other "
+                     "parts would avoid"
+                   : "the cheapest parts list with no failing check and no warning other "
+                     "parts would avoid (GPUs not counted: no new price in the catalog)");
   return best;
 }
 

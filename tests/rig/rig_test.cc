@@ -1,12 +1,11 @@
-#include "rigplan/build.h"
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-
+#include "rigplan/build.h"
 #include "test_support.h"
 
 namespace rigplan {
@@ -40,39 +39,87 @@ struct Golden {
 
 // Real builds, good and broken; each expected verdict is explained in `why`.
 const Golden kGolden[] = {
-    {"4x-rtx3090-1600w.toml", "fail", {"psu-capacity"}, {"slot-spacing"},
-     "Dettmers: 'for a 4x RTX 3090 build ... look for high wattage PSUs (+1700W)'. 4 x 350 W + a 280 W "
-     "Threadripper + 150 W = 1,830 W sustained on a 1,600 W unit; the 3-slot cards hang on extenders."},
-    {"4x-rtx3090-power-limited.toml", "warn", {}, {"psu-capacity", "slot-spacing", "heat-noise"},
-     "Puget's fix: capped at 280 W the load is 1,550 W, within the 1,600 W unit but below the 1.5x an ATX 2.x "
+    {"4x-rtx3090-1600w.toml",
+     "fail",
+     {"psu-capacity"},
+     {"slot-spacing"},
+     "Dettmers: 'for a 4x RTX 3090 build ... look for high wattage PSUs (+1700W)'. 4 x 350 W + a "
+     "280 W "
+     "Threadripper + 150 W = 1,830 W sustained on a 1,600 W unit; the 3-slot cards hang on "
+     "extenders."},
+    {"4x-rtx3090-power-limited.toml",
+     "warn",
+     {},
+     {"psu-capacity", "slot-spacing", "heat-noise"},
+     "Puget's fix: capped at 280 W the load is 1,550 W, within the 1,600 W unit but below the 1.5x "
+     "an ATX 2.x "
      "unit wants for transients."},
-    {"4x-rtx3090-us-15a.toml", "fail", {"wall-circuit"}, {},
-     "The same power-limited box on a US 15 A outlet: 1,550 W / 94% = 1,649 W at the wall, more than the 1,440 W "
+    {"4x-rtx3090-us-15a.toml",
+     "fail",
+     {"wall-circuit"},
+     {},
+     "The same power-limited box on a US 15 A outlet: 1,550 W / 94% = 1,649 W at the wall, more "
+     "than the 1,440 W "
      "a 15 A circuit carries continuously."},
-    {"2x-rtx4090-am5.toml", "fail", {"psu-capacity"}, {"slot-spacing", "psu-connectors"},
-     "Two RTX 4090s on a consumer AM5 board with a 1,000 W PSU: 2 x 450 + 170 + 150 = 1,220 W. The x8/x8 slots "
+    {"2x-rtx4090-am5.toml",
+     "fail",
+     {"psu-capacity"},
+     {"slot-spacing", "psu-connectors"},
+     "Two RTX 4090s on a consumer AM5 board with a 1,000 W PSU: 2 x 450 + 170 + 150 = 1,220 W. The "
+     "x8/x8 slots "
      "at positions 1 and 4 leave no gap between 3-slot open-air cards."},
-    {"2x-rtx4090-am5-1600w.toml", "warn", {}, {"slot-spacing"},
-     "With a 1,600 W ATX 3.0 unit with two 12VHPWR cables the power is fine (1,220 W sustained, 1.31x); the "
+    {"2x-rtx4090-am5-1600w.toml",
+     "warn",
+     {},
+     {"slot-spacing"},
+     "With a 1,600 W ATX 3.0 unit with two 12VHPWR cables the power is fine (1,220 W sustained, "
+     "1.31x); the "
      "3-slot open-air cards on slots 1 and 4 still touch."},
-    {"8x-a100-sxm.toml", "pass", {}, {},
-     "An HGX A100 server as sold: 8 SXM sockets with NVSwitch, dual EPYC, 2 TB RAM, HDR InfiniBand, 3+3 3 kW "
+    {"8x-a100-sxm.toml",
+     "pass",
+     {},
+     {},
+     "An HGX A100 server as sold: 8 SXM sockets with NVSwitch, dual EPYC, 2 TB RAM, HDR "
+     "InfiniBand, 3+3 3 kW "
      "PSUs on a 208 V 60 A PDU."},
-    {"4x-rtx-a6000-workstation.toml", "warn", {}, {"heat-noise"},
-     "Four 2-slot blower RTX A6000s side by side on a WRX80 board: blowers exhaust out of the case, so no "
+    {"4x-rtx-a6000-workstation.toml",
+     "warn",
+     {},
+     {"heat-noise"},
+     "Four 2-slot blower RTX A6000s side by side on a WRX80 board: blowers exhaust out of the "
+     "case, so no "
      "spacing warning; 1,630 W sustained on 2 x 1,500 W. Only the heat in an office warns."},
-    {"4x-rtx4090-7-slot-case.toml", "fail", {"slot-spacing"}, {},
-     "Four triple-slot cards need 12 slot positions; the board's slots are 1 apart and the case has 7: it cannot "
+    {"4x-rtx4090-7-slot-case.toml",
+     "fail",
+     {"slot-spacing"},
+     {},
+     "Four triple-slot cards need 12 slot positions; the board's slots are 1 apart and the case "
+     "has 7: it cannot "
      "physically exist."},
-    {"4x-rtx5090-rack.toml", "warn", {}, {"gpu-cooling", "geforce-licence"},
-     "GeForce cards in a datacentre rack: open-air coolers suit a server's airflow badly, and the GeForce driver "
+    {"4x-rtx5090-rack.toml",
+     "warn",
+     {},
+     {"gpu-cooling", "geforce-licence"},
+     "GeForce cards in a datacentre rack: open-air coolers suit a server's airflow badly, and the "
+     "GeForce driver "
      "licence excludes datacentre use."},
-    {"a100-pcie-in-tower.toml", "fail", {"gpu-cooling"}, {},
-     "A passively cooled A100 PCIe in a desktop tower overheats: it relies on a server's front-to-back airflow."},
-    {"2-node-10gbe.toml", "fail", {"network"}, {},
+    {"a100-pcie-in-tower.toml",
+     "fail",
+     {"gpu-cooling"},
+     {},
+     "A passively cooled A100 PCIe in a desktop tower overheats: it relies on a server's "
+     "front-to-back airflow."},
+    {"2-node-10gbe.toml",
+     "fail",
+     {"network"},
+     {},
      "Two 4-GPU servers training together over 10 GbE: d2l asks for >= 50 Gbit/s InfiniBand."},
-    {"1x-rtx4090-desktop.toml", "pass", {}, {},
-     "One RTX 4090 in an AM5 desktop with a 1,000 W ATX 3.x PSU: 720 W sustained (1.39x headroom), 800 W at the "
+    {"1x-rtx4090-desktop.toml",
+     "pass",
+     {},
+     {},
+     "One RTX 4090 in an AM5 desktop with a 1,000 W ATX 3.x PSU: 720 W sustained (1.39x headroom), "
+     "800 W at the "
      "wall on a 15 A outlet."},
 };
 
@@ -86,7 +133,8 @@ TEST(BuildCheck, GoldenBuilds) {
     EXPECT_EQ(rules_with(r, "fail"), g.fails);
     const auto warns = rules_with(r, "warn");
     for (const auto& w : g.warns) {
-      EXPECT_NE(std::find(warns.begin(), warns.end(), w), warns.end()) << "expected a warning from " << w;
+      EXPECT_NE(std::find(warns.begin(), warns.end(), w), warns.end())
+          << "expected a warning from " << w;
     }
   }
 }
@@ -96,25 +144,29 @@ TEST(BuildCheck, PowerNumbersByHand) {
   ASSERT_TRUE(build.ok()) << build.status().message();
   const BuildReport r = check_build(*build);
   EXPECT_DOUBLE_EQ(r.sustained_w, 4 * 350 + 280 + 150);
-  const auto it = std::find_if(r.checks.begin(), r.checks.end(), [](const BuildCheck& c) { return c.rule == "psu-capacity"; });
+  const auto it = std::find_if(r.checks.begin(), r.checks.end(),
+                               [](const BuildCheck& c) { return c.rule == "psu-capacity"; });
   ASSERT_NE(it, r.checks.end());
   EXPECT_EQ(it->message,
             "4 x 350 W + CPU 280 W + 150 W other = 1830 W sustained is more than 1600 W of PSUs");
 }
 
 TEST(BuildFile, TyposAndUnknownPartsAreReportedWithPositions) {
-  const CatalogFile file{"typo.toml",
-                         "[build]\ngpu = \"rtx-4900\"\ngpu_count = 1\ncpu = \"ryzen-9-7950x\"\n"
-                         "board = \"asus-tuf-gaming-b650-plus-wifi\"\nchassis = \"nope\"\npsus = []\n"
-                         "ram_gb = 64\ngpu_colling = \"water\"\n"};
+  const CatalogFile file{
+      "typo.toml",
+      "[build]\ngpu = \"rtx-4900\"\ngpu_count = 1\ncpu = \"ryzen-9-7950x\"\n"
+      "board = \"asus-tuf-gaming-b650-plus-wifi\"\nchassis = \"nope\"\npsus = []\n"
+      "ram_gb = 64\ngpu_colling = \"water\"\n"};
   auto build = parse_build(file, default_catalog());
   ASSERT_FALSE(build.ok());
   const std::string m(build.status().message());
-  EXPECT_NE(m.find("typo.toml:2:7: build: field 'gpu': unknown GPU 'rtx-4900' (did you mean 'rtx-4090'"),
-            std::string::npos)
+  EXPECT_NE(
+      m.find("typo.toml:2:7: build: field 'gpu': unknown GPU 'rtx-4900' (did you mean 'rtx-4090'"),
+      std::string::npos)
       << m;
-  EXPECT_NE(m.find("typo.toml:9:15: build: unknown field 'gpu_colling' (did you mean 'gpu_cooling'?)"),
-            std::string::npos)
+  EXPECT_NE(
+      m.find("typo.toml:9:15: build: unknown field 'gpu_colling' (did you mean 'gpu_cooling'?)"),
+      std::string::npos)
       << m;
   EXPECT_NE(m.find("field 'chassis'"), std::string::npos) << m;
 }
@@ -127,8 +179,12 @@ TEST(BuildPropose, OneTwoFourAndEightGpusPass) {
     const char* gpu;
     int count;
     const char* circuit;
-  } cases[] = {{"rtx-4090", 1, "us-15a"}, {"rtx-4090", 2, "us-20a"}, {"rtx-a6000", 4, "us-20a"},
-               {"rtx-4090", 4, "eu-16a"}, {"a100-sxm4-80gb", 8, "dc-208v-60a"}, {"l40s", 8, "dc-208v-60a"}};
+  } cases[] = {{"rtx-4090", 1, "us-15a"},
+               {"rtx-4090", 2, "us-20a"},
+               {"rtx-a6000", 4, "us-20a"},
+               {"rtx-4090", 4, "eu-16a"},
+               {"a100-sxm4-80gb", 8, "dc-208v-60a"},
+               {"l40s", 8, "dc-208v-60a"}};
   for (const auto& k : cases) {
     SCOPED_TRACE(fmt::format("{} x {}", k.count, k.gpu));
     ProposeRequest req;
@@ -152,15 +208,19 @@ TEST(BuildPropose, OneTwoFourAndEightGpusPass) {
       // d2l's 8-GPU server: a server chassis, dual-socket CPUs, a 10 GbE (or faster) network.
       EXPECT_EQ(p->build.chassis->form, "rack");
       EXPECT_EQ(p->build.cpu_count, 2);
-      EXPECT_GE(std::max(p->build.board->onboard_lan_gbit, p->build.nic ? p->build.nic->gbit_per_port : 0.0), 10);
+      EXPECT_GE(std::max(p->build.board->onboard_lan_gbit,
+                         p->build.nic ? p->build.nic->gbit_per_port : 0.0),
+                10);
     }
     if (k.count == 4) {
-      // d2l's 4-GPU box: 1,600-2,000 W or more of PSU, Threadripper-class lanes (x8 or better per GPU).
+      // d2l's 4-GPU box: 1,600-2,000 W or more of PSU, Threadripper-class lanes (x8 or better per
+      // GPU).
       double psu_w = 0;
       for (const Psu* psu : p->build.psus) psu_w += psu->wattage_w;
       EXPECT_GE(psu_w, 1600);
-      const auto lanes = std::find_if(again.checks.begin(), again.checks.end(),
-                                      [](const BuildCheck& check) { return check.rule == "pcie-lanes"; });
+      const auto lanes =
+          std::find_if(again.checks.begin(), again.checks.end(),
+                       [](const BuildCheck& check) { return check.rule == "pcie-lanes"; });
       ASSERT_NE(lanes, again.checks.end());
       EXPECT_EQ(lanes->status, "pass");
     }

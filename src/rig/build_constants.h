@@ -53,10 +53,10 @@ inline constexpr double kCpuLoadShare = 0.6;
 inline constexpr double kBoardRamDrivesW = 100;
 
 // Parts the catalog does not list, priced per unit (recalled 2025-2026 street prices).
-inline constexpr double kRamUsdPerGb = 4;        // DDR5 RDIMM / UDIMM, recall
-inline constexpr double kNvmeUsdPerTb = 70;      // PCIe 4.0 NVMe, recall
-inline constexpr double kHddUsdPerTb = 15;       // 7200 rpm HDD, recall
-inline constexpr double kWaterBlockUsd = 100;    // Dettmers' hardware guide: ~100 USD per GPU
-inline constexpr double kRiserUsd = 40;          // shielded PCIe 4.0 extender, recall
+inline constexpr double kRamUsdPerGb = 4;      // DDR5 RDIMM / UDIMM, recall
+inline constexpr double kNvmeUsdPerTb = 70;    // PCIe 4.0 NVMe, recall
+inline constexpr double kHddUsdPerTb = 15;     // 7200 rpm HDD, recall
+inline constexpr double kWaterBlockUsd = 100;  // Dettmers' hardware guide: ~100 USD per GPU
+inline constexpr double kRiserUsd = 40;        // shielded PCIe 4.0 extender, recall
 
 }  // namespace rigplan::build_constants

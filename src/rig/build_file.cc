@@ -44,7 +44,6 @@ const std::vector<FieldSpec<BuildRecord>>& build_fields() {
   return kFields;
 }
 
-
 // A part looked up by id; an unknown one is reported at its field with the closest ids.
 template <class T>
 const T* resolved(const EntryContext& ctx, std::string_view key, const Result<const T*>& found) {
@@ -58,7 +57,8 @@ const T* resolved(const EntryContext& ctx, std::string_view key, const Result<co
 const Circuit* usual_circuit(const Catalog& catalog, const Region& region) {
   for (const Region* r = &region; r; r = r->parent.empty() ? nullptr : catalog.region(r->parent)) {
     for (const auto& c : catalog.circuits) {
-      if (std::find(c.countries.begin(), c.countries.end(), r->country) != c.countries.end()) return &c;
+      if (std::find(c.countries.begin(), c.countries.end(), r->country) != c.countries.end())
+        return &c;
     }
   }
   return nullptr;
@@ -72,7 +72,9 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
   const bool has_build = root.get_as<toml::table>("build") != nullptr;
   for (auto&& [key, node] : root) {
     if (key.str() != "build" || !node.is_table()) {
-      problems.add(node.source(), fmt::format("unknown section '{}'; a build file has one [build] table", key.str()));
+      problems.add(
+          node.source(),
+          fmt::format("unknown section '{}'; a build file has one [build] table", key.str()));
     }
   }
   if (!has_build) {
@@ -114,7 +116,7 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
       b.circuit = usual_circuit(catalog, **region);
     }
   }
-  b.location = !r.location.empty() ? r.location
+  b.location = !r.location.empty()                      ? r.location
                : b.chassis && b.chassis->form == "rack" ? "datacenter"
                                                         : "office";
   if (!problems.empty()) return problems.to_status();
