@@ -20,7 +20,9 @@ struct RunConfig {
   std::string weights;          // storage of the weights: f16, bf16, fp32, fp8, int8, nf4, nf4-dq,
                                 // q4_0, q4_k_m, q5_k_m, q8_0, int4; default: per precision
   std::string method = "full";  // full, lora, qlora
-  std::string optimizer = "adamw";  // adamw, adam8bit, sgd, sgd-momentum, adafactor
+  // adamw, adam8bit, paged-adamw, paged-adamw8bit (bitsandbytes paged: host-pageable states),
+  // sgd, sgd-momentum, adafactor
+  std::string optimizer = "adamw";
   int lora_rank = 8;
   std::vector<std::string> lora_targets = {"q", "v"};  // q, k, v, o, gate, up, down, all
   bool pure_16bit = false;     // all state in 16-bit, no fp32 master copy (Lightning "bf16-true")
@@ -33,8 +35,17 @@ struct RunConfig {
   int gpus = 1;
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
-  std::string offload =
-      "none";  // none, cpu: optimizer states (and weights with zero 3) in host RAM
+  // none; optimizer: the optimizer state and fp32 master weights in host RAM (ZeRO-Offload);
+  // cpu: that, and the weights too with zero 3 (ZeRO-Infinity, FSDP CPUOffload).
+  std::string offload = "none";
+  // Fine-tuning as the tools run it (docs/memory.md, "Fine-tuning"); a recipe sets these.
+  std::string recompute;  // none, selective, full (= checkpointing); default: per `checkpointing`
+  bool activation_offload = false;     // saved activations streamed to host memory
+  bool optimizer_in_backward = false;  // each gradient applied and freed as the backward makes it
+  // The loss reads the logits in this many chunks, upcasting one chunk at a time to fp32
+  // (torchtune: 8); 0: a fused kernel that never upcasts them (unsloth, Liger).
+  int loss_chunks = 1;
+  int grad_accum = 1;  // micro-batches per optimizer step
   // ZeRO-3/FSDP: the checkpoint is loaded as a full state dict into the sharded model, which
   // materializes the unsharded weights on every GPU beside its shard (PyTorch FSDP
   // FULL_STATE_DICT loading, as LitGPT's 2024 fine-tuning scripts did). The peak is the larger
@@ -58,9 +69,14 @@ struct MemoryTerm {
 struct MemoryEstimate {
   RunConfig config;  // with defaults resolved
   std::vector<MemoryTerm> terms;
-  double allocated_gb = 0;  // sum of the tensor terms (what max_memory_allocated reports)
-  double total_gb = 0;      // + allocator fragmentation + CUDA context: what the GPU must hold
-  double capacity_gb = 0;   // the GPU's memory in GB (1e9 bytes)
+  // What the run keeps in host memory instead: offloaded state, paged optimizer state (in GPU
+  // memory while it has room, paged out when it runs short). Not part of total_gb.
+  std::vector<MemoryTerm> host_terms;
+  double host_gb = 0;
+  double trainable_params = 0;  // full: every parameter; LoRA: r·(in + out) per targeted matrix
+  double allocated_gb = 0;      // sum of the tensor terms (what max_memory_allocated reports)
+  double total_gb = 0;          // + allocator fragmentation + CUDA context: what the GPU must hold
+  double capacity_gb = 0;       // the GPU's memory in GB (1e9 bytes)
   bool fits = false;
   double headroom_gb = 0;  // capacity - total (negative: short by that much)
   int max_batch = 0;       // largest batch per GPU that fits (0: not even one)

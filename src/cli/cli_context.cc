@@ -10,6 +10,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "rigplan/recipe.h"
+
 namespace rigplan::cli {
 
 std::string default_overlay_dir() {
@@ -117,23 +119,103 @@ Result<CliContext::MeasurementInputs> CliContext::load_measurement_inputs(
 }
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
+  o.cmd = cmd;
   cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");
   cmd->add_option("--hf-config", o.hf_config,
                   "A Hugging Face config.json instead of a zoo workload");
+  cmd->add_option("--recipe", o.recipe,
+                  "A fine-tuning tool's defaults (data/recipes/): a recipe id or a tool name "
+                  "(torchtune, litgpt, peft-trl, unsloth, axolotl, deepspeed, fsdp-qlora); options "
+                  "given here win");
   cmd->add_option("--mode", o.run.mode, "train, infer, prefill or decode")->capture_default_str();
   cmd->add_option("--precision", o.run.precision,
                   "fp32, tf32, fp16, bf16, fp8 (default: the workload's)");
-  cmd->add_option("--weights", o.run.weights,
-                  "Weight format (inference): bf16, int8, nf4, q4_k_m, ...");
+  cmd->add_option(
+      "--weights", o.run.weights,
+      "Weight format: f16, bf16, fp32, fp8, int8, int4, nf4, nf4-dq, q4_k_m, q5_k_m, q8_0");
   cmd->add_option("--method", o.run.method, "full, lora or qlora")->capture_default_str();
+  cmd->add_option("--optimizer", o.run.optimizer,
+                  "adamw, adam8bit, paged-adamw, paged-adamw8bit, sgd, sgd-momentum, adafactor")
+      ->capture_default_str();
+  cmd->add_option("--lora-rank", o.run.lora_rank, "LoRA rank")->capture_default_str();
+  cmd->add_option("--lora-targets", o.lora_targets,
+                  "Comma-separated: q,k,v,o,gate,up,down or all (default q,v)");
+  cmd->add_flag("--pure-16bit", o.run.pure_16bit,
+                "All state in 16 bit, no fp32 master copy (\"bf16-true\")");
   cmd->add_option("--batch", o.run.batch, "Batch per GPU (default: the workload's)");
   cmd->add_option("--seq", o.run.seq_len, "Sequence length (default: the workload's)");
   cmd->add_flag("--checkpointing", o.run.checkpointing,
-                "Activation checkpointing (recomputes the forward)");
-  cmd->add_option("--zero", o.run.zero, "ZeRO stage 0-3");
+                "Activation checkpointing of every layer (recomputes the forward)");
+  cmd->add_option("--recompute", o.run.recompute,
+                  "none, selective (the attention core) or full (= --checkpointing)");
+  cmd->add_flag("--activation-offload", o.run.activation_offload,
+                "Saved activations streamed to host memory (torchtune, unsloth)");
+  cmd->add_flag("--optimizer-in-backward", o.run.optimizer_in_backward,
+                "Apply and free each gradient as the backward pass makes it");
+  cmd->add_option("--loss-chunks", o.run.loss_chunks,
+                  "The loss upcasts the logits to fp32 in this many chunks (0: a fused kernel)")
+      ->capture_default_str();
+  cmd->add_option("--grad-accum", o.run.grad_accum, "Micro-batches per optimizer step")
+      ->capture_default_str();
+  cmd->add_option("--zero", o.run.zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
+  cmd->add_option(
+      "--offload", o.run.offload,
+      "none, optimizer (ZeRO-Offload) or cpu (optimizer, and the weights with --zero 3)");
+  cmd->add_flag("--full-state-load", o.run.full_state_load,
+                "ZeRO-3/FSDP: the checkpoint loaded as a full state dict (LitGPT)");
   cmd->add_option("--tp", o.run.tensor_parallel, "Tensor-parallel degree");
   cmd->add_option("--pp", o.run.pipeline_parallel, "Pipeline-parallel degree");
   cmd->add_option("--link", o.run.link, "pcie, nvlink-bridge or nvswitch (default: the GPU's)");
+}
+
+Result<RunConfig> run_config(const RunOptions& o) {
+  RunConfig run = o.run;
+  if (!o.lora_targets.empty()) {
+    run.lora_targets.clear();
+    std::string item;
+    for (char c : o.lora_targets + ",") {
+      if (c == ',') {
+        if (!item.empty()) run.lora_targets.push_back(item);
+        item.clear();
+      } else if (c != ' ') {
+        item += c;
+      }
+    }
+  }
+  if (o.recipe.empty()) return run;
+  // The RunConfig field each option sets, for the options a recipe may set.
+  static const std::pair<const char*, const char*> kOptionKeys[] = {
+      {"--mode", "mode"},
+      {"--precision", "precision"},
+      {"--weights", "weights"},
+      {"--method", "method"},
+      {"--optimizer", "optimizer"},
+      {"--lora-rank", "lora_rank"},
+      {"--lora-targets", "lora_targets"},
+      {"--pure-16bit", "pure_16bit"},
+      {"--batch", "batch"},
+      {"--seq", "seq_len"},
+      {"--gen-tokens", "gen_tokens"},
+      {"--checkpointing", "checkpointing"},
+      {"--recompute", "recompute"},
+      {"--activation-offload", "activation_offload"},
+      {"--optimizer-in-backward", "optimizer_in_backward"},
+      {"--loss-chunks", "loss_chunks"},
+      {"--grad-accum", "grad_accum"},
+      {"--no-flash", "flash_attention"},
+      {"--zero", "zero"},
+      {"--offload", "offload"},
+      {"--full-state-load", "full_state_load"}};
+  std::vector<std::string> given;
+  for (const auto& [option, key] : kOptionKeys) {
+    const CLI::Option* opt = o.cmd ? o.cmd->get_option_no_throw(option) : nullptr;
+    if (opt && opt->count() > 0) given.emplace_back(key);
+  }
+  const auto& recipes = embedded_recipes();
+  const bool method_given = std::find(given.begin(), given.end(), "method") != given.end();
+  auto recipe = find_recipe(recipes, o.recipe, run.method, method_given, run.gpus);
+  if (!recipe) return recipe.status();
+  return apply_recipe(**recipe, run, given, recipes);
 }
 
 Date today() {

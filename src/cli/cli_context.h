@@ -100,12 +100,19 @@ class Progress {
   std::string what_;
 };
 
-// The options that describe a run of a workload, shared by predict, compare, cost and recommend.
+// The options that describe a run of a workload, shared by memory, predict, compare, cost and
+// recommend.
 struct RunOptions {
   std::string workload, hf_config;
   RunConfig run;
+  std::string lora_targets;  // comma-separated, as typed
+  std::string recipe;        // --recipe: a recipe id or a tool name (data/recipes/)
+  const CLI::App* cmd = nullptr;
 };
 void add_run_options(CLI::App* cmd, RunOptions& o);
+// The run the options describe: --lora-targets split, and the --recipe's settings applied under
+// the options given explicitly.
+Result<RunConfig> run_config(const RunOptions& o);
 
 // A build file read, checked and turned into the machine that `cost --build` and
 // `recommend --build` price (system_from_build), with the build itself.

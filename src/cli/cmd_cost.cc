@@ -67,7 +67,9 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
       if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
       workload = std::move(w).value();
       r.workload = &*workload;
-      r.run = o.run;
+      auto run = run_config(o);
+      if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
+      r.run = *run;
     }
     if (hours_per_month) r.utilisation = *hours_per_month / (365.0 * 24 / 12);
     std::optional<BuildMachine> machine;

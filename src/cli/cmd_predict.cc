@@ -38,7 +38,9 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
     auto gpu = catalog.find_gpu(gpu_name);
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
     if (Status s = check_link(o.run.link); !s.ok()) return void(ctx.exit_code = ctx.fail(s));
-    auto p = predict(workload, **gpu, o.run, embedded_calibration(), catalog);
+    auto run = run_config(o);
+    if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
+    auto p = predict(workload, **gpu, *run, embedded_calibration(), catalog);
     if (!p) return void(ctx.exit_code = ctx.fail(p.status()));
     if (ctx.json) return ctx.print_json(report::to_json(workload, **gpu, *p));
     *ctx.out << report::prediction_text(workload, **gpu, *p, explain);
@@ -78,17 +80,19 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
     }
     if (!ref) return void(ctx.exit_code = ctx.fail(Status::invalid_input("--gpus names no GPU")));
     const Calibration& calibration = embedded_calibration();
+    auto run = run_config(o);
+    if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
     std::vector<Prediction> predictions;
     // Without an explicit --batch, a card that cannot hold the workload's default batch runs the
     // largest batch it can hold, as its owner would (and as Lambda's benchmarks do), rather than
     // offloaded at a batch nobody would pick.
-    const bool shrink_batch = !o.run.batch;
+    const bool shrink_batch = !run->batch;
     for (const Gpu* g : gpus) {
-      auto p = predict_largest_fitting(workload, *g, o.run, calibration, catalog, shrink_batch);
+      auto p = predict_largest_fitting(workload, *g, *run, calibration, catalog, shrink_batch);
       if (!p) return void(ctx.exit_code = ctx.fail(p.status()));
       predictions.push_back(*p);
     }
-    const int requested_batch = o.run.batch.value_or(workload.default_batch);
+    const int requested_batch = run->batch.value_or(workload.default_batch);
     const double ref_throughput =
         predictions[std::find(gpus.begin(), gpus.end(), ref) - gpus.begin()].throughput;
     std::vector<GpuValue> values;

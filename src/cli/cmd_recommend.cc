@@ -137,7 +137,9 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
     if (!o.workload.empty() || !o.hf_config.empty()) {
       auto w = ctx.resolve_workload(zoo, o.workload, o.hf_config);
       if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
-      demand.tasks = {Task{std::move(w).value(), o.run, 1}};
+      auto run = run_config(o);
+      if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
+      demand.tasks = {Task{std::move(w).value(), *run, 1}};
     }
     const int sizes = static_cast<int>(tokens_opt->count() + samples_opt->count() +
                                        images_opt->count() + hours_opt->count());

@@ -18,10 +18,11 @@ namespace mc = memory_constants;
 constexpr std::string_view kModes[] = {"train", "infer", "prefill", "decode"};
 constexpr std::string_view kPrecisions[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 constexpr std::string_view kMethods[] = {"full", "lora", "qlora"};
-constexpr std::string_view kOptimizers[] = {"adamw", "adam8bit", "sgd", "sgd-momentum",
-                                            "adafactor"};
+constexpr std::string_view kOptimizers[] = {
+    "adamw", "adam8bit", "paged-adamw", "paged-adamw8bit", "sgd", "sgd-momentum", "adafactor"};
 constexpr std::string_view kTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "all"};
-constexpr std::string_view kOffloads[] = {"none", "cpu"};
+constexpr std::string_view kOffloads[] = {"none", "optimizer", "cpu"};
+constexpr std::string_view kRecompute[] = {"none", "selective", "full"};
 
 Status check_choice(std::string_view option, const std::string& value,
                     std::span<const std::string_view> accepted) {
@@ -93,103 +94,180 @@ double lora_params(const Run& r) {
   return total;
 }
 
-// Bytes of the parameter state: weights, 16-bit copies, gradients, optimizer, per GPU.
-void parameter_terms(const Run& r, const ParamCounts& p, Terms& t) {
+// Bytes per trained parameter of the optimizer state, and how to say it.
+struct OptimizerState {
+  double bytes = 0;
+  std::string formula;
+  bool paged = false;  // bitsandbytes paged: host-pageable unified memory
+};
+OptimizerState optimizer_state(const Run& r, double state) {
+  const std::string& o = r.c.optimizer;
+  const bool paged = o.rfind("paged-", 0) == 0;
+  if (o == "adamw" || o == "paged-adamw")
+    return {2 * state, fmt::format("2 moments × {} B", num(state)), paged};
+  if (o == "adam8bit" || o == "paged-adamw8bit")
+    return {mc::kAdam8bitBytes, "2 moments × 1 B (8-bit)", paged};
+  if (o == "sgd-momentum") return {state, fmt::format("1 momentum × {} B", num(state))};
+  if (o == "adafactor") {
+    // Factored second moment: rows + columns per matrix, about 4 B / sqrt(matrix size).
+    return {r.w.transformer ? 4.0 * 2 / r.w.transformer->hidden_size : 0.01,
+            "factored second moment: 4 B·(rows + cols) per matrix"};
+  }
+  return {0, "plain SGD keeps no state"};
+}
+
+// The frozen weights in their storage format: quantized formats keep embeddings and the LM head
+// in 16 bit (bitsandbytes and GPTQ quantize linear layers only).
+struct FrozenWeights {
+  double bytes = 0;
+  std::string formula, values;
+};
+FrozenWeights frozen_weights(const Run& r, const ParamCounts& p, double frozen) {
+  const std::string& fmt_w = r.c.weights;
+  const double bits = *bits_per_weight(fmt_w);
+  if (frozen <= 0) return {};
+  if (is_quantized(fmt_w) && fmt_w.rfind("q", 0) != 0) {  // GGUF bits already average all tensors
+    const double kept = static_cast<double>(p.embedding + p.head);
+    return {(frozen - kept) * bits / 8 + kept * 2,
+            "(P - P_embed - P_head)·bits/8 + (P_embed + P_head)·2",
+            fmt::format("({} - {})·{}/8 + {}·2", big(frozen), big(kept), num(bits), big(kept))};
+  }
+  return {frozen * bits / 8, "P·bits/8", fmt::format("{}·{}/8", big(frozen), num(bits))};
+}
+
+// The largest single parameter tensor, in parameters: what optimizer-in-backward keeps of the
+// gradients.
+double largest_tensor(const Workload& w) {
+  if (w.transformer) {
+    const TransformerConfig& t = *w.transformer;
+    double largest = static_cast<double>(t.vocab_size) * t.hidden_size;
+    for (const auto& lin : layer_linears(t))
+      largest = std::max(largest, static_cast<double>(lin.in) * static_cast<double>(lin.out));
+    return largest;
+  }
+  double largest = 0;
+  for (const auto& l : w.layers) {
+    largest = std::max({largest, static_cast<double>(l.in_features) * l.out_features,
+                        static_cast<double>(l.in_channels) / std::max(l.groups, 1) *
+                            l.out_channels * std::max(l.kernel, 1) * std::max(l.kernel, 1),
+                        static_cast<double>(l.num_embeddings) * l.dim});
+  }
+  return largest;
+}
+
+// Bytes of the parameter state: weights, 16-bit copies, gradients, optimizer, per GPU; what is
+// offloaded or paged goes to `host`.
+void parameter_terms(const Run& r, const ParamCounts& p, Terms& t, Terms& host) {
   const bool full = r.c.method == "full";
   const double total = static_cast<double>(p.total);
   const double trainable = r.train ? (full ? total : lora_params(r)) : 0;
   const double frozen = r.train && full ? 0 : total;
-  const std::string& fmt_w = r.c.weights;
-  const double bits = *bits_per_weight(fmt_w);
+  const double bits = *bits_per_weight(r.c.weights);
+  const FrozenWeights fw = frozen_weights(r, p, frozen);
 
-  // Frozen weights in their storage format; quantized formats keep embeddings and the LM head
-  // in 16 bit (bitsandbytes and GPTQ quantize linear layers only).
-  double frozen_bytes = 0;
-  std::string frozen_formula, frozen_values;
-  if (frozen > 0) {
-    if (is_quantized(fmt_w) && fmt_w.rfind("q", 0) != 0) {  // GGUF bits already average all tensors
-      const double kept = static_cast<double>(p.embedding + p.head);
-      frozen_bytes = (frozen - kept) * bits / 8 + kept * 2;
-      frozen_formula = "(P - P_embed - P_head)·bits/8 + (P_embed + P_head)·2";
-      frozen_values =
-          fmt::format("({} - {})·{}/8 + {}·2", big(frozen), big(kept), num(bits), big(kept));
-    } else {
-      frozen_bytes = frozen * bits / 8;
-      frozen_formula = "P·bits/8";
-      frozen_values = fmt::format("{}·{}/8", big(frozen), num(bits));
-    }
-  }
-  // Trainable parameters: the working weights, their gradients and the optimizer state.
+  // Trainable parameters: the working weights, their gradients and the optimizer state. With
+  // the optimizer offloaded (ZeRO-Offload) the fp32 master weights and the states live in host
+  // memory and the GPU keeps 16-bit weights and gradients.
+  const bool offload_optimizer = r.c.offload != "none";
+  const bool offload_weights = r.c.offload == "cpu" && r.c.zero >= 3;
   const bool pure = r.c.pure_16bit || !r.mixed;
   const double state = pure && r.act_bytes == 2 ? 2 : 4;  // bytes of a weight, gradient or state
-  double optimizer_per_param = 0;
-  std::string optimizer_formula;
-  if (r.c.optimizer == "adamw") {
-    optimizer_per_param = 2 * state;
-    optimizer_formula = fmt::format("2 moments × {} B", num(state));
-  } else if (r.c.optimizer == "sgd-momentum") {
-    optimizer_per_param = state;
-    optimizer_formula = fmt::format("1 momentum × {} B", num(state));
-  } else if (r.c.optimizer == "adam8bit") {
-    optimizer_per_param = mc::kAdam8bitBytes;
-    optimizer_formula = "2 moments × 1 B (8-bit)";
-  } else if (r.c.optimizer == "adafactor") {
-    // Factored second moment: rows + columns per matrix, about 4 B / sqrt(matrix size).
-    optimizer_per_param = r.w.transformer ? 4.0 * 2 / r.w.transformer->hidden_size : 0.01;
-    optimizer_formula = "factored second moment: 4 B·(rows + cols) per matrix";
-  } else {
-    optimizer_formula = "plain SGD keeps no state";
-  }
+  const double on_gpu = offload_optimizer && r.mixed ? 2 : state;  // working weights, gradients
+  const OptimizerState opt = optimizer_state(r, state);
 
   const double shard_opt = r.c.zero >= 1 ? r.dp : 1;
   const double shard_grad = r.c.zero >= 2 ? r.dp : 1;
   const double shard_w = r.c.zero >= 3 ? r.dp : 1;
-  const bool offload = r.c.offload == "cpu";
   const double mp = r.mp;
 
-  const double weight_bytes =
-      (frozen_bytes + trainable * state) / mp / shard_w * (offload && r.c.zero >= 3 ? 0 : 1);
-  t.add("weights", weight_bytes,
-        fmt::format(
-            "({}{}) / model_parallel{}", frozen > 0 ? frozen_formula : "",
-            trainable > 0 ? fmt::format("{}P_train·{} B", frozen > 0 ? " + " : "", num(state)) : "",
-            r.c.zero >= 3 ? (offload ? " (offloaded to CPU with ZeRO-3)" : " / dp (ZeRO-3)") : ""),
-        fmt::format("({}{}) / {}{}", frozen > 0 ? frozen_values : "",
-                    trainable > 0 ? fmt::format("{}{}·{}", frozen > 0 ? " + " : "", big(trainable),
-                                                num(state))
-                                  : "",
-                    num(mp), r.c.zero >= 3 ? fmt::format(" / {}", r.dp) : ""));
-  if (offload && r.c.zero >= 3) {
+  const double weight_bytes = (fw.bytes + trainable * on_gpu) / mp / shard_w;
+  const std::string weight_formula = fmt::format(
+      "({}{}) / model_parallel{}", frozen > 0 ? fw.formula : "",
+      trainable > 0 ? fmt::format("{}P_train·{} B", frozen > 0 ? " + " : "", num(on_gpu)) : "",
+      r.c.zero >= 3 ? " / dp (ZeRO-3)" : "");
+  const std::string weight_values = fmt::format(
+      "({}{}) / {}{}", frozen > 0 ? fw.values : "",
+      trainable > 0 ? fmt::format("{}{}·{}", frozen > 0 ? " + " : "", big(trainable), num(on_gpu))
+                    : "",
+      num(mp), r.c.zero >= 3 ? fmt::format(" / {}", r.dp) : "");
+  (offload_weights ? host : t).add("weights", weight_bytes, weight_formula, weight_values);
+  const double layer_bytes = static_cast<double>(p.per_layer) * (r.train && full ? 2 : bits / 8);
+  if (offload_weights) {
     // DeepSpeed ZeRO-3 with parameter offload keeps up to stage3_max_live_parameters on the GPU.
     const double live = std::min(total, mc::kZero3MaxLiveParams) * bits / 8;
     t.add("live_parameters", live, "min(P, 1e9 live parameters) × bytes (DeepSpeed ZeRO-3 default)",
           fmt::format("min({}, 1e9) × {}", big(total), num(bits / 8)));
   } else if (r.c.zero >= 3 && r.dp > 1 && r.w.transformer) {
-    // FSDP / ZeRO-3 gather one layer's full weights (and prefetch the next) to compute.
-    const double working = 2.0 * static_cast<double>(p.per_layer) * 2 / mp;
-    t.add("gathered_layers", working, "2 layers × P_layer × 2 B (ZeRO-3 all-gather and prefetch)",
-          fmt::format("2 × {} × 2", big(static_cast<double>(p.per_layer))));
-  }
-  if (r.train && r.c.method == "qlora") {
-    t.add("qlora_workspace", frozen * mc::kQloraWorkspaceBytesPerParam / mp,
-          fmt::format("P × {} B (bitsandbytes 4-bit training, fitted)",
-                      num(mc::kQloraWorkspaceBytesPerParam)),
-          fmt::format("{} × {}", big(frozen), num(mc::kQloraWorkspaceBytesPerParam)));
+    // FSDP / ZeRO-3 gather one layer's full weights (and prefetch the next) to compute, in the
+    // format they are stored in: 16 bit, or 4 bit under FSDP-QLoRA.
+    t.add(
+        "gathered_layers", mc::kGatheredLayers * layer_bytes / mp,
+        fmt::format("{} layers × P_layer × bytes (ZeRO-3 all-gather and prefetch)",
+                    num(mc::kGatheredLayers)),
+        fmt::format("{} × {} × {}", num(mc::kGatheredLayers), big(static_cast<double>(p.per_layer)),
+                    num(layer_bytes / static_cast<double>(p.per_layer))));
   }
   if (trainable <= 0) return;
-  if (r.mixed && !r.c.pure_16bit) {
+  if (r.mixed && !r.c.pure_16bit && !offload_optimizer) {
     t.add("half_precision_copies", trainable * 2 / mp / shard_w,
           "P_train × 2 B (16-bit copies autocast keeps for the backward pass)",
           fmt::format("{} × 2", big(trainable)));
   }
-  t.add("gradients", trainable * state / mp / shard_grad,
-        fmt::format("P_train × {} B{}", num(state), r.c.zero >= 2 ? " / dp" : ""),
-        fmt::format("{} × {}{}", big(trainable), num(state),
-                    r.c.zero >= 2 ? fmt::format(" / {}", r.dp) : ""));
-  t.add("optimizer", offload ? 0 : trainable * optimizer_per_param / mp / shard_opt,
-        fmt::format("P_train × {}{}", optimizer_formula, r.c.zero >= 1 ? " / dp" : ""),
-        fmt::format("{} × {}{}", big(trainable), num(optimizer_per_param),
-                    r.c.zero >= 1 ? fmt::format(" / {}", r.dp) : ""));
+  if (r.c.optimizer_in_backward) {
+    // Each parameter's gradient is applied by its own optimizer step as soon as it is made
+    // (torchtune optimizer_in_bwd, PyTorch register_post_accumulate_grad_hook).
+    const double largest = std::min(largest_tensor(r.w), trainable);
+    t.add("gradients", largest * on_gpu / mp,
+          fmt::format("largest tensor × {} B (optimizer step in the backward)", num(on_gpu)),
+          fmt::format("{} × {}", big(largest), num(on_gpu)));
+  } else {
+    t.add("gradients", trainable * on_gpu / mp / shard_grad,
+          fmt::format("P_train × {} B{}", num(on_gpu), r.c.zero >= 2 ? " / dp" : ""),
+          fmt::format("{} × {}{}", big(trainable), num(on_gpu),
+                      r.c.zero >= 2 ? fmt::format(" / {}", r.dp) : ""));
+  }
+  const double opt_bytes = trainable * opt.bytes / mp / shard_opt;
+  const std::string opt_formula =
+      fmt::format("P_train × {}{}", opt.formula, r.c.zero >= 1 ? " / dp" : "");
+  const std::string opt_values = fmt::format("{} × {}{}", big(trainable), num(opt.bytes),
+                                             r.c.zero >= 1 ? fmt::format(" / {}", r.dp) : "");
+  if (offload_optimizer) {
+    host.add("optimizer", opt_bytes, opt_formula + " (offloaded)", opt_values);
+    if (r.mixed && !r.c.pure_16bit) {
+      host.add("master_weights", trainable * 4 / mp / shard_opt, "P_train × 4 B (fp32, offloaded)",
+               fmt::format("{} × 4", big(trainable)));
+    }
+  } else {
+    (opt.paged ? host : t)
+        .add(
+            opt.paged ? "optimizer_paged" : "optimizer", opt_bytes,
+            opt.paged ? opt_formula + " (paged: host memory when the GPU runs short)" : opt_formula,
+            opt_values);
+  }
+}
+
+// QLoRA with bitsandbytes: each 4-bit matmul dequantizes its weight to 16 bit to compute, one
+// matrix at a time, in the forward and again in the backward. Its autograd function
+// (MatMul4Bit, bitsandbytes/autograd/_functions.py, 0.41-0.43) also saves its input for the
+// backward pass where a frozen 16-bit nn.Linear saves none; the inputs of a layer's quantized
+// linears are x for q/k/v, the attention output for o, x for gate/up and the MLP's activation
+// for down. docs/memory.md, "QLoRA", checks both against the LitGPT QLoRA peaks.
+double qlora_saved_input_bytes(const Run& r) {
+  if (r.c.method != "qlora" || !r.w.transformer) return 0;
+  const TransformerConfig& t = *r.w.transformer;
+  const double q = static_cast<double>(t.num_heads) * t.head_size();
+  return r.act_bytes * (2.0 * t.hidden_size + q + static_cast<double>(t.ffn_size) * t.top_k());
+}
+
+void qlora_terms(const Run& r, Terms& t) {
+  if (!r.train || r.c.method != "qlora" || !r.w.transformer) return;
+  const TransformerConfig& tc = *r.w.transformer;
+  double widest = 0;
+  for (const auto& lin : layer_linears(tc))
+    widest = std::max(widest, static_cast<double>(lin.in) * static_cast<double>(lin.out));
+  t.add("dequantized_matrix", widest * 2 / r.c.tensor_parallel,
+        "widest matrix × 2 B (a 4-bit weight dequantized to compute, one at a time)",
+        fmt::format("{} × 2", big(widest)));
 }
 
 // Bytes a transformer layer keeps per token for the backward pass (docs/memory.md):
@@ -204,7 +282,9 @@ double transformer_layer_bytes(const Run& r, std::string* formula) {
   const bool dropout = t.dropout.value_or(true);
   // Attention: two norm inputs, the norm output, Q, K, V, the attention output.
   double attention = b * (2 * d + d + q + 2 * kv + q);
-  if (r.c.flash_attention) {
+  // Selective recompute (Korthikanti et al. 2022) recomputes the attention core instead of
+  // keeping its s×s tensors, as FlashAttention does.
+  if (r.c.flash_attention || r.c.recompute == "selective") {
     attention += 4.0 * t.num_heads;  // fp32 log-sum-exp per head
   } else {
     attention += static_cast<double>(t.num_heads) * r.seq * (dropout ? 2 * b + 1 : b);
@@ -226,45 +306,71 @@ double transformer_layer_bytes(const Run& r, std::string* formula) {
   }
   const double masks = dropout ? 2 * d : 0;
   if (formula) {
-    *formula =
-        fmt::format("β(3d + 2q + 2kv) + {} + β(d + {}F){}{} = {} B/token/layer",
-                    r.c.flash_attention ? "4H (flash)" : "H·s·(2β+1)", t.gated() ? 4 : 2,
-                    frozen ? " + (β+1)·in per LoRA target" : "", dropout ? " + 2d masks" : "",
-                    num(std::round(attention + mlp + adapters + masks)));
+    *formula = fmt::format(
+        "β(3d + 2q + 2kv) + {} + β(d + {}F){}{} = {} B/token/layer",
+        r.c.flash_attention || r.c.recompute == "selective" ? "4H (flash)" : "H·s·(2β+1)",
+        t.gated() ? 4 : 2, frozen ? " + (β+1)·in per LoRA target" : "",
+        dropout ? " + 2d masks" : "", num(std::round(attention + mlp + adapters + masks)));
   }
   return attention + mlp + adapters + masks;
+}
+
+// Training activations of a transformer: what the backward pass needs, by recompute policy and
+// activation offloading, and the logits the loss reads.
+void transformer_training_activations(const Run& r, Terms& t) {
+  const TransformerConfig& tc = *r.w.transformer;
+  const double tokens = static_cast<double>(r.batch) * r.seq;
+  const double layers = tc.total_layers();
+  const double d = tc.hidden_size;
+  std::string formula;
+  const double per_layer = transformer_layer_bytes(r, &formula) + qlora_saved_input_bytes(r);
+  const std::string a_layer = fmt::format("{}·{}·{}", r.batch, r.seq, num(std::round(per_layer)));
+  const std::string input = fmt::format("{}·{}·{}·{}", r.batch, r.seq, num(r.act_bytes), num(d));
+  const double kept = mc::kOffloadedLayersInFlight;
+  double bytes = 0;
+  std::string what, values;
+  if (r.c.checkpointing && r.c.activation_offload) {
+    bytes = kept * tokens * r.act_bytes * d + tokens * per_layer;
+    what = fmt::format(
+        "{}·b·s·β·d (layer inputs in flight, the rest in host memory) + b·s·a_layer (one layer "
+        "recomputed)",
+        num(kept));
+    values = fmt::format("{}·{} + {}", num(kept), input, a_layer);
+  } else if (r.c.checkpointing) {
+    bytes = layers * tokens * r.act_bytes * d + tokens * per_layer;
+    what = "L·b·s·β·d (checkpointed layer inputs) + b·s·a_layer (one layer recomputed)";
+    values = fmt::format("{}·{} + {}", num(layers), input, a_layer);
+  } else if (r.c.activation_offload) {
+    bytes = kept * tokens * per_layer;
+    what = fmt::format("{}·b·s·a_layer (layers in flight, the rest in host memory)", num(kept));
+    values = fmt::format("{}·{}", num(kept), a_layer);
+  } else {
+    bytes = layers * tokens * per_layer;
+    what = "L·b·s·a_layer, a_layer = " + formula +
+           (r.c.method == "qlora" ? " + β(2d + q + F) (4-bit matmul inputs)" : "");
+    values = fmt::format("{}·{}", num(layers), a_layer);
+  }
+  t.add("activations", bytes / r.c.tensor_parallel, what, values);
+  if (tc.arch == "encoder") return;
+  // The logits in the activation type, and the fp32 copy the loss works on: whole, one chunk
+  // at a time (torchtune CEWithChunkedOutputLoss), or never (a fused kernel).
+  const double fp32 = r.c.loss_chunks > 0 ? mc::kLossFp32BytesPerLogit / r.c.loss_chunks : 0;
+  const double logits = tokens * tc.vocab_size * (r.act_bytes + fp32);
+  const std::string loss = r.c.loss_chunks == 0   ? "logits; a fused loss keeps no fp32 copy"
+                           : r.c.loss_chunks == 1 ? "logits and the fp32 loss"
+                                                  : "logits and one fp32 chunk of the loss";
+  t.add("logits", logits,
+        fmt::format("b·s·V·(β + {}) ({})", r.c.loss_chunks > 1 ? "4/chunks" : num(fp32), loss),
+        fmt::format("{}·{}·{}·({} + {})", r.batch, r.seq, tc.vocab_size, num(r.act_bytes),
+                    num(fp32)));
 }
 
 void activation_terms(const Run& r, Terms& t) {
   const double tokens = static_cast<double>(r.batch) * r.seq;
   if (r.w.transformer) {
+    if (r.train) return transformer_training_activations(r, t);
     const TransformerConfig& tc = *r.w.transformer;
-    const double layers = tc.total_layers();
     const double d = tc.hidden_size;
-    if (r.train) {
-      std::string formula;
-      const double per_layer = transformer_layer_bytes(r, &formula);
-      double bytes;
-      std::string what, values;
-      if (r.c.checkpointing) {
-        bytes = layers * tokens * r.act_bytes * d + tokens * per_layer;
-        what = "L·b·s·β·d (checkpointed layer inputs) + b·s·a_layer (one layer recomputed)";
-        values = fmt::format("{}·{}·{}·{}·{} + {}·{}·{}", num(layers), r.batch, r.seq,
-                             num(r.act_bytes), num(d), r.batch, r.seq, num(std::round(per_layer)));
-      } else {
-        bytes = layers * tokens * per_layer;
-        what = "L·b·s·a_layer, a_layer = " + formula;
-        values =
-            fmt::format("{}·{}·{}·{}", num(layers), r.batch, r.seq, num(std::round(per_layer)));
-      }
-      t.add("activations", bytes / r.c.tensor_parallel, what, values);
-      if (tc.arch != "encoder") {
-        const double logits = tokens * tc.vocab_size * (r.act_bytes + mc::kLossFp32BytesPerLogit);
-        t.add("logits", logits, "b·s·V·(β + 4) (logits and the fp32 loss)",
-              fmt::format("{}·{}·{}·({} + 4)", r.batch, r.seq, tc.vocab_size, num(r.act_bytes)));
-      }
-      return;
-    }
     // Inference: the KV cache for prompt + generated tokens, one layer's live tensors, logits.
     const double context = r.seq + r.c.gen_tokens;
     const double kv_bytes = r.c.precision == "fp32" ? 4 : 2;
@@ -331,6 +437,21 @@ void activation_terms(const Run& r, Terms& t) {
   }
 }
 
+// `checkpointing` is full recompute; `recompute` names the policy and agrees with it.
+Status resolve_recompute(RunConfig& c) {
+  if (c.recompute.empty()) {
+    c.recompute = c.checkpointing ? "full" : "none";
+    return {};
+  }
+  if (Status s = check_choice("recompute", c.recompute, kRecompute); !s.ok()) return s;
+  if (c.checkpointing && c.recompute != "full") {
+    return Status::invalid_input(fmt::format(
+        "--checkpointing recomputes every layer; it contradicts --recompute {}", c.recompute));
+  }
+  c.checkpointing = c.recompute == "full";
+  return {};
+}
+
 Result<Run> resolve(const Workload& w, const RunConfig& in) {
   Run r{w, in};
   RunConfig& c = r.c;
@@ -340,6 +461,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   if (Status s = check_choice("method", c.method, kMethods); !s.ok()) return s;
   if (Status s = check_choice("optimizer", c.optimizer, kOptimizers); !s.ok()) return s;
   if (Status s = check_choice("offload", c.offload, kOffloads); !s.ok()) return s;
+  if (Status s = resolve_recompute(c); !s.ok()) return s;
   // Module names as PEFT, LitGPT and Hugging Face models spell them.
   static const std::map<std::string, std::vector<std::string>, std::less<>> kTargetNames = {
       {"query", {"q"}},        {"key", {"k"}},      {"value", {"v"}},
@@ -362,7 +484,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   r.train = c.mode == "train";
   if (c.weights.empty()) {
     if (c.method == "qlora") {
-      c.weights = "nf4";
+      c.weights = "nf4-dq";  // QLoRA as Dettmers et al. 2023 define it: NF4, double-quantized
     } else {
       c.weights = c.precision == "fp32" || c.precision == "tf32" ? "fp32"
                   : c.precision == "fp16"                        ? "f16"
@@ -399,6 +521,14 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
         fmt::format("--seq {} is not accepted; expected at least 1", *c.seq_len));
   }
   if (c.gen_tokens < 0) return Status::invalid_input("--gen-tokens must not be negative");
+  if (c.loss_chunks < 0) {
+    return Status::invalid_input(fmt::format(
+        "--loss-chunks {} is not accepted; expected 0 (a fused loss) or more", c.loss_chunks));
+  }
+  if (c.grad_accum < 1) {
+    return Status::invalid_input(
+        fmt::format("--grad-accum {} is not accepted; expected at least 1", c.grad_accum));
+  }
   if (c.zero < 0 || c.zero > 3) {
     return Status::invalid_input(
         fmt::format("--zero {} is not accepted; expected 0, 1, 2 or 3", c.zero));
@@ -422,21 +552,23 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
 
 // Allocated bytes, fragmentation and context for a resolved run.
 MemoryEstimate evaluate(const Run& r, double capacity_gb) {
-  Terms t;
-  parameter_terms(r, count_params(r.w), t);
+  Terms t, host;
+  const ParamCounts params = count_params(r.w);
+  parameter_terms(r, params, t, host);
+  qlora_terms(r, t);
   activation_terms(r, t);
   MemoryEstimate e;
   e.config = r.c;
+  e.trainable_params =
+      r.train ? (r.c.method == "full" ? static_cast<double>(params.total) : lora_params(r)) : 0;
   if (r.c.full_state_load && r.c.zero >= 3 && r.dp > 1) {
-    // Loading: the unsharded 16-bit weights beside the shards. Counted when it exceeds the step.
-    const double full = static_cast<double>(count_params(r.w).total) * 2;
-    const double load = full + full / r.dp;
-    const double step = t.bytes();
-    if (load > step) {
-      t.add("full_state_load", load - step,
-            "P·2 B (unsharded weights) + P·2 B / dp (shards) at load, above the step peak",
-            fmt::format("{}·2 + {}·2/{} - step {}", big(full / 2), big(full / 2), r.dp, gb(step)));
-    }
+    // A full state dict loaded into the sharded model (PyTorch FSDP FULL_STATE_DICT, as LitGPT's
+    // 2024 scripts load their checkpoints): the measured LitGPT FSDP peaks are the step plus the
+    // unsharded 16-bit weights on every GPU, at 2 and at 4 GPUs alike (docs/memory.md).
+    const double full = static_cast<double>(params.total) * 2;
+    t.add("full_state_dict", full / r.mp,
+          "P·2 B (the unsharded 16-bit weights of the full-state-dict load, on every GPU)",
+          fmt::format("{}·2", big(full / 2)));
   }
   e.allocated_gb = t.bytes() / 1e9;
   const double frag = e.allocated_gb * mc::kFragmentation;
@@ -450,6 +582,8 @@ MemoryEstimate evaluate(const Run& r, double capacity_gb) {
           fmt::format("{} GB", num(mc::kNcclBuffersGb)));
   }
   e.terms = std::move(t.list);
+  e.host_gb = host.bytes() / 1e9;
+  e.host_terms = std::move(host.list);
   e.total_gb = 0;
   for (const auto& term : e.terms) e.total_gb += term.gb;
   e.capacity_gb = capacity_gb;
@@ -555,8 +689,11 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
     if (m.fits) e.suggestions.push_back(fmt::format("{} ({:.1f} GB)", label, m.total_gb));
   };
   if (run->train) {
-    if (!run->c.checkpointing)
-      try_change("--checkpointing", [](Run& a) { a.c.checkpointing = true; });
+    auto checkpoint = [](Run& a) {
+      a.c.checkpointing = true;
+      a.c.recompute = "full";
+    };
+    if (!run->c.checkpointing) try_change("--checkpointing", checkpoint);
     if (run->c.method == "full") {
       try_change("--method lora", [](Run& a) {
         a.c.method = "lora";
@@ -568,14 +705,18 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
         a.c.method = "qlora";
         a.c.weights.clear();
       });
-      try_change("--method qlora --checkpointing", [](Run& a) {
+      try_change("--method qlora --checkpointing", [&](Run& a) {
         a.c.method = "qlora";
         a.c.weights.clear();
-        a.c.checkpointing = true;
+        checkpoint(a);
       });
     }
     if (run->c.optimizer == "adamw")
       try_change("--optimizer adam8bit", [](Run& a) { a.c.optimizer = "adam8bit"; });
+    if (run->c.loss_chunks == 1 && run->w.transformer)
+      try_change("--loss-chunks 8", [](Run& a) { a.c.loss_chunks = 8; });
+    if (run->c.checkpointing && !run->c.activation_offload)
+      try_change("--activation-offload", [](Run& a) { a.c.activation_offload = true; });
   } else {
     for (const char* format : {"int8", "nf4", "q4_k_m"}) {
       if (*bits_per_weight(format) < *bits_per_weight(run->c.weights)) {

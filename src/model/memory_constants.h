@@ -44,11 +44,15 @@ constexpr double kAdam8bitBytes = 2.0;
 // when they are offloaded (DeepSpeed configuration documentation, ZeRO section).
 constexpr double kZero3MaxLiveParams = 1e9;
 
-// QLoRA training with bitsandbytes needs memory beyond the 4-bit weights, the LoRA state and
-// the activations, in proportion to the model: 0.27 B per frozen parameter, fitted to the four
-// LitGPT QLoRA models of validation/memory.csv (phi-1.5, StableLM 3B, Llama 2 7B and 13B:
-// 0.22-0.33 each; leave-one-model-out error in docs/memory.md).
-constexpr double kQloraWorkspaceBytesPerParam = 0.27;
+// FSDP / ZeRO-3 gather one layer's weights to compute and prefetch the next: two layers live
+// (PyTorch FSDP forward_prefetch / backward_prefetch BACKWARD_PRE; DeepSpeed prefetch bucket).
+constexpr double kGatheredLayers = 2;
+
+// Activation offloading (torchtune OffloadActivations, unsloth's offloaded checkpointing) copies
+// each saved tensor to pinned host memory on a side stream and brings it back for the backward;
+// about two layers' worth are in flight on the GPU at once (torchtune
+// training/_activation_offloading.py: the current layer's and the next one's).
+constexpr double kOffloadedLayersInFlight = 2;
 
 // Inference: peak transient activations of one layer at prefill, as a multiple of the widest
 // layer output (llm-analysis: max over attention / MLP / norm tensors).

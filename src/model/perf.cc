@@ -185,7 +185,7 @@ void layer_ops(const Workload& w, double batch, double beta, bool flash, const R
 }
 
 struct Timing {
-  double gemm = 0, attention = 0, elementwise = 0, optimizer = 0;
+  double gemm = 0, attention = 0, elementwise = 0, optimizer = 0, dequantize = 0;
   double gemm_flops = 0, other_flops = 0, bytes = 0;
   double compute_bound = 0, memory_bound = 0;
 };
@@ -220,6 +220,8 @@ void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_othe
       out.other_flops += op.flops * op.count * passes;
     } else if (op.kind == "optimizer") {
       out.optimizer += seconds;
+    } else if (op.kind == "dequantize") {
+      out.dequantize += seconds;
     } else {
       out.elementwise += seconds;
     }
@@ -395,37 +397,55 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
 
   Timing timing;
   const bool frozen = c.method != "full";
+  // The parameters the run trains, as the memory model counts them (LoRA: r·(in + out) per
+  // targeted matrix), and the steps an optimizer update is spread over.
+  const double trained = estimate.trainable_params;
+  const double accum = c.grad_accum;
   if (train) {
     // Backward: activation gradients and (trained layers) weight gradients; recomputation adds
     // a forward.
     const double recompute = c.checkpointing ? 1 : 0;
     time_ops(ops, 1 + (frozen ? 1 : 2) + recompute, 1 + 2 + recompute, rates, cal, timing);
-    const ParamCounts& pcount = facts.params;
-    const double trained =
-        frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
-    const double per_param = c.optimizer == "adamw" || c.optimizer == "adam8bit"
+    if (c.method == "qlora" && w.transformer) {
+      // Each 4-bit weight is dequantized to 16 bit before its matmul, in the forward, again for
+      // the activation gradient, and in a recomputed forward: packed codes read, 16-bit written.
+      const double quantized =
+          static_cast<double>(facts.params.total - facts.params.embedding - facts.params.head);
+      Op dequantize = elementwise(quantized * (*bits_per_weight(c.weights) / 8 + 2) / (tp * pp));
+      dequantize.kind = "dequantize";
+      dequantize.kernels = static_cast<double>(layer_linears(*w.transformer).size()) *
+                           w.transformer->total_layers() / pp;
+      time_ops({dequantize}, 2 + recompute, 2 + recompute, rates, cal, timing);
+    }
+    const double per_param = c.optimizer == "adamw" || c.optimizer == "adam8bit" ||
+                                     c.optimizer == "paged-adamw" ||
+                                     c.optimizer == "paged-adamw8bit"
                                  ? (c.pure_16bit ? pc::kAdamPure16Bytes : pc::kAdamMixedBytes)
                              : c.optimizer == "sgd-momentum" ? pc::kSgdMomentumBytes
                                                              : pc::kSgdBytes;
-    Op optimizer;
-    optimizer.kind = "optimizer";
-    optimizer.bytes = trained * per_param / (tp * pp) / (c.zero >= 1 ? dp : 1);
-    optimizer.kernels = 4;
-    time_ops({optimizer}, 1, 1, rates, cal, timing);
+    if (c.offload == "none") {
+      Op optimizer;
+      optimizer.kind = "optimizer";
+      optimizer.bytes = trained * per_param / (tp * pp) / (c.zero >= 1 ? dp : 1) / accum;
+      optimizer.kernels = 4 / accum;
+      time_ops({optimizer}, 1, 1, rates, cal, timing);
+    }
   } else {
     time_ops(ops, 1, 1, rates, cal, timing);
   }
   // A measured workload runs at its fitted fraction of the operator model's speed.
   const double implementation = calibration.workload_efficiency(w.id);
   for (double* t : {&timing.gemm, &timing.attention, &timing.elementwise, &timing.optimizer,
-                    &timing.compute_bound, &timing.memory_bound}) {
+                    &timing.dequantize, &timing.compute_bound, &timing.memory_bound}) {
     *t /= implementation;
   }
-  double step = timing.gemm + timing.attention + timing.elementwise + timing.optimizer;
+  double step =
+      timing.gemm + timing.attention + timing.elementwise + timing.optimizer + timing.dequantize;
   p.terms.push_back({"gemm", timing.gemm, timing.gemm_flops, 0, "compute"});
   p.terms.push_back({"attention", timing.attention, timing.other_flops, 0, "compute"});
   p.terms.push_back({"elementwise", timing.elementwise, 0, 0, "memory"});
   if (train) p.terms.push_back({"optimizer", timing.optimizer, 0, 0, "memory"});
+  if (timing.dequantize > 0) p.terms.push_back({"dequantize", timing.dequantize, 0, 0, "memory"});
 
   // Communication.
   double exposed = 0;
@@ -442,21 +462,23 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     }
     const ParamCounts& pcount = facts.params;
     if (train && dp > 1) {
-      const double trained =
-          frozen ? 0.01 * static_cast<double>(pcount.total) : static_cast<double>(pcount.total);
       const double share = (dp - 1.0) / dp / (tp * pp);
       double traffic = 0, hideable = 0;
       if (c.zero >= 3) {
-        // ZeRO-3/FSDP: all-gather the 16-bit weights for the forward and again for the backward,
-        // reduce-scatter the gradients; prefetching overlaps it with the whole step.
+        // ZeRO-3/FSDP: all-gather the weights as stored (16 bit; 4 bit under FSDP-QLoRA) for the
+        // forward and again for the backward, reduce-scatter the gradients; prefetching overlaps
+        // it with the whole step.
         const double weight_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
+        const double stored = frozen ? *bits_per_weight(c.weights) / 8 : weight_bytes;
         traffic =
-            (2 * static_cast<double>(pcount.total) * weight_bytes + trained * weight_bytes) * share;
+            (2 * static_cast<double>(pcount.total) * stored + trained * weight_bytes / accum) *
+            share;
         hideable = step;
       } else {
         // DDP and ZeRO-1/2: a ring all-reduce (or reduce-scatter + all-gather) of the gradients,
         // fp32 under AMP, overlapped with the backward pass bucket by bucket.
-        traffic = 2 * trained * (c.pure_16bit ? 2 : 4) * share;
+        // With accumulation only the last micro-batch's backward reduces (DDP no_sync).
+        traffic = 2 * trained * (c.pure_16bit ? 2 : 4) * share / accum;
         hideable = step * 2.0 / 3.0;
       }
       const double t_comm = traffic / (busbw * 1e9) + 2.0 * (dp - 1) * latency;
@@ -477,6 +499,26 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     p.terms.push_back({"communication", exposed, 0, 0, "communication"});
   }
   step += exposed;
+
+  // Offload: the optimizer's gradients go to host memory and the updated 16-bit weights come
+  // back once per optimizer step (ZeRO-Offload); offloaded weights (ZeRO-3) cross PCIe for the
+  // forward and the backward of every step. Counted as not overlapped with compute; the CPU's
+  // optimizer arithmetic is not counted.
+  double offload_traffic_s = 0;
+  if (train && c.offload != "none") {
+    const double shard = c.zero >= 3 ? dp : 1;
+    double bytes = 2 * trained * 2 / (tp * pp) / shard / accum;
+    if (c.offload == "cpu" && c.zero >= 3) {
+      const double stored = frozen ? *bits_per_weight(c.weights) / 8 : 2;
+      bytes += 2 * static_cast<double>(facts.params.total) * stored / (tp * pp) / shard;
+    }
+    offload_traffic_s = bytes / (pcie_gbps(gpu, catalog) * 1e9 * pc::kOffloadEfficiency);
+    p.terms.push_back({"offload_traffic", offload_traffic_s, 0, bytes, "capacity"});
+    step += offload_traffic_s;
+    p.note += (p.note.empty() ? "" : "; ") +
+              fmt::format("{:.1f} GB per step over PCIe {}.0 x{} for the offload", bytes / 1e9,
+                          gpu.pcie_gen, gpu.pcie_lanes);
+  }
 
   // A run that does not fit is offloaded: what does not fit crosses PCIe each step (training:
   // there and back; inference: once per forward or generated token).
@@ -506,7 +548,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
 
   // What bounds it: the largest share of the step.
   const double communication = exposed;
-  const double offload_time = p.fits ? 0 : p.terms.back().seconds;
+  const double offload_time = (p.fits ? 0 : p.terms.back().seconds) + offload_traffic_s;
   const std::pair<double, const char*> shares[] = {{timing.compute_bound, "compute"},
                                                    {timing.memory_bound, "memory"},
                                                    {communication, "communication"},

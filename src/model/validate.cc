@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -44,6 +45,19 @@ class Row {
     }
     return value;
   }
+  // A yes/no cell: 0/1, true/false or yes/no in any case (pandas writes True/False); empty
+  // cells take `fallback`.
+  Result<bool> flag(std::string_view column, bool fallback) const {
+    std::string cell = text(column);
+    std::transform(cell.begin(), cell.end(), cell.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (cell.empty()) return fallback;
+    if (cell == "1" || cell == "true" || cell == "yes") return true;
+    if (cell == "0" || cell == "false" || cell == "no") return false;
+    return Status::invalid_input(fmt::format(
+        "{}:{}: column '{}': '{}' is not accepted; expected 0 or 1, true or false, yes or no",
+        path_, record_.line, column, text(column)));
+  }
   int line() const { return record_.line; }
 
  private:
@@ -79,27 +93,43 @@ Result<RunConfig> run_of(const Row& row) {
   if (!row.text("offload").empty()) c.offload = row.text("offload");
   if (const std::string link = row.text("link"); !link.empty())
     c.link = link == "nvlink" ? "nvlink-bridge" : link;
+  if (!row.text("recompute").empty()) c.recompute = row.text("recompute");
   auto rank = row.number("lora_rank", 8);
   auto batch = row.number("batch_per_gpu", 0);
   auto seq = row.number("seq_len", 0);
   auto gpus = row.number("num_gpus", 1);
-  auto ckpt = row.number("grad_checkpointing", 0);
   auto zero = row.number("zero", 0);
-  auto pure = row.number("pure_bf16", 0);
-  auto flash = row.number("flash_attention", 1);
-  auto full_load = row.number("full_state_load", 0);
-  for (const auto* r : {&rank, &batch, &seq, &gpus, &ckpt, &zero, &pure, &flash, &full_load}) {
+  auto tp = row.number("tp", 1);
+  auto pp = row.number("pp", 1);
+  auto chunks = row.number("loss_chunks", 1);
+  auto accum = row.number("grad_accum", 1);
+  for (const auto* r : {&rank, &batch, &seq, &gpus, &zero, &tp, &pp, &chunks, &accum}) {
     if (!r->ok()) return r->status();
+  }
+  auto ckpt = row.flag("grad_checkpointing", false);
+  auto pure = row.flag("pure_bf16", false);
+  auto flash = row.flag("flash_attention", true);
+  auto full_load = row.flag("full_state_load", false);
+  auto act_offload = row.flag("activation_offload", false);
+  auto in_backward = row.flag("optimizer_in_backward", false);
+  for (const auto* f : {&ckpt, &pure, &flash, &full_load, &act_offload, &in_backward}) {
+    if (!f->ok()) return f->status();
   }
   c.lora_rank = static_cast<int>(*rank);
   if (*batch > 0) c.batch = static_cast<int>(*batch);
   if (*seq > 0) c.seq_len = static_cast<int>(*seq);
   c.gpus = static_cast<int>(*gpus);
-  c.checkpointing = *ckpt != 0;
+  c.checkpointing = *ckpt;
   c.zero = static_cast<int>(*zero);
-  c.pure_16bit = *pure != 0;
-  c.flash_attention = *flash != 0;
-  c.full_state_load = *full_load != 0;
+  c.tensor_parallel = static_cast<int>(*tp);
+  c.pipeline_parallel = static_cast<int>(*pp);
+  c.loss_chunks = static_cast<int>(*chunks);
+  c.grad_accum = static_cast<int>(*accum);
+  c.pure_16bit = *pure;
+  c.flash_attention = *flash;
+  c.full_state_load = *full_load;
+  c.activation_offload = *act_offload;
+  c.optimizer_in_backward = *in_backward;
   return c;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "catalog/toml_decode.h"
+#include "model/run_fields.h"
 #include "rigplan/recommend.h"
 #include "util/embedded_file.h"
 
@@ -53,37 +54,13 @@ const std::vector<FieldSpec<PresetRecord>>& preset_fields() {
   return kFields;
 }
 
-// A task reads its run settings straight into a RunConfig.
-struct TaskFields {
-  std::vector<FieldSpec<TaskRecord>> record;
-  std::vector<FieldSpec<RunConfig>> run;
-};
-
-const TaskFields& task_fields() {
+// A task reads its run settings straight into a RunConfig (model/run_fields.h).
+const std::vector<FieldSpec<TaskRecord>>& task_fields() {
   using T = TaskRecord;
-  using R = RunConfig;
   constexpr bool kRequired = true, kOptional = false;
-  static const TaskFields kFields = {
-      {
-          {"workload", &T::workload, kRequired},
-          {"share", &T::share, kOptional, "", {}, {0, 1e6, false}},
-      },
-      {
-          {"mode", &R::mode, kOptional, "", {"train", "infer", "prefill", "decode"}},
-          {"precision", &R::precision, kOptional, "", {"fp32", "tf32", "fp16", "bf16", "fp8"}},
-          {"weights", &R::weights, kOptional},
-          {"method", &R::method, kOptional, "", {"full", "lora", "qlora"}},
-          {"optimizer",
-           &R::optimizer,
-           kOptional,
-           "",
-           {"adamw", "adam8bit", "sgd", "sgd-momentum", "adafactor"}},
-          {"lora_rank", &R::lora_rank, kOptional, "", {}, {1, 4096, true}},
-          {"batch", &R::batch, kOptional, "", {}, {1, 1e6, true}},
-          {"seq_len", &R::seq_len, kOptional, "", {}, {1, 1e7, true}},
-          {"gen_tokens", &R::gen_tokens, kOptional, "", {}, {0, 1e7, true}},
-          {"checkpointing", &R::checkpointing, kOptional},
-      },
+  static const std::vector<FieldSpec<T>> kFields = {
+      {"workload", &T::workload, kRequired},
+      {"share", &T::share, kOptional, "", {}, {0, 1e6, false}},
   };
   return kFields;
 }
@@ -154,8 +131,8 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
             // Unknown keys are reported by the first pass only.
             std::vector<std::string_view> present;
             for (auto&& [k, v] : table) present.push_back(k.str());
-            decode_fields(sub, table, task_fields().record, task, keys_of(task_fields().run));
-            decode_fields(sub, table, task_fields().run, task.run, present);
+            decode_fields(sub, table, task_fields(), task, keys_of(run_config_fields()));
+            decode_fields(sub, table, run_config_fields(), task.run, present);
             preset.tasks.push_back({task.workload, task.run, task.share});
           }
         }

@@ -19,8 +19,15 @@ std::string run_summary(const RunConfig& c) {
     out += fmt::format(", {}", c.method);
     if (c.method != "full") out += fmt::format(" r={}", c.lora_rank);
     out += fmt::format(", {}", c.optimizer);
+    if (c.optimizer_in_backward) out += " in backward";
     if (c.checkpointing) out += ", checkpointing";
+    if (c.recompute == "selective") out += ", selective recompute";
+    if (c.activation_offload) out += ", activation offload";
+    if (c.loss_chunks != 1)
+      out +=
+          c.loss_chunks == 0 ? ", fused loss" : fmt::format(", loss in {} chunks", c.loss_chunks);
     if (c.zero > 0) out += fmt::format(", ZeRO-{}", c.zero);
+    if (c.offload != "none") out += fmt::format(", offload {}", c.offload);
   }
   out += fmt::format(", batch {}, seq {}", *c.batch, *c.seq_len);
   if (c.gpus > 1) out += fmt::format(", {} GPUs", c.gpus);
@@ -57,6 +64,11 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
     terms.push_back(
         {{"name", t.name}, {"gb", round2(t.gb)}, {"formula", t.formula}, {"values", t.values}});
   }
+  Json host_terms = Json::array();
+  for (const auto& t : e.host_terms) {
+    host_terms.push_back(
+        {{"name", t.name}, {"gb", round2(t.gb)}, {"formula", t.formula}, {"values", t.values}});
+  }
   return {{"workload", workload.id},
           {"gpu", gpu.id},
           {"config",
@@ -71,7 +83,13 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
             {"checkpointing", c.checkpointing},
             {"zero", c.zero},
             {"gpus", c.gpus},
-            {"offload", c.offload}}},
+            {"offload", c.offload},
+            {"recompute", c.recompute},
+            {"activation_offload", c.activation_offload},
+            {"optimizer_in_backward", c.optimizer_in_backward},
+            {"loss_chunks", c.loss_chunks},
+            {"grad_accum", c.grad_accum},
+            {"full_state_load", c.full_state_load}}},
           {"total_gb", round2(e.total_gb)},
           {"allocated_gb", round2(e.allocated_gb)},
           {"capacity_gb", round2(e.capacity_gb)},
@@ -82,6 +100,8 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
           {"min_gpus", e.min_gpus},
           {"breakdown", breakdown},
           {"terms", terms},
+          {"host_gb", round2(e.host_gb)},
+          {"host_terms", host_terms},
           {"suggestions", e.suggestions}};
 }
 
@@ -106,6 +126,12 @@ std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEs
   }
   table.add_row({"total", fmt::format("{:.2f}", e.total_gb)});
   out += table.render() + "\n";
+  if (!e.host_terms.empty()) {
+    std::vector<std::string> host;
+    for (const auto& t : e.host_terms) host.push_back(fmt::format("{} {:.2f} GB", t.name, t.gb));
+    out += fmt::format("In host memory, not on the GPU: {} ({:.2f} GB).\n", join(host, ", "),
+                       e.host_gb);
+  }
   out += verdict(workload, gpu, e);
   if (!explain) out += "Formulas: add --explain.\n";
   return out;

@@ -39,6 +39,13 @@ std::span<const EmbeddedFile> embedded_preset_files();
 
 namespace rigplan {
 
+// The fine-tuning recipes: data/recipes/*.toml.
+std::span<const EmbeddedFile> embedded_recipe_files();
+
+}  // namespace rigplan
+
+namespace rigplan {
+
 // The web page of `rigplan serve`: web/*.html, *.js and *.css.
 std::span<const EmbeddedFile> embedded_web_files();
 

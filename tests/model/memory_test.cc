@@ -83,11 +83,11 @@ TEST(MemoryModel, QloraKeepsEmbeddingsInSixteenBits) {
   c.batch = 1;
   c.seq_len = 1;
   const MemoryEstimate e = estimate("llama-2-7b", "rtx-4090", c);
-  EXPECT_EQ(e.config.weights, "nf4");
-  // Linear weights at 4.5 bits; embeddings and LM head (2 · 32000 · 4096) at 2 B; LoRA in fp32.
+  EXPECT_EQ(e.config.weights, "nf4-dq");  // QLoRA as its paper defines it: double-quantized
+  // Linear weights at 4.127 bits; embeddings and LM head (2 · 32000 · 4096) at 2 B; LoRA in fp32.
   const double linear = 6'738'415'616.0 - 2 * 131'072'000.0;
-  EXPECT_NEAR(term(e, "weights") * 1e9, linear * 4.5 / 8 + 2 * 131'072'000.0 * 2 + 4'194'304.0 * 4,
-              1);
+  EXPECT_NEAR(term(e, "weights") * 1e9,
+              linear * 4.127 / 8 + 2 * 131'072'000.0 * 2 + 4'194'304.0 * 4, 1);
 }
 
 TEST(MemoryModel, ZeroThreeShardsEverythingAcrossDataParallelGpus) {

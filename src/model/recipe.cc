@@ -1,0 +1,232 @@
+// Recipes as data (data/recipes/*.toml), decoded with the catalog's strict field tables.
+#include "rigplan/recipe.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "catalog/toml_decode.h"
+#include "model/run_fields.h"
+#include "util/embedded_file.h"
+
+namespace rigplan {
+
+const std::vector<FieldSpec<RunConfig>>& run_config_fields() {
+  using R = RunConfig;
+  constexpr bool kOptional = false;
+  static const std::vector<FieldSpec<R>> kFields = {
+      {"mode", &R::mode, kOptional, "", {"train", "infer", "prefill", "decode"}},
+      {"precision", &R::precision, kOptional, "", {"fp32", "tf32", "fp16", "bf16", "fp8"}},
+      {"weights", &R::weights, kOptional},
+      {"method", &R::method, kOptional, "", {"full", "lora", "qlora"}},
+      {"optimizer",
+       &R::optimizer,
+       kOptional,
+       "",
+       {"adamw", "adam8bit", "paged-adamw", "paged-adamw8bit", "sgd", "sgd-momentum", "adafactor"}},
+      {"lora_rank", &R::lora_rank, kOptional, "", {}, {1, 4096, true}},
+      {"lora_targets",
+       &R::lora_targets,
+       kOptional,
+       "",
+       {"q", "k", "v", "o", "gate", "up", "down", "all"}},
+      {"pure_16bit", &R::pure_16bit, kOptional},
+      {"batch", &R::batch, kOptional, "", {}, {1, 1e6, true}},
+      {"seq_len", &R::seq_len, kOptional, "", {}, {1, 1e7, true}},
+      {"gen_tokens", &R::gen_tokens, kOptional, "", {}, {0, 1e7, true}},
+      {"checkpointing", &R::checkpointing, kOptional},
+      {"recompute", &R::recompute, kOptional, "", {"none", "selective", "full"}},
+      {"activation_offload", &R::activation_offload, kOptional},
+      {"optimizer_in_backward", &R::optimizer_in_backward, kOptional},
+      {"loss_chunks", &R::loss_chunks, kOptional, "", {}, {0, 1024, true}},
+      {"grad_accum", &R::grad_accum, kOptional, "", {}, {1, 1e6, true}},
+      {"flash_attention", &R::flash_attention, kOptional},
+      {"zero", &R::zero, kOptional, "", {}, {0, 3, true}},
+      {"offload", &R::offload, kOptional, "", {"none", "optimizer", "cpu"}},
+      {"full_state_load", &R::full_state_load, kOptional},
+  };
+  return kFields;
+}
+
+namespace {
+
+using namespace toml_decode;
+
+struct RecipeRecord {
+  std::string id, tool, name, devices, config_file, as_of;
+};
+
+const std::vector<FieldSpec<RecipeRecord>>& recipe_fields() {
+  using R = RecipeRecord;
+  constexpr bool kRequired = true;
+  static const std::vector<FieldSpec<R>> kFields = {
+      {"id", &R::id, kRequired},
+      {"tool",
+       &R::tool,
+       kRequired,
+       "",
+       {"torchtune", "litgpt", "peft-trl", "unsloth", "axolotl", "deepspeed", "fsdp-qlora"}},
+      {"name", &R::name, kRequired},
+      {"devices", &R::devices, kRequired, "", {"single", "multi"}},
+      {"config_file", &R::config_file, kRequired},
+      {"as_of", &R::as_of, kRequired},
+  };
+  return kFields;
+}
+
+template <class T>
+std::vector<std::string_view> keys_of(const std::vector<FieldSpec<T>>& fields) {
+  std::vector<std::string_view> out;
+  for (const auto& f : fields) out.push_back(f.key);
+  return out;
+}
+
+void decode_recipe(RawEntry raw, Problems& problems, std::vector<Recipe>& out) {
+  const EntryContext ctx("recipe", raw, problems);
+  RecipeRecord record;
+  std::vector<std::string_view> also = keys_of(run_config_fields());
+  also.insert(also.end(), std::begin(kProvenanceKeys), std::end(kProvenanceKeys));
+  decode_fields(ctx, raw.table, recipe_fields(), record, also);
+  Recipe recipe{
+      record.id, record.tool, record.name, record.devices, record.config_file, record.as_of,
+      {},        {},          {}};
+  std::vector<std::string_view> present;
+  for (auto&& [k, v] : raw.table) present.push_back(k.str());
+  // Unknown keys are reported by the first pass only.
+  decode_fields(ctx, raw.table, run_config_fields(), recipe.run, present);
+  for (const auto& f : run_config_fields()) {
+    if (raw.table.get(f.key)) recipe.keys.emplace_back(f.key);
+  }
+  decode_provenance(ctx, run_config_fields(), recipe.provenance);
+  recipe.provenance.file = raw.table.source().path ? *raw.table.source().path : "";
+  recipe.provenance.line = static_cast<int>(raw.table.source().begin.line);
+  if (recipe.keys.empty()) ctx.error("", "a recipe sets at least one run setting");
+  for (const auto& r : out) {
+    if (r.id == recipe.id) ctx.error("id", "duplicate recipe id");
+  }
+  out.push_back(std::move(recipe));
+}
+
+// Copies the field `key` of `from` into `to`.
+void copy_field(std::string_view key, const RunConfig& from, RunConfig& to) {
+  for (const auto& f : run_config_fields()) {
+    if (f.key != key) continue;
+    std::visit([&](auto member) { to.*member = from.*member; }, f.member);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string_view> recipe_run_keys() { return keys_of(run_config_fields()); }
+
+Result<std::vector<Recipe>> load_recipes(const std::vector<CatalogFile>& files) {
+  Problems problems;
+  std::vector<Recipe> out;
+  for (const auto& file : files) {
+    auto parsed = parse_file(file, problems);
+    if (!parsed) continue;
+    for (auto&& [key, node] : *parsed) {
+      auto* array = node.as_array();
+      if (key.str() != "recipe" || !array || !array->is_array_of_tables()) {
+        problems.add(node.source(),
+                     fmt::format("unknown section '{}'; expected [[recipe]] entries", key.str()));
+        continue;
+      }
+      for (auto&& item : *array) {
+        RawEntry raw{std::move(*item.as_table()), ""};
+        if (const auto* id = raw.table.get_as<std::string>("id")) raw.id = id->get();
+        decode_recipe(std::move(raw), problems, out);
+      }
+    }
+  }
+  if (!problems.empty()) return problems.to_status();
+  return out;
+}
+
+const std::vector<Recipe>& embedded_recipes() {
+  // Parsed once; the embedded recipes are checked by the tests, so a failure is a programming
+  // error.
+  static const std::vector<Recipe> recipes = [] {
+    std::vector<CatalogFile> files;
+    for (const auto& f : embedded_recipe_files()) {
+      files.push_back({std::string(f.path), std::string(f.text)});
+    }
+    auto loaded = load_recipes(files);
+    if (!loaded) throw std::runtime_error(loaded.status().message());
+    return std::move(loaded).value();
+  }();
+  return recipes;
+}
+
+Result<const Recipe*> find_recipe(const std::vector<Recipe>& recipes, std::string_view name,
+                                  const std::string& method, bool method_given, int gpus) {
+  std::vector<std::string> names;
+  const Recipe* first = nullptr;
+  const Recipe* best = nullptr;
+  for (const auto& r : recipes) {
+    if (r.id == name) return &r;
+    names.push_back(r.id);
+    if (r.tool != name) continue;
+    if (!first) first = &r;
+    const bool method_ok = !method_given || r.run.method == method;
+    const bool devices_ok = (r.devices == "single") == (gpus == 1);
+    if (method_ok && devices_ok && !best) best = &r;
+  }
+  if (best) return best;
+  if (first) {
+    // The tool has no recipe for this method and device count: say which it has.
+    std::vector<std::string> ids;
+    for (const auto& r : recipes) {
+      if (r.tool == name) ids.push_back(r.id);
+    }
+    return Status::invalid_input(
+        fmt::format("--recipe {}: no {} recipe for {}{} on {}; its recipes are {}", name, name,
+                    method_given ? "--method " : "the default method", method_given ? method : "",
+                    gpus == 1 ? "one GPU" : fmt::format("{} GPUs", gpus), quoted_list(ids)));
+  }
+  for (const auto& r : recipes) {
+    if (std::find(names.begin(), names.end(), r.tool) == names.end()) names.push_back(r.tool);
+  }
+  return Status::invalid_input(fmt::format("unknown recipe '{}'; expected {}{}", name,
+                                           quoted_list(names),
+                                           did_you_mean(std::string(name), names)));
+}
+
+Result<RunConfig> apply_recipe(const Recipe& recipe, const RunConfig& given,
+                               std::span<const std::string> explicit_keys,
+                               const std::vector<Recipe>& all) {
+  if (recipe.devices == "single" && given.gpus > 1) {
+    std::vector<std::string> multi;
+    for (const auto& r : all) {
+      if (r.tool == recipe.tool && r.devices == "multi") multi.push_back(r.id);
+    }
+    return Status::invalid_input(fmt::format(
+        "recipe '{}' runs on one GPU, not {}{}", recipe.id, given.gpus,
+        multi.empty() ? std::string()
+                      : fmt::format("; for several GPUs use {}", quoted_list(multi, "or"))));
+  }
+  RunConfig out = given;
+  for (const auto& key : recipe.keys) {
+    if (std::find(explicit_keys.begin(), explicit_keys.end(), key) != explicit_keys.end()) continue;
+    copy_field(key, recipe.run, out);
+  }
+  // A recipe that checkpoints names its policy; an explicit --checkpointing or --recompute
+  // replaces both.
+  const bool policy_given =
+      std::find(explicit_keys.begin(), explicit_keys.end(), "checkpointing") !=
+          explicit_keys.end() ||
+      std::find(explicit_keys.begin(), explicit_keys.end(), "recompute") != explicit_keys.end();
+  if (policy_given) {
+    out.checkpointing = given.checkpointing;
+    out.recompute = given.recompute;
+  }
+  // Quantized weights belong to QLoRA: an explicit --method other than qlora drops them.
+  const bool method_given =
+      std::find(explicit_keys.begin(), explicit_keys.end(), "method") != explicit_keys.end();
+  const bool weights_given =
+      std::find(explicit_keys.begin(), explicit_keys.end(), "weights") != explicit_keys.end();
+  if (method_given && !weights_given && given.method != recipe.run.method) out.weights.clear();
+  return out;
+}
+
+}  // namespace rigplan

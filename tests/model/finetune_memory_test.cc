@@ -1,0 +1,234 @@
+// Fine-tuning memory as the tools run it: QLoRA's per-layer workspace, FSDP-QLoRA, offload,
+// paged and in-backward optimizers, chunked losses, activation offloading, and recipes.
+#include <gtest/gtest.h>
+
+#include "rigplan/memory.h"
+#include "rigplan/recipe.h"
+#include "test_support.h"
+
+namespace rigplan {
+namespace {
+
+const Workload& workload(const char* id) { return **testing::default_zoo().find(id); }
+const Gpu& gpu(const char* id) { return *testing::default_catalog().gpu(id); }
+
+double term(const std::vector<MemoryTerm>& terms, std::string_view name) {
+  for (const auto& t : terms) {
+    if (t.name == name) return t.gb;
+  }
+  return 0;
+}
+
+MemoryEstimate estimate(const char* w, const char* g, RunConfig c) {
+  auto e = estimate_memory(workload(w), gpu(g), c);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  return std::move(e).value();
+}
+
+RunConfig qlora_70b() {
+  RunConfig c;
+  c.method = "qlora";
+  c.precision = "bf16";
+  c.batch = 1;
+  c.seq_len = 2048;
+  c.checkpointing = true;
+  return c;
+}
+
+// The QLoRA paper fine-tuned a 65B model on one 48 GB GPU with checkpointing; Llama 3 70B, at
+// batch 1 and 2,048 tokens, fits an RTX A6000 too.
+TEST(FinetuneMemory, SeventyBillionQloraFitsOneFortyEightGigabyteCard) {
+  const MemoryEstimate e = estimate("llama-3-70b", "rtx-a6000", qlora_70b());
+  EXPECT_TRUE(e.fits) << e.total_gb;
+  EXPECT_LT(e.total_gb, 51.54);
+  // The dequantization workspace is one matrix, not a share of the model: 8192 · 28672 · 2 B.
+  EXPECT_NEAR(term(e.terms, "dequantized_matrix"), 8192.0 * 28672 * 2 / 1e9, 1e-9);
+}
+
+// FSDP-QLoRA shards the 4-bit weights: its defaults (batch 1, 512 tokens, shards offloaded to
+// host memory) run Llama 2 70B on two 24 GB cards; sharded without offload, each card holds
+// half the 4-bit weights.
+TEST(FinetuneMemory, FsdpQloraShardsTheFourBitWeights) {
+  RunConfig c = qlora_70b();
+  const MemoryEstimate one = estimate("llama-2-70b", "rtx-3090", c);
+  c.gpus = 2;
+  c.zero = 3;
+  const MemoryEstimate two = estimate("llama-2-70b", "rtx-3090", c);
+  EXPECT_NEAR(term(two.terms, "weights"), term(one.terms, "weights") / 2, 1e-3);
+  // Two gathered layers in 4 bit: 2 · 855,654,400 parameters per layer · 4.127/8 B.
+  EXPECT_NEAR(term(two.terms, "gathered_layers"), 2 * 855'654'400.0 * 4.127 / 8 / 1e9, 1e-3);
+
+  const auto& recipes = embedded_recipes();
+  auto recipe = find_recipe(recipes, "fsdp-qlora", "", false, 2);
+  ASSERT_TRUE(recipe.ok()) << recipe.status().message();
+  RunConfig given;
+  given.gpus = 2;
+  auto run = apply_recipe(**recipe, given, {}, recipes);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const MemoryEstimate fsdp_qlora = estimate("llama-2-70b", "rtx-3090", *run);
+  EXPECT_TRUE(fsdp_qlora.fits) << fsdp_qlora.total_gb;
+  EXPECT_EQ(term(fsdp_qlora.terms, "weights"), 0);  // in host memory
+  EXPECT_NEAR(term(fsdp_qlora.host_terms, "weights"), term(two.terms, "weights"), 0.05);
+}
+
+// LitGPT's FSDP LoRA peaks (validation/memory.csv, A100 40GB, bf16-true, r 8 on q and v) are
+// the step plus the unsharded weights of the full-state-dict load.
+TEST(FinetuneMemory, FullStateLoadKeepsTheUnshardedWeights) {
+  RunConfig c;
+  c.method = "lora";
+  c.precision = "bf16";
+  c.pure_16bit = true;
+  c.lora_targets = {"q", "v"};
+  c.batch = 1;
+  c.seq_len = 1304;
+  c.checkpointing = true;
+  c.gpus = 2;
+  c.zero = 3;
+  c.full_state_load = true;
+  const MemoryEstimate e = estimate("llama-2-7b", "a100-sxm4-40gb", c);
+  EXPECT_NEAR(term(e.terms, "full_state_dict"), 6'738'415'616.0 * 2 / 1e9, 1e-6);
+  EXPECT_NEAR(e.allocated_gb, 22.18, 22.18 * 0.05);  // measured, 2 GPUs
+  c.gpus = 4;
+  c.seq_len = 1304;
+  const MemoryEstimate thirteen = estimate("llama-2-13b", "a100-sxm4-40gb", c);
+  EXPECT_NEAR(thirteen.allocated_gb, 35.57, 35.57 * 0.05);  // measured, 4 GPUs
+}
+
+TEST(FinetuneMemory, OptimizerInBackwardKeepsOneGradient) {
+  RunConfig c;
+  c.precision = "bf16";
+  c.pure_16bit = true;
+  c.batch = 1;
+  c.seq_len = 1;
+  c.optimizer_in_backward = true;
+  const MemoryEstimate e = estimate("llama-3.1-8b", "rtx-4090", c);
+  // The largest tensor is the embedding, 128256 · 4096, in bf16.
+  EXPECT_NEAR(term(e.terms, "gradients"), 128256.0 * 4096 * 2 / 1e9, 1e-9);
+}
+
+TEST(FinetuneMemory, PagedAndOffloadedStateIsInHostMemory) {
+  RunConfig c;
+  c.precision = "bf16";
+  c.pure_16bit = true;
+  c.batch = 1;
+  c.seq_len = 1;
+  c.optimizer = "paged-adamw8bit";
+  const MemoryEstimate paged = estimate("llama-3.1-8b", "rtx-4090", c);
+  EXPECT_EQ(term(paged.terms, "optimizer"), 0);
+  const double p = 8'030'261'248.0;                                           // Llama 3.1 8B
+  EXPECT_NEAR(term(paged.host_terms, "optimizer_paged"), p * 2 / 1e9, 1e-6);  // 2 × 1 B
+
+  c.optimizer = "adamw";
+  c.pure_16bit = false;
+  c.offload = "optimizer";  // ZeRO-Offload: fp32 master and moments on the host
+  const MemoryEstimate offloaded = estimate("llama-3.1-8b", "rtx-4090", c);
+  EXPECT_NEAR(term(offloaded.terms, "weights"), p * 2 / 1e9, 1e-6);  // 16-bit working copy
+  EXPECT_NEAR(term(offloaded.terms, "gradients"), p * 2 / 1e9, 1e-6);
+  EXPECT_NEAR(term(offloaded.host_terms, "optimizer"), p * 8 / 1e9, 1e-6);
+  EXPECT_NEAR(term(offloaded.host_terms, "master_weights"), p * 4 / 1e9, 1e-6);
+  EXPECT_NEAR(offloaded.host_gb, p * 12 / 1e9, 1e-6);
+}
+
+TEST(FinetuneMemory, ChunkedAndFusedLossesKeepLessOfTheLogits) {
+  RunConfig c;
+  c.method = "lora";
+  c.precision = "bf16";
+  c.batch = 2;
+  c.seq_len = 2048;
+  const double logits = 2.0 * 2048 * 128256;
+  EXPECT_NEAR(term(estimate("llama-3.1-8b", "rtx-4090", c).terms, "logits"), logits * 6 / 1e9,
+              1e-9);
+  c.loss_chunks = 8;  // torchtune: bf16 logits, one fp32 chunk at a time
+  EXPECT_NEAR(term(estimate("llama-3.1-8b", "rtx-4090", c).terms, "logits"),
+              logits * (2 + 4.0 / 8) / 1e9, 1e-9);
+  c.loss_chunks = 0;  // a fused kernel: no fp32 copy
+  EXPECT_NEAR(term(estimate("llama-3.1-8b", "rtx-4090", c).terms, "logits"), logits * 2 / 1e9,
+              1e-9);
+}
+
+TEST(FinetuneMemory, ActivationOffloadKeepsTwoLayerInputs) {
+  RunConfig c;
+  c.method = "lora";
+  c.precision = "bf16";
+  c.batch = 1;
+  c.seq_len = 4096;
+  c.checkpointing = true;
+  const MemoryEstimate kept = estimate("llama-3.1-8b", "rtx-4090", c);
+  c.activation_offload = true;
+  const MemoryEstimate offloaded = estimate("llama-3.1-8b", "rtx-4090", c);
+  // 32 checkpointed inputs of 4096 · 4096 · 2 B become 2 in flight.
+  EXPECT_NEAR(term(kept.terms, "activations") - term(offloaded.terms, "activations"),
+              30.0 * 4096 * 4096 * 2 / 1e9, 1e-9);
+}
+
+TEST(FinetuneMemory, RecomputePolicyMustAgreeWithCheckpointing) {
+  RunConfig c;
+  c.checkpointing = true;
+  c.recompute = "selective";
+  auto e = estimate_memory(workload("llama-2-7b"), gpu("rtx-4090"), c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "--checkpointing recomputes every layer; it contradicts --recompute selective");
+  c.checkpointing = false;
+  c.recompute = "everything";
+  e = estimate_memory(workload("llama-2-7b"), gpu("rtx-4090"), c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "--recompute 'everything' is not accepted; expected 'none', 'selective' or 'full'");
+}
+
+TEST(Recipes, EmbeddedRecipesLoadAndNameTheirSources) {
+  const auto& recipes = embedded_recipes();
+  ASSERT_GE(recipes.size(), 15u);
+  for (const auto& r : recipes) {
+    EXPECT_FALSE(r.provenance.source.empty()) << r.id;
+    EXPECT_FALSE(r.keys.empty()) << r.id;
+    RunConfig given;
+    given.gpus = r.devices == "single" ? 1 : 2;
+    auto run = apply_recipe(r, given, {}, recipes);
+    ASSERT_TRUE(run.ok()) << r.id << ": " << run.status().message();
+    auto e = estimate_memory(workload("llama-3.1-8b"), gpu("h100-sxm5-80gb"), *run);
+    EXPECT_TRUE(e.ok()) << r.id << ": " << e.status().message();
+  }
+}
+
+TEST(Recipes, ExplicitOptionsWinOverTheRecipe) {
+  const auto& recipes = embedded_recipes();
+  auto recipe = find_recipe(recipes, "torchtune", "qlora", true, 1);
+  ASSERT_TRUE(recipe.ok()) << recipe.status().message();
+  EXPECT_EQ((*recipe)->id, "torchtune-qlora-single-device");
+  RunConfig given;
+  given.batch = 8;
+  const std::vector<std::string> keys = {"batch"};
+  auto run = apply_recipe(**recipe, given, keys, recipes);
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(*run->batch, 8);                // given
+  EXPECT_EQ(run->loss_chunks, 8);           // the recipe's
+  EXPECT_EQ(run->weights, "nf4-dq");        // the recipe's
+  EXPECT_TRUE(run->checkpointing);          // the recipe's
+  EXPECT_EQ(run->lora_targets.size(), 7u);  // q, k, v, o, gate, up, down
+}
+
+TEST(Recipes, BadNamesAndDeviceCountsAreExplained) {
+  const auto& recipes = embedded_recipes();
+  auto unknown = find_recipe(recipes, "torchtun", "full", false, 1);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("did you mean 'torchtune'?"), std::string::npos)
+      << unknown.status().message();
+  auto single = find_recipe(recipes, "unsloth", "full", false, 1);
+  ASSERT_TRUE(single.ok());
+  RunConfig four;
+  four.gpus = 4;
+  auto run = apply_recipe(**single, four, {}, recipes);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().message(), "recipe 'unsloth' runs on one GPU, not 4");
+  auto litgpt = find_recipe(recipes, "litgpt-lora", "", false, 1);
+  ASSERT_TRUE(litgpt.ok());
+  run = apply_recipe(**litgpt, four, {}, recipes);
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.status().message(),
+            "recipe 'litgpt-lora' runs on one GPU, not 4; for several GPUs use 'litgpt-lora-fsdp'");
+}
+
+}  // namespace
+}  // namespace rigplan
