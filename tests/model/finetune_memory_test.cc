@@ -68,7 +68,10 @@ TEST(FinetuneMemory, FsdpQloraShardsTheFourBitWeights) {
   const MemoryEstimate fsdp_qlora = estimate("llama-2-70b", "rtx-3090", *run);
   EXPECT_TRUE(fsdp_qlora.fits) << fsdp_qlora.total_gb;
   EXPECT_EQ(term(fsdp_qlora.terms, "weights"), 0);  // in host memory
-  EXPECT_NEAR(term(fsdp_qlora.host_terms, "weights"), term(two.terms, "weights"), 0.05);
+  // The same 4-bit shard, plus rank-64 adapters on every projection (828 M parameters, bf16,
+  // halved): 0.83 GB more than rank 8 on q and v.
+  EXPECT_NEAR(term(fsdp_qlora.host_terms, "weights") - term(two.terms, "weights"), 0.83 - 0.03,
+              0.02);
 }
 
 // LitGPT's FSDP LoRA peaks (validation/memory.csv, A100 40GB, bf16-true, r 8 on q and v) are
