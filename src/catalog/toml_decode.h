@@ -198,6 +198,7 @@ bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
           const auto* array = node.as_array();
           if (!array) return type_error();
           bool ok = true;
+          target.clear();  // the file's list replaces the default, it does not extend it
           for (const auto& item : *array) {
             const auto* s = item.as_string();
             if (!s) return type_error();

@@ -216,8 +216,14 @@ TEST(Recipes, BadNamesAndDeviceCountsAreExplained) {
   const auto& recipes = embedded_recipes();
   auto unknown = find_recipe(recipes, "torchtun", "full", false, 1);
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.status().message().find("did you mean 'torchtune'?"), std::string::npos)
-      << unknown.status().message();
+  EXPECT_EQ(unknown.status().message(),
+            "unknown recipe 'torchtun'; expected 'torchtune-lora-single-device', "
+            "'torchtune-qlora-single-device', 'torchtune-full-single-device', 'torchtune-lora', "
+            "'torchtune-qlora', 'torchtune-full', 'litgpt-lora', 'litgpt-qlora', "
+            "'litgpt-lora-fsdp', 'peft-trl-lora', 'peft-trl-qlora', 'unsloth', 'unsloth-lora', "
+            "'axolotl-qlora', 'axolotl-lora', 'deepspeed-zero3', 'deepspeed-zero3-offload', "
+            "'fsdp-qlora', 'torchtune', 'litgpt', 'peft-trl', 'axolotl' or 'deepspeed' (did you "
+            "mean 'torchtune', 'torchtune-lora' or 'torchtune-full'?)");
   auto single = find_recipe(recipes, "unsloth", "full", false, 1);
   ASSERT_TRUE(single.ok());
   RunConfig four;
