@@ -49,4 +49,26 @@ Result<std::vector<const Cpu*>> query_cpus(const Catalog& catalog, const CpuQuer
 Result<std::vector<const Offer*>> query_offers(const Catalog& catalog, const OfferQuery& query);
 Result<std::vector<const Region*>> query_regions(const Catalog& catalog, const RegionQuery& query);
 
+// `rigplan overview`: the GPUs of a query that have a new price, by memory bandwidth per 1,000
+// USD of it, best first (Dettmers 2023: memory bandwidth is the best single indicator of deep-
+// learning speed, 16-bit tensor throughput the next).
+struct BudgetGpu {
+  const Gpu* gpu = nullptr;
+  PriceQuote price;                     // new price (new_price)
+  double gbps_per_kusd = 0;             // memory bandwidth per 1,000 USD
+  std::optional<double> tensor_tflops;  // dense BF16, else FP16 tensor throughput
+  std::optional<double> tflops_per_kusd;
+};
+Result<std::vector<BudgetGpu>> budget_gpus(const Catalog& catalog, const GpuQuery& query);
+
+// A number of GPUs of a kind, as written on a command line: "4x rtx-4090", "4x RTX 4090" or
+// "rtx-4090" (one). A malformed or out-of-range count is a kInvalidInput Status naming
+// `option`; an unknown GPU a kNotFound Status with the closest names.
+struct GpuCount {
+  const Gpu* gpu = nullptr;
+  int count = 1;
+};
+Result<GpuCount> parse_gpu_count(const Catalog& catalog, std::string_view spec,
+                                 std::string_view option);
+
 }  // namespace rigplan

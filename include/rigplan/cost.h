@@ -79,6 +79,12 @@ inline constexpr std::string_view kDefaultDcPue = "average datacentre (Uptime 20
 // `datacenter`: the PUE default is a datacentre's (kDatacenterPue) rather than an office's (1.0).
 Result<SiteEnergy> site_energy(const Catalog& catalog, std::string_view region, bool datacenter);
 
+// Where an owned machine runs: the region's office (a tower) or server room (a rack,
+// kDatacenterPue unless the region has its own PUE), with --electricity and --pue replacing the
+// region's figures. A region without an electricity price is a kInvalidInput Status.
+Result<SiteEnergy> owner_site(const Catalog& catalog, std::string_view region, bool rack,
+                              std::optional<double> usd_per_kwh, std::optional<double> pue);
+
 // Share of a GPU's purchase value left after `years` (kValueRetention* by segment).
 double resale_fraction(const Gpu& gpu, double years);
 
@@ -121,6 +127,16 @@ struct RentCost {
   double co2_embodied_kg = 0;  // hours over the hardware's life at the cloud's utilisation
 };
 RentCost rent_cost(const RentInputs& in, double hours);
+
+// Renting `count` GPUs of a kind at `usd_per_hour`: one model for `cost` and `recommend`. The
+// instances draw their GPUs at `gpu_load` of board power plus their host (the base system that
+// would hold the GPUs, or a share of the smallest one that holds more), and carry that
+// hardware's embodied carbon. They run in the offer's region (`region` when it names none, or
+// without an offer) at its datacentre PUE: kHyperscalePue at a hyperscaler in a region with no
+// PUE of its own, else the region's or kDatacenterPue.
+Result<RentInputs> rent_inputs(const Catalog& catalog, const Gpu& gpu, int count,
+                               double usd_per_hour, double gpu_load, const Offer* offer,
+                               std::string_view region);
 
 // When owning becomes cheaper than renting the same hours.
 struct BreakEven {
@@ -170,7 +186,8 @@ struct CostRequest {
   std::optional<double> capex_usd;      // replaces the catalog price of GPUs and system
   const Workload* workload = nullptr;   // none: plain GPU-hours at full board power
   RunConfig run;
-  double utilisation = 0.5;  // share of calendar time the owned machine is busy
+  double utilisation = 0.5;               // share of calendar time the owned machine is busy
+  std::optional<double> hours_per_month;  // busy hours a month, replacing `utilisation`
   double horizon_months = 36;
   std::string region = "us";
   std::optional<double> electricity_usd_per_kwh;

@@ -129,4 +129,47 @@ Result<const Preset*> find_preset(const std::vector<Preset>& presets, std::strin
 // The demand of a preset with its workloads resolved from the zoo.
 Result<Demand> preset_demand(const Preset& preset, const Zoo& zoo);
 
+// Constraints as given on a command line or in an API request: each one given replaces the
+// preset's (or the default).
+struct ConstraintOptions {
+  std::optional<double> budget_usd;
+  std::optional<std::string> region;
+  std::optional<double> utilisation;
+  std::optional<double> horizon_months;
+  std::optional<std::string> acquire;
+  std::optional<std::string> condition;
+  std::optional<double> max_power_w;
+  std::optional<std::string> circuit;
+  std::optional<int> max_gpus;
+  std::optional<std::string> system;
+  std::optional<double> power_limit;
+  std::optional<double> electricity_usd_per_kwh;
+  std::optional<double> pue;
+  bool no_resale = false;
+};
+
+// A recommendation as asked: a preset, a workload, or a preset with its tasks replaced by a
+// workload; one job size at most (a preset has its own); and the constraints given.
+struct RecommendRequest {
+  std::string preset;                // a preset id, or ""
+  std::optional<Workload> workload;  // replaces the preset's tasks
+  RunConfig run;                     // of `workload`
+  std::optional<double> tokens, samples, images, epochs, hours_per_month;
+  std::optional<std::string> reference_gpu;
+  ConstraintOptions constraints;
+  // --build: owned options are this machine with `machine_gpu_count` of `machine_gpu` only.
+  const BaseSystem* machine = nullptr;
+  std::string machine_gpu;
+  int machine_gpu_count = 0;
+};
+
+struct ResolvedRequest {
+  Demand demand;
+  Constraints constraints;
+};
+// The demand and constraints of a request. No workload and no preset, no job size for a
+// workload, or more than one job size is a kInvalidInput Status; so is an unknown preset.
+Result<ResolvedRequest> resolve_request(const RecommendRequest& request,
+                                        const std::vector<Preset>& presets, const Zoo& zoo);
+
 }  // namespace rigplan

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rigplan/catalog.h"
+#include "rigplan/catalog_query.h"
 
 namespace rigplan::report {
 
@@ -41,6 +42,11 @@ Json to_json(const Region& region);
 Json to_json(const Interconnect& interconnect);
 Json to_json(const BaseSystem& system);
 Json to_json(const Circuit& circuit);
+
+// `rigplan overview`: the catalog's counts and the GPUs for a budget (budget_gpus).
+Json overview_json(const Catalog& catalog, const std::vector<BudgetGpu>& gpus);
+std::string overview_text(const Catalog& catalog, const GpuQuery& query,
+                          const std::vector<BudgetGpu>& gpus);
 
 // Every field with its value, unit and source, as a table, followed by the entry's provenance.
 std::string show_text(const Gpu& gpu);
@@ -88,6 +94,7 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
 
 }  // namespace rigplan::report
 
+#include "rigplan/compare.h"
 #include "rigplan/cost.h"
 #include "rigplan/recommend.h"
 
@@ -109,18 +116,21 @@ std::string cost_html(const CostComparison& comparison, const std::string& date)
 // front, the rejected count by constraint, relaxations and assumptions.
 Json to_json(const Recommendation& recommendation, size_t top);
 std::string recommend_text(const Recommendation& recommendation, size_t top, bool explain);
+// `rigplan recommend --presets`: each preset's id, name, description (and Dettmers' pick).
+Json presets_json(const std::vector<Preset>& presets);
+std::string presets_text(const std::vector<Preset>& presets);
 // How a compared GPU holds the run: "yes", "yes, batch 96" (a smaller batch than the requested
 // one, the largest that fits) or "no (offloaded)".
 std::string fit_label(const Prediction& prediction, int requested_batch);
 
+// `rigplan compare`: {"workload", "reference", "batch_per_gpu", "gpus": [the prediction of each
+// with "relative", price, performance per kUSD of the card and of each system, per kW]}.
+Json to_json(const Workload& workload, const Comparison& comparison);
+std::string compare_text(const Comparison& comparison);
 // `rigplan compare --html`: relative performance bars (as in Dettmers' charts) and performance
-// per 1,000 USD for the card and for 1, 2, 4 and 8-GPU systems, with a table.
-// `predictions[i]` and `values[i]` are of `gpus[i]`; a GPU run at a smaller batch or offloaded
-// says so (fit_label).
-std::string compare_html(const std::string& what, int requested_batch, const std::string& reference,
-                         const std::vector<const Gpu*>& gpus,
-                         const std::vector<Prediction>& predictions,
-                         const std::vector<GpuValue>& values, const std::string& date);
+// per 1,000 USD for the card and for 1, 2, 4 and 8-GPU systems, with a table. A GPU run at a
+// smaller batch or offloaded says so (fit_label).
+std::string compare_html(const Comparison& comparison, const std::string& date);
 
 // A self-contained HTML page: the request, the ranked table with reasons, cost against time with
 // the Pareto front, total cost per option, relaxations and assumptions.

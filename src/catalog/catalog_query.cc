@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 
 #include "rigplan/schema.h"
 #include "util/strings.h"
@@ -162,6 +164,52 @@ Result<std::vector<const Region*>> query_regions(const Catalog& catalog, const R
     out.push_back(r);
   }
   if (Status s = sort_entries(out, region_fields(), query.sort); !s.ok()) return s;
+  return out;
+}
+
+Result<std::vector<BudgetGpu>> budget_gpus(const Catalog& catalog, const GpuQuery& query) {
+  auto found = query_gpus(catalog, query);
+  if (!found) return found.status();
+  std::vector<BudgetGpu> out;
+  for (const Gpu* g : *found) {
+    const auto price = new_price(*g);
+    if (!price) continue;
+    BudgetGpu b{g, *price, g->mem_bandwidth_gbps / price->usd * 1000, {}, {}};
+    b.tensor_tflops = g->bf16_tflops ? g->bf16_tflops : g->fp16_tflops;
+    if (b.tensor_tflops) b.tflops_per_kusd = *b.tensor_tflops / price->usd * 1000;
+    out.push_back(b);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const BudgetGpu& a, const BudgetGpu& b) {
+    return a.gbps_per_kusd > b.gbps_per_kusd;
+  });
+  return out;
+}
+
+Result<GpuCount> parse_gpu_count(const Catalog& catalog, std::string_view spec,
+                                 std::string_view option) {
+  // The most GPUs one count may name: a large cluster.
+  constexpr int kMaxCount = 100'000;
+  const std::string text = trim(spec);
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  GpuCount out;
+  std::string name = text;
+  if (digits > 0) {
+    const bool times = digits < text.size() && (text[digits] == 'x' || text[digits] == 'X');
+    int count = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + digits, count);
+    if (!times || ec != std::errc() || end != text.data() + digits || count < 1 ||
+        count > kMaxCount || trim(text.substr(digits + 1)).empty()) {
+      return Status::invalid_input(
+          fmt::format("{} '{}': expected COUNTx GPU with a count of 1 to {}, e.g. 4x rtx-4090",
+                      option, text, format_number(kMaxCount)));
+    }
+    out.count = count;
+    name = trim(text.substr(digits + 1));
+  }
+  auto gpu = catalog.find_gpu(name);
+  if (!gpu) return gpu.status();
+  out.gpu = *gpu;
   return out;
 }
 

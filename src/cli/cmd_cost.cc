@@ -4,20 +4,20 @@
 #include "util/strings.h"
 
 namespace rigplan::cli {
+namespace {
 
-void add_cost_command(CLI::App& app, CliContext& ctx) {
-  auto& o = ctx.keep<RunOptions>();
-  auto& r = ctx.keep<CostRequest>();
-  auto& offers = ctx.keep<std::string>();
-  auto& build_file = ctx.keep<std::string>();
-  auto& html_file = ctx.keep<std::string>();
-  auto& explain = ctx.keep<bool>(false);
-  auto& no_resale = ctx.keep<bool>(false);
-  auto* cmd = app.add_subcommand(
-      "cost", "Buy vs rent: owning a machine over a horizon against cloud offers, with break-even");
-  add_run_options(cmd, o);
+struct CostOptions {
+  RunOptions run;
+  CostRequest request;
+  std::string offers, build_file, html_file;
+  bool explain = false;
+  bool no_resale = false;
+};
+
+void add_machine_options(CLI::App* cmd, CostOptions& o) {
+  CostRequest& r = o.request;
   auto* gpu = cmd->add_option("--gpu", r.gpu, "GPU id or name of the owned machine");
-  cmd->add_option("--build", build_file,
+  cmd->add_option("--build", o.build_file,
                   "A build file (docs/builds.md): the machine, its GPUs and its price")
       ->excludes(gpu);
   cmd->add_option("--gpus", r.count, "GPUs in the machine (1-8)")->capture_default_str();
@@ -26,15 +26,18 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
                   "Base system id (default: the cheapest that holds the GPUs)");
   cmd->add_option("--price", r.capex_usd,
                   "Price of the whole machine in USD, replacing the catalog's");
-  auto& hours_per_month = ctx.keep<std::optional<double>>();
   auto* utilisation =
       cmd->add_option("--utilisation", r.utilisation, "Share of the time the machine is busy (0-1]")
           ->capture_default_str();
-  cmd->add_option("--hours-per-month", hours_per_month,
+  cmd->add_option("--hours-per-month", r.hours_per_month,
                   "Busy hours a month, instead of --utilisation")
       ->excludes(utilisation);
   cmd->add_option("--horizon-months", r.horizon_months, "Months of ownership")
       ->capture_default_str();
+}
+
+void add_site_options(CLI::App* cmd, CostOptions& o) {
+  CostRequest& r = o.request;
   cmd->add_option("--region", r.region, "Region for electricity price and grid carbon")
       ->capture_default_str();
   cmd->add_option("--electricity", r.electricity_usd_per_kwh,
@@ -45,54 +48,66 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
                   "Average draw at the wall while busy, W, replacing the model's");
   cmd->add_option("--power-limit", r.power_limit, "Cap GPU power at this fraction of board power")
       ->capture_default_str();
-  cmd->add_option("--offer", offers,
+  cmd->add_option("--offer", o.offers,
                   "Comma-separated offer ids to compare (default: same GPU and count)");
   cmd->add_option("--rent", r.rent_usd_per_hour, "Compare with renting at this USD per hour");
-  cmd->add_flag("--no-resale", no_resale, "Do not count the GPUs' resale value at the end");
-  cmd->add_flag("--explain", explain, "How each number is computed");
+  cmd->add_flag("--no-resale", o.no_resale, "Do not count the GPUs' resale value at the end");
+}
+
+void run_cost(CliContext& ctx, const CostOptions& o) {
+  auto loaded = ctx.load();
+  if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+  const Catalog& catalog = **loaded;
+  CostRequest r = o.request;
+  std::optional<Workload> workload;
+  if (!o.run.workload.empty() || !o.run.hf_config.empty()) {
+    auto zoo = ctx.load_zoo();
+    if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
+    auto w = ctx.resolve_workload(**zoo, o.run.workload, o.run.hf_config);
+    if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
+    workload = std::move(w).value();
+    r.workload = &*workload;
+    auto run = run_config(o.run);
+    if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
+    r.run = *run;
+  }
+  std::optional<BuildMachine> machine;
+  if (!o.build_file.empty()) {
+    auto m = load_build_machine(o.build_file, catalog);
+    if (!m) return void(ctx.exit_code = ctx.fail(m.status()));
+    machine = std::move(m).value();
+    r.gpu = machine->build.gpu->id;
+    r.count = machine->build.gpu_count;
+    r.machine = &machine->machine;
+  } else if (r.gpu.empty()) {
+    return void(ctx.exit_code = ctx.fail(
+                    Status::invalid_input("name the owned machine: --gpu ID or --build FILE")));
+  }
+  r.offers = split(o.offers, ',');
+  r.resale = !o.no_resale;
+  auto c = compare_costs(r, catalog, embedded_calibration());
+  if (!c) return void(ctx.exit_code = ctx.fail(c.status()));
+  if (!o.html_file.empty() &&
+      ctx.emit_html(o.html_file, report::cost_html(*c, today().to_string())))
+    return;
+  if (ctx.json) return ctx.print_json(report::to_json(*c));
+  *ctx.out << report::cost_text(*c, o.explain);
+}
+
+}  // namespace
+
+void add_cost_command(CLI::App& app, CliContext& ctx) {
+  auto& o = ctx.keep<CostOptions>();
+  auto* cmd = app.add_subcommand(
+      "cost", "Buy vs rent: owning a machine over a horizon against cloud offers, with break-even");
+  add_run_options(cmd, o.run);
+  add_machine_options(cmd, o);
+  add_site_options(cmd, o);
+  cmd->add_flag("--explain", o.explain, "How each number is computed");
   cmd->add_option(
-      "--html", html_file,
+      "--html", o.html_file,
       "Also write a self-contained HTML report with the cost-over-time chart (-: to stdout only)");
-  cmd->callback([&ctx, &o, &r, &offers, &build_file, &html_file, &explain, &no_resale,
-                 &hours_per_month] {
-    auto loaded = ctx.load();
-    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
-    const Catalog& catalog = **loaded;
-    std::optional<Workload> workload;
-    if (!o.workload.empty() || !o.hf_config.empty()) {
-      auto loaded_zoo = ctx.load_zoo();
-      if (!loaded_zoo) return void(ctx.exit_code = ctx.fail(loaded_zoo.status()));
-      const Zoo& zoo = **loaded_zoo;
-      auto w = ctx.resolve_workload(zoo, o.workload, o.hf_config);
-      if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
-      workload = std::move(w).value();
-      r.workload = &*workload;
-      auto run = run_config(o);
-      if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
-      r.run = *run;
-    }
-    if (hours_per_month) r.utilisation = *hours_per_month / (365.0 * 24 / 12);
-    std::optional<BuildMachine> machine;
-    if (!build_file.empty()) {
-      auto m = load_build_machine(build_file, catalog);
-      if (!m) return void(ctx.exit_code = ctx.fail(m.status()));
-      machine = std::move(m).value();
-      r.gpu = machine->build.gpu->id;
-      r.count = machine->build.gpu_count;
-      r.machine = &machine->machine;
-    } else if (r.gpu.empty()) {
-      return void(ctx.exit_code = ctx.fail(
-                      Status::invalid_input("name the owned machine: --gpu ID or --build FILE")));
-    }
-    r.offers = split(offers, ',');
-    r.resale = !no_resale;
-    auto c = compare_costs(r, catalog, embedded_calibration());
-    if (!c) return void(ctx.exit_code = ctx.fail(c.status()));
-    if (!html_file.empty() && ctx.emit_html(html_file, report::cost_html(*c, today().to_string())))
-      return;
-    if (ctx.json) return ctx.print_json(report::to_json(*c));
-    *ctx.out << report::cost_text(*c, explain);
-  });
+  cmd->callback([&ctx, &o] { run_cost(ctx, o); });
 }
 
 }  // namespace rigplan::cli

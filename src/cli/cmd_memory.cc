@@ -6,14 +6,57 @@
 
 namespace rigplan::cli {
 
+namespace {
+
+struct MemoryOptions {
+  RunOptions run;
+  std::string gpu;
+  bool explain = false;
+  std::string html_file;
+};
+
+// The breakdown at the batch asked, at batch 1 and at the largest batch that fits.
+std::vector<std::pair<std::string, MemoryEstimate>> html_bars(const Workload& workload,
+                                                              const Gpu& gpu,
+                                                              const MemoryEstimate& estimate) {
+  std::vector<std::pair<std::string, MemoryEstimate>> bars = {
+      {fmt::format("batch {} (asked)", *estimate.config.batch), estimate}};
+  for (int batch : {1, estimate.max_batch}) {
+    if (batch < 1 || batch == *estimate.config.batch || (batch == 1 && bars.size() > 1)) continue;
+    RunConfig other = estimate.config;
+    other.batch = batch;
+    auto e = estimate_memory(workload, gpu, other, /*with_searches=*/false);
+    if (e)
+      bars.emplace_back(fmt::format("batch {}{}", batch,
+                                    batch == estimate.max_batch ? " (largest that fits)" : ""),
+                        *e);
+  }
+  return bars;
+}
+
+void run_memory(CliContext& ctx, const MemoryOptions& o) {
+  auto inputs = ctx.load_run_inputs(o.run.workload, o.run.hf_config);
+  if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
+  const Workload& workload = inputs->workload;
+  auto gpu = inputs->catalog->find_gpu(o.gpu);
+  if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
+  auto run = run_config(o.run);
+  if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
+  auto estimate = estimate_memory(workload, **gpu, *run);
+  if (!estimate) return void(ctx.exit_code = ctx.fail(estimate.status()));
+  if (!o.html_file.empty() &&
+      ctx.emit_html(o.html_file,
+                    report::memory_html(workload, **gpu, html_bars(workload, **gpu, *estimate),
+                                        today().to_string())))
+    return;
+  if (ctx.json) return ctx.print_json(report::to_json(workload, **gpu, *estimate));
+  *ctx.out << report::memory_text(workload, **gpu, *estimate, o.explain);
+}
+
+}  // namespace
+
 void add_memory_command(CLI::App& app, CliContext& ctx) {
-  struct Options {
-    RunOptions run;
-    std::string gpu;
-    bool explain = false;
-    std::string html_file;
-  };
-  auto& o = ctx.keep<Options>();
+  auto& o = ctx.keep<MemoryOptions>();
   auto* cmd = app.add_subcommand(
       "memory",
       "Memory breakdown of a workload on a GPU: does it fit, the largest batch, how many GPUs");
@@ -29,42 +72,7 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
       "--html", o.html_file,
       "Also write a self-contained HTML report: the breakdown as stacked bars at this batch, at "
       "batch 1 and at the largest batch that fits (-: to stdout only)");
-  cmd->callback([&ctx, &o] {
-    auto inputs = ctx.load_run_inputs(o.run.workload, o.run.hf_config);
-    if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
-    const Catalog& catalog = *inputs->catalog;
-    const Workload& workload = inputs->workload;
-    auto gpu = catalog.find_gpu(o.gpu);
-    if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
-    auto configured = run_config(o.run);
-    if (!configured) return void(ctx.exit_code = ctx.fail(configured.status()));
-    const RunConfig& run = *configured;
-    auto estimate = estimate_memory(workload, **gpu, run);
-    if (!estimate) return void(ctx.exit_code = ctx.fail(estimate.status()));
-    if (!o.html_file.empty()) {
-      std::vector<std::pair<std::string, MemoryEstimate>> bars = {
-          {fmt::format("batch {} (asked)", *estimate->config.batch), *estimate}};
-      for (int batch : {1, estimate->max_batch}) {
-        if (batch < 1 || batch == *estimate->config.batch || (batch == 1 && bars.size() > 1))
-          continue;
-        RunConfig other = estimate->config;
-        other.batch = batch;
-        auto e = estimate_memory(workload, **gpu, other, /*with_searches=*/false);
-        if (e)
-          bars.emplace_back(fmt::format("batch {}{}", batch,
-                                        batch == estimate->max_batch ? " (largest that fits)" : ""),
-                            *e);
-      }
-      if (ctx.emit_html(o.html_file,
-                        report::memory_html(workload, **gpu, bars, today().to_string())))
-        return;
-    }
-    if (ctx.json) {
-      ctx.print_json(report::to_json(workload, **gpu, *estimate));
-    } else {
-      *ctx.out << report::memory_text(workload, **gpu, *estimate, o.explain);
-    }
-  });
+  cmd->callback([&ctx, &o] { run_memory(ctx, o); });
 }
 
 }  // namespace rigplan::cli

@@ -152,6 +152,26 @@ Result<SiteEnergy> site_energy(const Catalog& catalog, std::string_view region, 
   return site;
 }
 
+Result<SiteEnergy> owner_site(const Catalog& catalog, std::string_view region, bool rack,
+                              std::optional<double> usd_per_kwh, std::optional<double> pue) {
+  auto site = site_energy(catalog, region, rack);
+  if (!site) return site.status();
+  if (usd_per_kwh) {
+    site->usd_per_kwh = usd_per_kwh;
+    site->price_from = "--electricity";
+  }
+  if (pue) {
+    site->pue = *pue;
+    site->pue_from = "--pue";
+  }
+  if (!site->usd_per_kwh) {
+    return Status::invalid_input(fmt::format(
+        "region '{}' has no electricity price, nor do its parents; pass --electricity USD/kWh",
+        region));
+  }
+  return site;
+}
+
 double resale_fraction(const Gpu& gpu, double years) {
   const double retention = gpu.segment == "consumer"      ? kValueRetentionConsumer
                            : gpu.segment == "workstation" ? kValueRetentionWorkstation
@@ -180,6 +200,50 @@ RentCost rent_cost(const RentInputs& in, double hours) {
   c.co2_embodied_kg =
       in.embodied_kgco2e * hours / (kServiceLifeYears * kHoursPerYear * kCloudUtilisation);
   return c;
+}
+
+namespace {
+
+// The host of rented GPUs, which the user does not buy: its power and embodied carbon, from the
+// owned system that would hold them, or a share of the smallest one that holds more.
+struct Host {
+  double base_power_w = 0;
+  double psu_efficiency = 0.94;
+  double embodied_kgco2e = 0;
+};
+Host host_for(const Catalog& catalog, const Gpu& gpu, int count) {
+  const int in_machine = std::min(count, kGpusPerMachine);
+  const double machines = std::max(1.0, static_cast<double>(count) / kGpusPerMachine);
+  if (const BaseSystem* s = base_system_for(catalog, gpu, in_machine)) {
+    return {s->base_power_w * machines, s->psu_efficiency, s->embodied_kgco2e * machines};
+  }
+  const BaseSystem* larger = nullptr;
+  for (const auto& s : catalog.systems) {
+    const bool form = contains(s.gpu_form_factors, gpu.form_factor);
+    if (form && s.max_gpus >= in_machine && (!larger || s.max_gpus < larger->max_gpus)) larger = &s;
+  }
+  if (!larger) return {};
+  const double share = machines * in_machine / larger->max_gpus;
+  return {larger->base_power_w * share, larger->psu_efficiency, larger->embodied_kgco2e * share};
+}
+
+}  // namespace
+
+Result<RentInputs> rent_inputs(const Catalog& catalog, const Gpu& gpu, int count,
+                               double usd_per_hour, double gpu_load, const Offer* offer,
+                               std::string_view region) {
+  const Host host = host_for(catalog, gpu, count);
+  auto dc = site_energy(catalog, offer && !offer->region.empty() ? offer->region : region, true);
+  if (!dc) return dc.status();
+  const bool hyperscale =
+      offer && offer->provider_kind == "hyperscaler" && dc->pue_from == kDefaultDcPue;
+  RentInputs in;
+  in.usd_per_hour = usd_per_hour;
+  in.wall_w = (count * gpu.board_power_w * gpu_load + host.base_power_w) / host.psu_efficiency;
+  in.pue = hyperscale ? kHyperscalePue : dc->pue;
+  in.gco2_per_kwh = dc->gco2_per_kwh;
+  in.embodied_kgco2e = count * kEmbodiedKgPerGpu + host.embodied_kgco2e;
+  return in;
 }
 
 BreakEven break_even(const OwnInputs& own, double rent_usd_per_hour, double utilisation,
@@ -262,8 +326,9 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
   return v;
 }
 
-Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalog,
-                                     const Calibration& calibration) {
+namespace {
+
+Status check_cost_request(const CostRequest& r) {
   if (r.utilisation <= 0 || r.utilisation > 1) {
     return Status::invalid_input(fmt::format(
         "--utilisation {} is out of range; expected > 0 and <= 1", format_number(r.utilisation)));
@@ -273,15 +338,16 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
         fmt::format("--horizon-months {} is out of range; expected > 0 and <= 240",
                     format_number(r.horizon_months)));
   }
-  if (r.count < 1 || r.count > 8) {
-    return Status::invalid_input(
-        fmt::format("--gpus {} is out of range; expected 1 to 8 in one machine", r.count));
+  if (r.count < 1 || r.count > kGpusPerMachine) {
+    return Status::invalid_input(fmt::format(
+        "--gpus {} is out of range; expected 1 to {} in one machine", r.count, kGpusPerMachine));
   }
-  auto gpu = catalog.find_gpu(r.gpu);
-  if (!gpu) return gpu.status();
-  CostComparison out;
-  out.utilisation = r.utilisation;
-  out.horizon_years = r.horizon_months / 12;
+  return {};
+}
+
+// The owned machine: from the catalog, or priced whole by --price.
+Result<OwnedSystem> owned_machine(const CostRequest& r, const Gpu& gpu, const Catalog& catalog,
+                                  std::vector<std::string>& assumptions) {
   const BaseSystem* only = r.machine;
   if (!only && !r.system.empty()) {
     auto found = catalog.find_system(r.system);
@@ -289,8 +355,8 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
     only = *found;
   }
   // With --price the catalog's prices are not needed, only the machine's power and carbon.
-  auto owned = r.capex_usd ? machine_for(catalog, **gpu, r.count, only)
-                           : own_system(catalog, **gpu, r.count, r.condition, only);
+  auto owned = r.capex_usd ? machine_for(catalog, gpu, r.count, only)
+                           : own_system(catalog, gpu, r.count, r.condition, only);
   if (!owned) {
     if (owned.status().code() != Status::Code::kNotFound) return owned.status();
     return Status::invalid_input(
@@ -298,101 +364,110 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
                     r.capex_usd ? "add a base system to the catalog (docs/catalog.md)"
                                 : "pass --price USD for the whole machine"));
   }
-  out.owned = *owned;
   if (r.capex_usd) {
-    out.owned.condition = r.condition;
-    out.owned.capex_usd = *r.capex_usd;
-    out.assumptions.push_back(
+    owned->condition = r.condition;
+    owned->capex_usd = *r.capex_usd;
+    assumptions.push_back(
         fmt::format("The machine costs {} USD (--price), GPUs and system together{}.",
                     format_number(*r.capex_usd),
                     r.resale ? fmt::format("; the GPUs, {}% of it, resell",
                                            format_number(kPriceOverrideGpuShare * 100))
                              : ""));
   }
+  return owned;
+}
 
-  // Power while busy: the workload's utilisation of board power, or full board power.
-  double u = 1.0;
-  double own_throughput = 0;
-  std::string klass;
+// The owned machine's throughput and average power while busy: the workload's share of board
+// power, or full board power without a workload. Returns the share of board power.
+Result<double> owned_power(const CostRequest& r, const Gpu& gpu, const Catalog& catalog,
+                           const Calibration& calibration, CostComparison& out) {
+  double load = 1.0;
   if (r.workload) {
-    klass = workload_class(*r.workload);
-    u = gpu_power_utilisation(klass, r.run.mode);
+    load = gpu_power_utilisation(workload_class(*r.workload), r.run.mode);
     RunConfig run = r.run;
     run.gpus = r.count;
-    auto p = predict(*r.workload, **gpu, run, calibration, catalog);
+    auto p = predict(*r.workload, gpu, run, calibration, catalog);
     if (!p) return p.status();
-    own_throughput = p->throughput * power_limit_speed(r.power_limit);
-    out.throughput = own_throughput;
+    out.throughput = p->throughput * power_limit_speed(r.power_limit);
     out.unit = p->unit;
   } else {
     out.assumptions.push_back(
         "No workload: the GPUs draw their full board power while busy, and a "
         "rented GPU-hour does the work of an owned one.");
   }
-  out.power = system_power(**gpu, r.count, *out.owned.system, u, r.power_limit);
+  out.power = system_power(gpu, r.count, *out.owned.system, load, r.power_limit);
   if (r.wall_w) {
     out.power.wall_w = *r.wall_w;
     out.assumptions.push_back(fmt::format(
         "The machine draws {} W at the wall while busy (--power).", format_number(*r.wall_w)));
   }
-  auto site = site_energy(catalog, r.region, out.owned.system->form == "rack");
-  if (!site) return site.status();
-  if (r.electricity_usd_per_kwh) {
-    site->usd_per_kwh = r.electricity_usd_per_kwh;
-    site->price_from = "--electricity";
-  }
-  if (r.pue) {
-    site->pue = *r.pue;
-    site->pue_from = "--pue";
-  }
-  if (!site->usd_per_kwh) {
-    return Status::invalid_input(fmt::format(
-        "region '{}' has no electricity price, nor do its parents; pass --electricity USD/kWh",
-        r.region));
-  }
-  out.site = *site;
+  return load;
+}
 
-  OwnInputs& in = out.inputs;
+OwnInputs owned_inputs(const CostRequest& r, const Gpu& gpu, const CostComparison& out) {
+  OwnInputs in;
   in.capex_usd = out.owned.capex_usd;
   in.gpu_value_usd =
       r.capex_usd ? *r.capex_usd * kPriceOverrideGpuShare : r.count * out.owned.gpu_price.usd;
-  in.retention_per_year = resale_fraction(**gpu, 1);
+  in.retention_per_year = resale_fraction(gpu, 1);
   in.wall_w = out.power.wall_w;
-  in.usd_per_kwh = *site->usd_per_kwh;
-  in.pue = site->pue;
-  in.gco2_per_kwh = site->gco2_per_kwh;
+  in.usd_per_kwh = *out.site.usd_per_kwh;
+  in.pue = out.site.pue;
+  in.gco2_per_kwh = out.site.gco2_per_kwh;
   in.embodied_kgco2e = out.owned.embodied_kgco2e;
   in.resale = r.resale;
-  const double busy = r.utilisation * out.horizon_years * kHoursPerYear;
-  out.own = own_cost(in, out.horizon_years, busy);
+  return in;
+}
 
-  // The alternatives: named offers, else every offer of the same GPU and count.
-  // `region`: where the rented GPUs run, for their grid intensity; "" for the owner's region.
-  auto add = [&](RentAlternative a, const Gpu& rented, const std::string& region) -> Status {
-    if (r.workload) {
-      RunConfig run = r.run;
+// The rented alternatives: the named offers, else every offer of the same GPU and count, and
+// --rent; each for the owned machine's busy hours of work, from the model rent_inputs().
+class Alternatives {
+ public:
+  Alternatives(const CostRequest& r, const Catalog& catalog, const Calibration& calibration,
+               double load, CostComparison& out)
+      : r_(r), catalog_(catalog), calibration_(calibration), load_(load), out_(out) {}
+
+  Status add_offer(const Offer& o) {
+    const Gpu& rented = *catalog_.gpu(o.gpu);
+    RentAlternative a{o.id,  o.provider,  o.billing == "serverless" ? "serverless" : "on-demand",
+                      o.gpu, o.gpu_count, o.price_per_hour_usd};
+    if (Status s = add(a, rented, &o); !s.ok()) return s;
+    if (!o.spot_price_per_hour_usd) return {};
+    a.pricing = "spot";
+    a.usd_per_hour = *o.spot_price_per_hour_usd;
+    return add(a, rented, &o);
+  }
+
+  Status add(RentAlternative a, const Gpu& rented, const Offer* offer) {
+    if (r_.workload) {
+      RunConfig run = r_.run;
       run.gpus = a.count;
-      auto p = predict(*r.workload, rented, run, calibration, catalog);
+      auto p = predict(*r_.workload, rented, run, calibration_, catalog_);
       if (!p) return p.status();
-      a.speed_ratio = own_throughput / p->throughput;
+      a.speed_ratio = out_.throughput / p->throughput;
     }
-    RentInputs rent;
-    rent.usd_per_hour = a.usd_per_hour;
-    rent.wall_w = out.power.wall_w * a.count / r.count;
-    rent.pue = kHyperscalePue;
-    rent.gco2_per_kwh = site->gco2_per_kwh;
-    if (!region.empty()) {
-      auto dc = site_energy(catalog, region, true);
-      if (!dc) return dc.status();
-      rent.gco2_per_kwh = dc->gco2_per_kwh;
-      if (dc->pue_from != kDefaultDcPue) rent.pue = dc->pue;
-    }
-    rent.embodied_kgco2e = out.owned.embodied_kgco2e * a.count / r.count;
-    a.cost = rent_cost(rent, busy * a.speed_ratio);
-    a.break_even = break_even(in, a.usd_per_hour * a.speed_ratio, r.utilisation, out.horizon_years);
-    out.alternatives.push_back(std::move(a));
+    // An offer without a region runs at the world average; --rent in the owner's region.
+    auto rent = rent_inputs(catalog_, rented, a.count, a.usd_per_hour, load_, offer,
+                            offer ? "world" : r_.region);
+    if (!rent) return rent.status();
+    const double busy = out_.utilisation * out_.horizon_years * kHoursPerYear;
+    a.cost = rent_cost(*rent, busy * a.speed_ratio);
+    a.break_even =
+        break_even(out_.inputs, a.usd_per_hour * a.speed_ratio, r_.utilisation, out_.horizon_years);
+    out_.alternatives.push_back(std::move(a));
     return {};
-  };
+  }
+
+ private:
+  const CostRequest& r_;
+  const Catalog& catalog_;
+  const Calibration& calibration_;
+  double load_;
+  CostComparison& out_;
+};
+
+Status add_alternatives(const CostRequest& r, const Gpu& gpu, const Catalog& catalog,
+                        Alternatives& alternatives) {
   std::vector<const Offer*> offers;
   for (const auto& id : r.offers) {
     auto o = catalog.find_offer(id);
@@ -401,24 +476,43 @@ Result<CostComparison> compare_costs(const CostRequest& r, const Catalog& catalo
   }
   if (r.offers.empty() && !r.rent_usd_per_hour) {
     for (const auto& o : catalog.offers) {
-      if (o.gpu == (*gpu)->id && o.gpu_count == r.count) offers.push_back(&o);
+      if (o.gpu == gpu.id && o.gpu_count == r.count) offers.push_back(&o);
     }
   }
   for (const Offer* o : offers) {
-    const Gpu& rented = *catalog.gpu(o->gpu);
-    RentAlternative a{o->id,  o->provider,  o->billing == "serverless" ? "serverless" : "on-demand",
-                      o->gpu, o->gpu_count, o->price_per_hour_usd};
-    if (Status s = add(a, rented, o->region); !s.ok()) return s;
-    if (o->spot_price_per_hour_usd) {
-      a.pricing = "spot";
-      a.usd_per_hour = *o->spot_price_per_hour_usd;
-      if (Status s = add(a, rented, o->region); !s.ok()) return s;
-    }
+    if (Status s = alternatives.add_offer(*o); !s.ok()) return s;
   }
-  if (r.rent_usd_per_hour) {
-    RentAlternative a{"--rent", "", "as given", (*gpu)->id, r.count, *r.rent_usd_per_hour};
-    if (Status s = add(a, **gpu, ""); !s.ok()) return s;
-  }
+  if (!r.rent_usd_per_hour) return {};
+  return alternatives.add({"--rent", "", "as given", gpu.id, r.count, *r.rent_usd_per_hour}, gpu,
+                          nullptr);
+}
+
+}  // namespace
+
+Result<CostComparison> compare_costs(const CostRequest& request, const Catalog& catalog,
+                                     const Calibration& calibration) {
+  CostRequest r = request;
+  if (r.hours_per_month) r.utilisation = *r.hours_per_month / kHoursPerMonth;
+  if (Status s = check_cost_request(r); !s.ok()) return s;
+  auto gpu = catalog.find_gpu(r.gpu);
+  if (!gpu) return gpu.status();
+  CostComparison out;
+  out.utilisation = r.utilisation;
+  out.horizon_years = r.horizon_months / 12;
+  auto owned = owned_machine(r, **gpu, catalog, out.assumptions);
+  if (!owned) return owned.status();
+  out.owned = std::move(owned).value();
+  auto load = owned_power(r, **gpu, catalog, calibration, out);
+  if (!load) return load.status();
+  auto site = owner_site(catalog, r.region, out.owned.system->form == "rack",
+                         r.electricity_usd_per_kwh, r.pue);
+  if (!site) return site.status();
+  out.site = *site;
+  out.inputs = owned_inputs(r, **gpu, out);
+  out.own =
+      own_cost(out.inputs, out.horizon_years, r.utilisation * out.horizon_years * kHoursPerYear);
+  Alternatives alternatives(r, catalog, calibration, *load, out);
+  if (Status s = add_alternatives(r, **gpu, catalog, alternatives); !s.ok()) return s;
   if (out.alternatives.empty()) {
     out.assumptions.push_back(
         fmt::format("The catalog has no offer of {} x {}: name one with --offer "

@@ -55,6 +55,10 @@ inline constexpr double kValueRetentionDatacenter = 0.723;
 // a desktop with one RTX 4090 is about 1,600 of 3,100 USD (data/catalog); an assumption.
 inline constexpr double kPriceOverrideGpuShare = 0.5;
 
+// The most GPUs in one owned machine (an 8-GPU server, data/catalog/systems.toml); more are
+// whole machines of that many.
+inline constexpr int kGpusPerMachine = 8;
+
 inline constexpr double kHoursPerYear = 8760;
 inline constexpr double kHoursPerMonth = kHoursPerYear / 12;
 

@@ -1,10 +1,13 @@
 #include "rigplan/calibrate.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
+#include "rigplan/calibration_fit.h"
 #include "util/stats.h"
 
 namespace rigplan {
@@ -125,6 +128,69 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
     c.workloads.push_back({workload, std::exp(median(logs)), static_cast<int>(logs.size()), ""});
   }
   return c;
+}
+
+Result<CalibrationFit> calibrate_measurements(const Catalog& catalog, const Zoo& zoo,
+                                              const std::string& path, const std::string& csv,
+                                              std::function<void(size_t, size_t)> progress) {
+  auto samples = throughput_samples(catalog, zoo, path, csv);
+  if (!samples) return samples.status();
+  const std::vector<bool> use = cross_gpu(*samples);
+  CalibrationFit out;
+  out.rows = static_cast<size_t>(std::count(use.begin(), use.end(), true));
+  out.fitted = fit_calibration(*samples, use, Calibration{}, catalog);
+  ValidateOptions options;
+  options.calibration = &out.fitted;
+  options.leave_one_gpu_out = true;
+  options.progress = std::move(progress);
+  auto report = validate_measurements(catalog, zoo, path, csv, options);
+  if (!report) return report.status();
+  out.held_out = std::move(report).value();
+  return out;
+}
+
+namespace {
+// Share of held-out predictions inside the error band: one standard deviation of a normal error.
+constexpr double kBandShare = 0.68;
+}  // namespace
+
+std::string calibration_toml(const Calibration& fitted, const ValidationReport& held_out,
+                             std::string_view path, size_t rows, const Date& date) {
+  const std::string day = date.to_string();
+  std::string out = fmt::format(
+      "# Fitted efficiencies of the performance model, per calibration key (architecture and\n"
+      "# class: hbm, gddr, geforce), and each measured workload's speed against the model.\n"
+      "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
+      "# Error bands: per workload class, the absolute error |predicted / measured - 1| that 68% "
+      "of\n"
+      "# the leave-one-GPU-out single-GPU predictions stay within.\n"
+      "# See docs/performance.md.\n",
+      path, day, rows);
+  for (const auto& a : fitted.archs) {
+    out += fmt::format(
+        "\n[[arch]]\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\nmemory_efficiency = "
+        "{:.3f}\ntf32_efficiency = {:.3f}\nfitted_on = \"{}, {}\"\n",
+        a.architecture, a.gemm_efficiency, a.memory_efficiency, a.tf32_efficiency, path, day);
+  }
+  for (const auto& w : fitted.workloads) {
+    out += fmt::format(
+        "\n[[workload]]\nworkload = \"{}\"\nefficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, "
+        "{}\"\n",
+        w.workload, w.efficiency, w.rows, path, day);
+  }
+  std::map<std::string, std::vector<double>> errors_by_class;
+  for (const auto& r : held_out.rows) {
+    const auto comma = r.workload_class.find(", 1 GPU");
+    if (r.abs_error && comma != std::string::npos)
+      errors_by_class[r.workload_class.substr(0, comma)].push_back(*r.abs_error);
+  }
+  for (auto& [workload_class, errors] : errors_by_class) {
+    std::sort(errors.begin(), errors.end());
+    out +=
+        fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", workload_class,
+                    errors[static_cast<size_t>(kBandShare * static_cast<double>(errors.size()))]);
+  }
+  return out;
 }
 
 }  // namespace rigplan

@@ -199,6 +199,23 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
   return out;
 }
 
+Json presets_json(const std::vector<Preset>& presets) {
+  Json out = Json::array();
+  for (const auto& p : presets) {
+    out.push_back({{"id", p.id},
+                   {"name", p.name},
+                   {"description", p.description},
+                   {"dettmers_pick", p.dettmers_pick}});
+  }
+  return out;
+}
+
+std::string presets_text(const std::vector<Preset>& presets) {
+  Table table({{"preset"}, {"name"}, {"description"}});
+  for (const auto& p : presets) table.add_row({p.id, p.name, p.description});
+  return table.render();
+}
+
 std::string recommend_html(const Recommendation& r, size_t top, const std::string& date) {
   const std::string text = recommend_text(r, top, false);
   std::vector<chart::Section> sections;
@@ -253,108 +270,6 @@ std::string recommend_html(const Recommendation& r, size_t top, const std::strin
                    "entry) and the models in docs/; throughput carries the error band of "
                    "docs/performance.md",
                    date));
-}
-
-// Marks the points no other point beats: lower or equal x and higher or equal y, one strictly.
-void mark_front(std::vector<chart::ScatterChart::Point>& points) {
-  for (auto& p : points) {
-    p.front = std::none_of(points.begin(), points.end(), [&](const chart::ScatterChart::Point& q) {
-      return q.x <= p.x && q.y >= p.y && (q.x < p.x || q.y > p.y);
-    });
-  }
-}
-
-std::string fit_label(const Prediction& prediction, int requested_batch) {
-  if (!prediction.fits) return "no (offloaded)";
-  const int batch = prediction.config.batch.value_or(requested_batch);
-  return batch == requested_batch ? "yes" : fmt::format("yes, batch {}", batch);
-}
-
-std::string compare_html(const std::string& what, int requested_batch, const std::string& reference,
-                         const std::vector<const Gpu*>& gpus,
-                         const std::vector<Prediction>& predictions,
-                         const std::vector<GpuValue>& values, const std::string& date) {
-  const std::string footer = chart::dated(
-      "rigplan compare: throughput from the performance model (docs/performance.md); prices from "
-      "data/catalog, dated "
-      "per entry",
-      date);
-  chart::BarChart relative{
-      "Relative performance: " + what, "throughput relative to " + reference, footer, {}, 1.0};
-  chart::BarChart per_card{"Performance per 1,000 USD, card alone",
-                           "relative performance per 1,000 USD (new price)",
-                           footer,
-                           {},
-                           0};
-  std::vector<chart::BarChart> per_system;
-  for (int count : kValueCounts) {
-    per_system.push_back({fmt::format("Performance per 1,000 USD, whole {}-GPU system", count),
-                          "relative performance per 1,000 USD of GPUs + base system",
-                          footer,
-                          {},
-                          0});
-  }
-  chart::ScatterChart by_price{"Performance against price",
-                               "new price of the card (USD)",
-                               "throughput relative to " + reference,
-                               footer,
-                               {},
-                               true,
-                               false};
-  chart::ScatterChart by_power{"Performance against power",
-                               "average GPU draw while running (W)",
-                               "throughput relative to " + reference,
-                               footer,
-                               {},
-                               false,
-                               false};
-  std::vector<std::vector<std::string>> table = {{"gpu", "relative", "fits", "price USD",
-                                                  "per kUSD card", "x1 system", "x2 system",
-                                                  "x4 system", "x8 system", "per kW"}};
-  for (size_t i = 0; i < gpus.size(); ++i) {
-    const GpuValue& v = values[i];
-    const std::string& id = gpus[i]->id;
-    // A GPU run at a smaller batch, or offloaded, says so wherever its number appears.
-    const std::string fits = fit_label(predictions[i], requested_batch);
-    const std::string label = fits == "yes" ? id
-                              : predictions[i].fits
-                                  ? fmt::format("{} (batch {})", id, *predictions[i].config.batch)
-                                  : id + " (offloaded)";
-    relative.bars.push_back({label, v.relative, id == reference});
-    if (v.per_kusd_card) per_card.bars.push_back({label, *v.per_kusd_card, id == reference});
-    std::vector<std::string> row = {
-        id, fmt::format("{:.2f}", v.relative), fits, v.price ? format_number(v.price->usd) : "-",
-        v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
-    for (size_t k = 0; k < std::size(kValueCounts); ++k) {
-      const auto it =
-          std::find_if(v.systems.begin(), v.systems.end(),
-                       [&](const GpuValue::SystemValue& s) { return s.count == kValueCounts[k]; });
-      row.push_back(it != v.systems.end() ? fmt::format("{:.3f}", it->per_kusd) : "-");
-      if (it != v.systems.end())
-        per_system[k].bars.push_back({label, it->per_kusd, id == reference});
-    }
-    row.push_back(fmt::format("{:.2f}", v.per_kw));
-    table.push_back(std::move(row));
-    if (v.price) by_price.points.push_back({label, v.price->usd, v.relative});
-    if (v.per_kw > 0) by_power.points.push_back({label, v.relative / v.per_kw * 1000, v.relative});
-  }
-  mark_front(by_price.points);
-  mark_front(by_power.points);
-  chart::Section section{
-      "GPUs for " + what,
-      {"Relative to " + reference + ", as in Dettmers' charts."},
-      table,
-      {chart::svg(relative), chart::svg(per_card), chart::svg(by_price), chart::svg(by_power)}};
-  for (const auto& c : per_system) {
-    if (!c.bars.empty()) section.charts.push_back(chart::svg(c));
-  }
-  return chart::html_page(
-      "rigplan comparison", {section},
-      chart::dated(
-          "Generated by rigplan. A missing bar: no price, or no base system holds that many "
-          "of the card. Joined points are the Pareto front: no other card is both cheaper "
-          "(or leaner) and faster",
-          date));
 }
 
 }  // namespace rigplan::report

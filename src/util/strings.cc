@@ -24,6 +24,12 @@ std::string join(std::span<const std::string> parts, std::string_view separator)
   return out;
 }
 
+std::string trim(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return std::string(text);
+}
+
 std::vector<std::string> split(std::string_view text, char separator) {
   std::vector<std::string> out;
   while (!text.empty()) {

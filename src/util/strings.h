@@ -9,6 +9,8 @@
 namespace rigplan {
 
 std::string to_lower(std::string_view text);
+// The text without leading and trailing spaces.
+std::string trim(std::string_view text);
 std::string join(std::span<const std::string> parts, std::string_view separator);
 // The non-empty items of a separated list, without surrounding spaces: "a, b,,c" -> a, b, c.
 std::vector<std::string> split(std::string_view text, char separator);

@@ -1,9 +1,14 @@
 #include "rigplan/catalog_query.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "test_support.h"
 
 namespace rigplan {
 namespace {
+
+using testing::default_catalog;
 
 Catalog small_catalog() {
   auto files = read_catalog_dir(std::string(RIGPLAN_TEST_DATA) + "/catalog_small");
@@ -82,6 +87,44 @@ TEST(CatalogQuery, RejectsAnUnknownProvider) {
   ASSERT_FALSE(offers.ok());
   EXPECT_EQ(offers.status().message(),
             "unknown provider 'awz' (did you mean 'aws'?); providers: aws");
+}
+
+TEST(ParseGpuCount, CountAndGpu) {
+  auto four = parse_gpu_count(default_catalog(), "4x rtx-4090", "--gpus");
+  ASSERT_TRUE(four.ok()) << four.status().message();
+  EXPECT_EQ(four->count, 4);
+  EXPECT_EQ(four->gpu->id, "rtx-4090");
+  auto one = parse_gpu_count(default_catalog(), "RTX 3090", "--gpus");
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->count, 1);
+  EXPECT_EQ(one->gpu->id, "rtx-3090");
+  for (std::string_view bad : {"4 rtx-4090", "0x rtx-4090", "2147483648x rtx-4090", "4x"}) {
+    auto r = parse_gpu_count(default_catalog(), bad, "--gpus");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message(),
+              fmt::format("--gpus '{}': expected COUNTx GPU with a count of 1 to 100000, e.g. 4x "
+                          "rtx-4090",
+                          bad));
+  }
+  EXPECT_EQ(parse_gpu_count(default_catalog(), "2x rtx-4091", "--gpus").status().code(),
+            Status::Code::kNotFound);
+}
+
+// The overview's ranking: memory bandwidth per 1,000 USD of new price, best first.
+TEST(BudgetGpus, RankedByBandwidthPerDollar) {
+  GpuQuery q;
+  q.min_memory_gb = 12;
+  q.max_price_usd = 2500;
+  auto gpus = budget_gpus(default_catalog(), q);
+  ASSERT_TRUE(gpus.ok()) << gpus.status().message();
+  ASSERT_FALSE(gpus->empty());
+  for (size_t i = 0; i < gpus->size(); ++i) {
+    const BudgetGpu& b = (*gpus)[i];
+    EXPECT_NEAR(b.gbps_per_kusd, b.gpu->mem_bandwidth_gbps / b.price.usd * 1000, 1e-9);
+    if (i > 0) {
+      EXPECT_GE((*gpus)[i - 1].gbps_per_kusd, b.gbps_per_kusd);
+    }
+  }
 }
 
 }  // namespace

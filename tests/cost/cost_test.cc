@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "cost/cost_constants.h"
+#include "rigplan/recommend.h"
 #include "test_support.h"
 
 namespace rigplan {
@@ -206,6 +208,55 @@ TEST(GpuValue, PerformancePerDollarTable) {
   }
   // 1 / (350 W x 0.85 / 1000) per kW.
   EXPECT_NEAR(v->per_kw, 1 / 0.2975, 1e-9);
+}
+
+// A rented RTX 4090 (RunPod, no region: the world average) drawing its board power at the CNN
+// training share, in the desktop-1gpu host that would hold it. By hand: (450 W x 0.75 + 150 W) /
+// 0.90 PSU efficiency = 541.67 W at the wall; a GPU cloud at the average datacentre PUE of 1.58;
+// 480.6 gCO2/kWh; embodied 150 kg for the GPU plus 350 kg for the host.
+TEST(RentInputs, OneModelForARentedGpu) {
+  const Offer& offer = **default_catalog().find_offer("runpod-rtx-4090");
+  auto in = rent_inputs(default_catalog(), gpu("rtx-4090"), 1, 0.6, 0.75, &offer, "world");
+  ASSERT_TRUE(in.ok()) << in.status().message();
+  EXPECT_DOUBLE_EQ(in->usd_per_hour, 0.6);
+  EXPECT_NEAR(in->wall_w, (450 * 0.75 + 150) / 0.90, 1e-9);
+  EXPECT_DOUBLE_EQ(in->pue, 1.58);
+  EXPECT_DOUBLE_EQ(in->gco2_per_kwh, 480.6);
+  EXPECT_DOUBLE_EQ(in->embodied_kgco2e, 500);
+}
+
+// `cost` and `recommend` price the energy and CO2 of the same rented offer with the same model:
+// per busy hour they agree.
+TEST(RentInputs, CostAndRecommendAgreeOnAnOffer) {
+  const Workload& resnet = *testing::default_zoo().find("resnet50").value();
+  RunConfig run;
+  run.precision = "fp16";
+  run.batch = 64;
+  CostRequest r;
+  r.gpu = "rtx-4090";
+  r.workload = &resnet;
+  r.run = run;
+  r.offers = {"runpod-rtx-4090"};
+  auto cost = compare_costs(r, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(cost.ok()) << cost.status().message();
+  ASSERT_FALSE(cost->alternatives.empty());
+  const RentCost& rented = cost->alternatives.front().cost;
+  Demand d;
+  d.tasks.push_back({resnet, run, 1});
+  d.work = 1e8;
+  Constraints k;
+  k.acquire = "rent";
+  k.max_gpus = 1;
+  auto rec = recommend(d, k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  const auto o = std::find_if(rec->options.begin(), rec->options.end(), [](const Option& x) {
+    return x.offer == "runpod-rtx-4090" && x.pricing == "spot";
+  });
+  ASSERT_NE(o, rec->options.end());
+  const double kwh_per_hour = (450 * 0.75 + 150) / 0.90 * 1.58 / 1000;
+  EXPECT_NEAR(rented.energy_kwh / rented.hours, kwh_per_hour, 1e-9);
+  EXPECT_NEAR(o->energy_kwh / o->hours, kwh_per_hour, 1e-9);
+  EXPECT_NEAR(o->co2_kg - o->co2_embodied_kg, o->energy_kwh * 480.6 / 1000, 1e-9);
 }
 
 }  // namespace

@@ -164,5 +164,42 @@ TEST(Presets, UnknownPresetSuggests) {
   EXPECT_NE(p.status().message().find("did you mean 'kaggle'"), std::string::npos);
 }
 
+// A preset's constraints, each replaced by the one given; the rest stay the preset's.
+TEST(RecommendRequest, GivenConstraintsReplaceThePresets) {
+  RecommendRequest r;
+  r.preset = "kaggle";
+  r.constraints.budget_usd = 1500;
+  r.constraints.acquire = "own";
+  auto resolved = resolve_request(r, embedded_presets(), default_zoo());
+  ASSERT_TRUE(resolved.ok()) << resolved.status().message();
+  EXPECT_EQ(resolved->constraints.budget_usd, 1500);
+  EXPECT_EQ(resolved->constraints.acquire, "own");
+  EXPECT_EQ(resolved->constraints.max_gpus, 2);         // the preset's
+  EXPECT_EQ(resolved->constraints.horizon_months, 24);  // the preset's
+  EXPECT_EQ(resolved->demand.hours_per_month, 150);
+  EXPECT_EQ(resolved->demand.tasks.size(), 3u);
+}
+
+TEST(RecommendRequest, AWorkloadNeedsOneJobSize) {
+  RecommendRequest r;
+  r.workload = *default_zoo().find("resnet50").value();
+  auto resolved = resolve_request(r, embedded_presets(), default_zoo());
+  ASSERT_FALSE(resolved.ok());
+  EXPECT_EQ(resolved.status().message(),
+            "give a job size: --tokens N, --samples N, --images N --epochs E, or "
+            "--hours-per-month H");
+  r.images = 1.2e6;
+  r.epochs = 90;
+  resolved = resolve_request(r, embedded_presets(), default_zoo());
+  ASSERT_TRUE(resolved.ok()) << resolved.status().message();
+  EXPECT_DOUBLE_EQ(*resolved->demand.work, 1.08e8);
+  r.tokens = 1e9;
+  resolved = resolve_request(r, embedded_presets(), default_zoo());
+  ASSERT_FALSE(resolved.ok());
+  EXPECT_EQ(resolved.status().message(),
+            "give one job size: --tokens, --samples, --images (with --epochs) or "
+            "--hours-per-month");
+}
+
 }  // namespace
 }  // namespace rigplan

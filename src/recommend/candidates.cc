@@ -1,0 +1,72 @@
+// The candidates of recommend(): every owned GPU x count x condition in a base system, and
+// every offer at each size and pricing.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "recommend/steps.h"
+
+namespace rigplan::recommend_steps {
+
+std::vector<Candidate> owned_candidates(const Request& r, int* unpriced) {
+  const Constraints& k = *r.constraints;
+  std::vector<Candidate> out;
+  for (const Gpu& gpu : r.catalog->gpus) {
+    if (k.machine && !k.machine_gpu.empty() && gpu.id != k.machine_gpu) continue;
+    for (int count : kCounts) {
+      if (count > kGpusPerMachine && count > k.max_gpus) break;
+      for (std::string condition : {"new", "used"}) {
+        auto sys =
+            own_system(*r.catalog, gpu, std::min(count, kGpusPerMachine), condition, r.only_system);
+        if (!sys) {
+          ++*unpriced;
+          continue;
+        }
+        Candidate c;
+        c.gpu = &gpu;
+        c.count = count;
+        c.owned = std::move(sys).value();
+        c.machines = std::max(1.0, static_cast<double>(count) / kGpusPerMachine);
+        c.option.kind = "own";
+        c.option.gpu = gpu.id;
+        c.option.count = count;
+        c.option.condition = condition;
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<Candidate>> rented_candidates(const Request& r) {
+  const Constraints& k = *r.constraints;
+  std::vector<std::vector<Candidate>> out;
+  for (const Offer& offer : r.catalog->offers) {
+    const Gpu* gpu = r.catalog->gpu(offer.gpu);
+    std::vector<std::string> pricings = {offer.billing == "serverless" ? "serverless"
+                                                                       : "on-demand"};
+    if (offer.spot_price_per_hour_usd) pricings.push_back("spot");
+    std::vector<Candidate> ladder;
+    for (int instances = 1; instances * offer.gpu_count <= std::max(k.max_gpus, offer.gpu_count);
+         instances *= 2) {
+      for (const auto& pricing : pricings) {
+        Candidate c;
+        c.gpu = gpu;
+        c.count = instances * offer.gpu_count;
+        c.offer = &offer;
+        c.instances = instances;
+        c.option.kind = "rent";
+        c.option.gpu = gpu->id;
+        c.option.count = c.count;
+        c.option.offer = offer.id + (instances > 1 ? fmt::format(" x {}", instances) : "");
+        c.option.pricing = pricing;
+        c.option.provider = offer.provider;
+        ladder.push_back(std::move(c));
+      }
+    }
+    out.push_back(std::move(ladder));
+  }
+  return out;
+}
+
+}  // namespace rigplan::recommend_steps

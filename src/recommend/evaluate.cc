@@ -1,0 +1,191 @@
+// Evaluating a candidate: how the demand runs on it, then what it costs and emits, with the cost,
+// energy and CO2 model that `rigplan cost` uses too (rigplan/cost.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cost/cost_constants.h"
+#include "recommend/steps.h"
+#include "util/strings.h"
+
+namespace rigplan::recommend_steps {
+
+using namespace cost_constants;
+
+namespace {
+
+// The configurations tried for `count` GPUs, in order of preference: plain data parallel, then
+// sharding (ZeRO-3 for training, then ZeRO-3 with the shards offloaded to host memory; layers
+// split for inference: tensor parallel over NVLink or NVSwitch, pipeline stages over PCIe).
+std::vector<std::pair<std::string, RunConfig>> strategies(const RunConfig& base, const Gpu& gpu,
+                                                          int count) {
+  std::vector<std::pair<std::string, RunConfig>> out;
+  RunConfig plain = base;
+  plain.gpus = count;
+  out.emplace_back(count == 1 ? "single" : "ddp", plain);
+  if (count == 1) return out;
+  RunConfig sharded = plain;
+  if (base.mode == "train") {
+    sharded.zero = 3;
+    out.emplace_back("zero-3", sharded);
+    // What does not fit sharded may fit with the shards in host memory (FSDP CPUOffload,
+    // ZeRO-Infinity: how FSDP-QLoRA trains 70B on two 24 GB cards); perf counts the PCIe traffic.
+    if (base.offload == "none") {
+      RunConfig offloaded = sharded;
+      offloaded.offload = "cpu";
+      out.emplace_back("zero-3 + cpu offload", offloaded);
+    }
+  } else {
+    int split = std::min(count, kGpusPerMachine);  // within a machine, dividing the count
+    while (count % split != 0) --split;
+    const bool linked = gpu.gpu_link == "nvswitch" || gpu.gpu_link == "infinity-fabric";
+    (linked ? sharded.tensor_parallel : sharded.pipeline_parallel) = split;
+    out.emplace_back(linked ? fmt::format("tp-{}", split) : fmt::format("pp-{}", split), sharded);
+  }
+  return out;
+}
+
+// Runs the demand's tasks: the option's fit, throughput (of the first task) and busy hours per
+// job (work) or per month (usage), at the owned machine's power limit.
+Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& demand_runs,
+                          Option& o) {
+  auto runs = demand_runs.runs(*c.gpu, c.count);
+  if (!runs) return runs.status();
+  const double speed = c.owned ? power_limit_speed(r.constraints->power_limit) : 1.0;
+  o.fits = true;
+  double hours = 0;
+  for (size_t i = 0; i < (*runs)->size(); ++i) {
+    const TaskRun& run = (**runs)[i];
+    o.memory_gb = std::max(o.memory_gb, run.memory_gb);
+    if (!run.fits) {
+      o.fits = false;
+      o.strategy = run.strategy;
+      breaks(o, "fit",
+             fmt::format("{} needs {:.1f} GB per GPU of {} GB", r.demand->tasks[i].workload.id,
+                         run.memory_gb, format_number(c.gpu->memory_gb)));
+      continue;
+    }
+    if (i == 0) {
+      o.throughput = run.throughput * speed;
+      o.unit = run.unit;
+      o.strategy = run.strategy;
+    }
+    hours += r.work[i] / (run.throughput * speed) / 3600;
+  }
+  return hours;
+}
+
+// Owning `machines` machines over the horizon; a job carries its hours' share of the purchase.
+void cost_owned(const Candidate& c, const Request& r, double hours, Option& o) {
+  const Constraints& k = *r.constraints;
+  const OwnedSystem& sys = *c.owned;
+  const BaseSystem& base = *sys.system;
+  const int in_machine = std::min(c.count, kGpusPerMachine);
+  o.system = base.id + (c.machines > 1 ? fmt::format(" x {}", c.machines) : "");
+  o.capex_usd = sys.capex_usd * c.machines;
+  const PowerDraw p = system_power(*c.gpu, in_machine, base, r.gpu_load, k.power_limit);
+  o.wall_w = p.wall_w * c.machines;
+  o.max_wall_w =
+      (in_machine * c.gpu->board_power_w * k.power_limit + base.base_power_w) / base.psu_efficiency;
+  const SiteEnergy& site = base.form == "rack" ? r.server_room : r.office;
+  OwnInputs in;
+  in.capex_usd = o.capex_usd;
+  in.gpu_value_usd = c.count * sys.gpu_price.usd;
+  in.retention_per_year = resale_fraction(*c.gpu, 1);
+  in.wall_w = o.wall_w;
+  in.usd_per_kwh = *site.usd_per_kwh;
+  in.pue = site.pue;
+  in.gco2_per_kwh = site.gco2_per_kwh;
+  in.embodied_kgco2e = sys.embodied_kgco2e * c.machines;
+  in.resale = k.resale;
+  const double years = k.horizon_months / 12;
+  const double busy_total = r.demand->work ? hours : hours * k.horizon_months;
+  const OwnCost cost = own_cost(in, years, busy_total);
+  // A job's share of owning: its hours over the machine's busy hours in the horizon.
+  const double share = r.demand->work && k.utilisation
+                           ? std::min(1.0, hours / (*k.utilisation * years * kHoursPerYear))
+                           : 1.0;
+  o.total_cost_usd = (cost.total_usd - cost.electricity_usd) * share + cost.electricity_usd;
+  o.co2_embodied_kg = cost.co2_embodied_kg * share;
+  o.energy_kwh = cost.energy_kwh;
+  o.co2_kg = cost.co2_operational_kg + o.co2_embodied_kg;
+}
+
+Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o) {
+  const Offer& offer = *c.offer;
+  const double usd_per_hour =
+      (o.pricing == "spot" ? *offer.spot_price_per_hour_usd : offer.price_per_hour_usd) *
+      c.instances;
+  auto in = rent_inputs(*r.catalog, *c.gpu, c.count, usd_per_hour, r.gpu_load, &offer, "world");
+  if (!in) return in.status();
+  const double busy_total = r.demand->work ? hours : hours * r.constraints->horizon_months;
+  const RentCost cost = rent_cost(*in, busy_total);
+  o.wall_w = in->wall_w;
+  o.total_cost_usd = cost.total_usd;
+  o.energy_kwh = cost.energy_kwh;
+  o.co2_embodied_kg = cost.co2_embodied_kg;
+  o.co2_kg = cost.co2_operational_kg + cost.co2_embodied_kg;
+  return {};
+}
+
+}  // namespace
+
+Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count) {
+  auto key = std::make_pair(gpu.id, count);
+  if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
+  std::vector<TaskRun> out;
+  for (size_t i = 0; i < demand_.tasks.size(); ++i) {
+    auto r = run_task(i, gpu, count);
+    if (!r) return r.status();
+    out.push_back(*r);
+  }
+  return &cache_.emplace(key, std::move(out)).first->second;
+}
+
+// The first strategy that fits, or the last one tried.
+Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count) {
+  const Task& task = demand_.tasks[task_index];
+  TaskRun best;
+  for (const auto& [name, cfg] : strategies(task.run, gpu, count)) {
+    auto facts = facts_of(task_index, gpu, count, name, cfg);
+    if (!facts) return facts.status();
+    best.memory_gb = (*facts)->memory.total_gb;
+    best.strategy = name;
+    if ((*facts)->memory.total_gb > capacity_gb(gpu)) continue;
+    auto p = predict(task.workload, gpu, cfg, calibration_, catalog_, **facts);
+    if (!p) return p.status();
+    best.fits = p->fits;
+    best.throughput = p->throughput;
+    best.unit = p->unit;
+    if (best.fits) return best;
+  }
+  return best;
+}
+
+// Made on the first GPU asked about: the facts do not depend on it.
+Result<const RunFacts*> DemandRuns::facts_of(size_t task_index, const Gpu& gpu, int count,
+                                             const std::string& strategy, const RunConfig& cfg) {
+  auto key = std::make_tuple(task_index, count, strategy);
+  if (auto it = facts_.find(key); it != facts_.end()) return &it->second;
+  auto f = run_facts(demand_.tasks[task_index].workload, gpu, cfg);
+  if (!f) return f.status();
+  return &facts_.emplace(key, std::move(f).value()).first->second;
+}
+
+Result<Option> evaluate(const Candidate& c, const Request& r, DemandRuns& runs) {
+  Option o = c.option;
+  auto hours = run_demand(c, r, runs, o);
+  if (!hours) return hours.status();
+  o.hours = r.demand->work ? *hours : *hours * r.constraints->horizon_months;
+  o.time_to_result_h = *hours;
+  if (c.owned) {
+    cost_owned(c, r, *hours, o);
+  } else if (Status s = cost_rented(c, r, *hours, o); !s.ok()) {
+    return s;
+  }
+  o.cost_per_result_usd =
+      r.demand->work ? o.total_cost_usd : o.total_cost_usd / r.constraints->horizon_months;
+  return o;
+}
+
+}  // namespace rigplan::recommend_steps

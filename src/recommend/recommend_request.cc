@@ -1,0 +1,84 @@
+// A recommendation request as the front ends give it, merged with its preset.
+#include <fmt/format.h>
+
+#include "rigplan/recommend.h"
+
+namespace rigplan {
+namespace {
+
+template <class T>
+void replace(T& field, const std::optional<T>& given) {
+  if (given) field = *given;
+}
+
+Constraints merged(Constraints k, const ConstraintOptions& given) {
+  if (given.budget_usd) k.budget_usd = given.budget_usd;
+  replace(k.region, given.region);
+  if (given.utilisation) k.utilisation = given.utilisation;
+  replace(k.horizon_months, given.horizon_months);
+  replace(k.acquire, given.acquire);
+  replace(k.condition, given.condition);
+  if (given.max_power_w) k.max_power_w = given.max_power_w;
+  replace(k.circuit, given.circuit);
+  replace(k.max_gpus, given.max_gpus);
+  replace(k.system, given.system);
+  replace(k.power_limit, given.power_limit);
+  if (given.electricity_usd_per_kwh) k.electricity_usd_per_kwh = given.electricity_usd_per_kwh;
+  if (given.pue) k.pue = given.pue;
+  k.resale = !given.no_resale;
+  return k;
+}
+
+// The job size given, replacing the preset's.
+Status apply_job_size(const RecommendRequest& r, Demand& demand) {
+  const int sizes = r.tokens.has_value() + r.samples.has_value() + r.images.has_value() +
+                    r.hours_per_month.has_value();
+  if (sizes > 1) {
+    return Status::invalid_input(
+        "give one job size: --tokens, --samples, --images (with --epochs) or --hours-per-month");
+  }
+  if (sizes == 0) {
+    if (!r.preset.empty()) return {};
+    return Status::invalid_input(
+        "give a job size: --tokens N, --samples N, --images N --epochs E, or --hours-per-month "
+        "H");
+  }
+  demand.work.reset();
+  demand.hours_per_month.reset();
+  if (r.tokens) demand.work = *r.tokens;
+  if (r.samples) demand.work = *r.samples;
+  if (r.images) demand.work = *r.images * r.epochs.value_or(1);
+  if (r.hours_per_month) demand.hours_per_month = *r.hours_per_month;
+  return {};
+}
+
+}  // namespace
+
+Result<ResolvedRequest> resolve_request(const RecommendRequest& r,
+                                        const std::vector<Preset>& presets, const Zoo& zoo) {
+  ResolvedRequest out;
+  if (!r.preset.empty()) {
+    auto preset = find_preset(presets, r.preset);
+    if (!preset) return preset.status();
+    auto demand = preset_demand(**preset, zoo);
+    if (!demand) return demand.status();
+    out.demand = std::move(demand).value();
+    out.constraints = (*preset)->constraints;
+  } else if (!r.workload) {
+    return Status::invalid_input(
+        "name a workload (`rigplan workloads list`) or a preset (--preset; `rigplan recommend "
+        "--presets`)");
+  }
+  if (r.workload) out.demand.tasks = {Task{*r.workload, r.run, 1}};
+  if (Status s = apply_job_size(r, out.demand); !s.ok()) return s;
+  if (r.reference_gpu) out.demand.reference_gpu = *r.reference_gpu;
+  out.constraints = merged(std::move(out.constraints), r.constraints);
+  if (r.machine) {
+    out.constraints.machine = r.machine;
+    out.constraints.machine_gpu = r.machine_gpu;
+    out.constraints.max_gpus = std::max(out.constraints.max_gpus, r.machine_gpu_count);
+  }
+  return out;
+}
+
+}  // namespace rigplan

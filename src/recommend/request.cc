@@ -1,0 +1,140 @@
+// The first steps of recommend(): the request checked, its site and power cap resolved, and the
+// work each task asks for.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "recommend/steps.h"
+#include "util/strings.h"
+
+namespace rigplan::recommend_steps {
+namespace {
+
+Status check_choice(std::string_view option, const std::string& value,
+                    const std::vector<std::string>& accepted) {
+  if (std::find(accepted.begin(), accepted.end(), value) != accepted.end()) return {};
+  return Status::invalid_input(fmt::format("{} '{}' is not accepted; expected {}{}", option, value,
+                                           quoted_list(accepted), did_you_mean(value, accepted)));
+}
+
+Status check_demand(const Demand& demand) {
+  if (demand.tasks.empty()) return Status::invalid_input("the demand names no workload");
+  if (demand.work.has_value() == demand.hours_per_month.has_value()) {
+    return Status::invalid_input(
+        "give the job size either as work (--tokens, --samples, --images) or as "
+        "--hours-per-month, not both or neither");
+  }
+  if (demand.work && (*demand.work <= 0 || demand.tasks.size() != 1)) {
+    return Status::invalid_input(demand.tasks.size() != 1 ? "a work amount needs a single workload"
+                                                          : "the work amount must be > 0");
+  }
+  if (demand.hours_per_month && *demand.hours_per_month <= 0) {
+    return Status::invalid_input(fmt::format("--hours-per-month {} is out of range; expected > 0",
+                                             format_number(*demand.hours_per_month)));
+  }
+  return {};
+}
+
+Status check_constraints(const Constraints& k) {
+  if (Status s = check_choice("--acquire", k.acquire, {"own", "rent", "both"}); !s.ok()) return s;
+  if (Status s = check_choice("--condition", k.condition, {"new", "used", "any"}); !s.ok())
+    return s;
+  if (k.horizon_months <= 0 || k.horizon_months > 240) {
+    return Status::invalid_input(
+        fmt::format("--horizon-months {} is out of range; expected > 0 and <= 240",
+                    format_number(k.horizon_months)));
+  }
+  if (k.utilisation && (*k.utilisation <= 0 || *k.utilisation > 1)) {
+    return Status::invalid_input(fmt::format(
+        "--utilisation {} is out of range; expected > 0 and <= 1", format_number(*k.utilisation)));
+  }
+  if (k.power_limit <= 0.3 || k.power_limit > 1) {
+    return Status::invalid_input(fmt::format(
+        "--power-limit {} is out of range; expected > 0.3 and <= 1", format_number(k.power_limit)));
+  }
+  if (k.max_gpus < 1) return Status::invalid_input("--max-gpus must be at least 1");
+  if (k.budget_usd && *k.budget_usd <= 0) return Status::invalid_input("--budget must be > 0");
+  return {};
+}
+
+// The tighter of --max-power and the circuit's continuous capacity.
+Status resolve_power_cap(const Catalog& catalog, const Constraints& k, Request& r) {
+  r.power_cap = k.max_power_w;
+  r.power_cap_name = "--max-power";
+  if (k.circuit.empty()) return {};
+  auto circuit = catalog.find_circuit(k.circuit);
+  if (!circuit) return circuit.status();
+  if (!r.power_cap || (*circuit)->continuous_w() < *r.power_cap) {
+    r.power_cap = (*circuit)->continuous_w();
+    r.power_cap_name = (*circuit)->id;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<Request> check_request(const Demand& demand, const Constraints& k, const Catalog& catalog,
+                              const Calibration& calibration) {
+  if (Status s = check_demand(demand); !s.ok()) return s;
+  if (Status s = check_constraints(k); !s.ok()) return s;
+  Request r;
+  r.demand = &demand;
+  r.constraints = &k;
+  r.catalog = &catalog;
+  r.calibration = &calibration;
+  auto office = owner_site(catalog, k.region, false, k.electricity_usd_per_kwh, k.pue);
+  if (!office) return office.status();
+  auto server_room = owner_site(catalog, k.region, true, k.electricity_usd_per_kwh, k.pue);
+  if (!server_room) return server_room.status();
+  r.office = *office;
+  r.server_room = *server_room;
+  if (Status s = resolve_power_cap(catalog, k, r); !s.ok()) return s;
+  r.only_system = k.machine;
+  if (!r.only_system && !k.system.empty()) {
+    auto found = catalog.find_system(k.system);
+    if (!found) return found.status();
+    r.only_system = *found;
+  }
+  r.gpu_load =
+      gpu_power_utilisation(workload_class(demand.tasks[0].workload), demand.tasks[0].run.mode);
+  if (demand.work) {
+    r.assumptions.push_back(
+        k.utilisation
+            ? fmt::format(
+                  "An owned machine is busy {}% of the time: the job carries its hours' share "
+                  "of the purchase less resale over {} months.",
+                  format_number(*k.utilisation * 100), format_number(k.horizon_months))
+            : fmt::format(
+                  "An owned machine is bought for this job: it carries the whole purchase less "
+                  "the resale after {} months (--utilisation U spreads it over other work).",
+                  format_number(k.horizon_months)));
+  }
+  return r;
+}
+
+Status resolve_work(Request& r, DemandRuns& runs) {
+  const Demand& demand = *r.demand;
+  r.work.assign(demand.tasks.size(), demand.work.value_or(0));
+  if (!demand.hours_per_month) return {};
+  auto ref = r.catalog->find_gpu(demand.reference_gpu);
+  if (!ref) return ref.status();
+  auto ref_runs = runs.runs(**ref, 1);
+  if (!ref_runs) return ref_runs.status();
+  double shares = 0;
+  for (const auto& t : demand.tasks) shares += t.share;
+  for (size_t i = 0; i < demand.tasks.size(); ++i) {
+    const TaskRun& run = (**ref_runs)[i];
+    if (!run.fits) {
+      return Status::invalid_input(fmt::format(
+          "the reference GPU {} cannot hold {} ({:.1f} GB); name one that can with --reference",
+          (*ref)->id, demand.tasks[i].workload.id, run.memory_gb));
+    }
+    r.work[i] = demand.tasks[i].share / shares * *demand.hours_per_month * 3600 * run.throughput;
+  }
+  r.assumptions.push_back(fmt::format(
+      "{} hours a month of work as measured on one {}, split among the workloads by share.",
+      format_number(*demand.hours_per_month), (*ref)->id));
+  return {};
+}
+
+}  // namespace rigplan::recommend_steps

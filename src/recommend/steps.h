@@ -1,0 +1,139 @@
+// The steps of recommend(), in the order it runs them (docs/recommend.md):
+//
+//   check_request      the demand and constraints checked and resolved against the catalog
+//   resolve_work       usage demands: each task's work per month, at the reference GPU's speed
+//   owned_candidates   every GPU x count x condition in a base system
+//   rented_candidates  every offer x instances x pricing, as a ladder of growing size
+//   evaluate           one candidate: how the demand runs on it (fit, throughput, hours), and
+//                      its cost, energy and CO2 from the shared model of rigplan/cost.h
+//   apply_constraints  the table of named constraints (constraints()): each adds a violation
+//   rank               cheapest first, the cost/time front, and a reason per option
+//   relax              nothing feasible: what relaxing each constraint alone would give
+//
+// A new kind of demand (a serving job with latency targets) plugs into DemandRuns::run_task,
+// which says how one task runs on a GPU x count; a new constraint (a price's age) is one row of
+// constraints().
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cost/cost_constants.h"
+#include "rigplan/recommend.h"
+
+namespace rigplan::recommend_steps {
+
+using cost_constants::kGpusPerMachine;
+
+// GPU counts considered; above cost_constants::kGpusPerMachine, whole machines of that many.
+inline constexpr int kCounts[] = {1, 2, 4, 8, 16, 32, 64};
+
+// The request once checked, with what it resolves to in the catalog.
+struct Request {
+  const Demand* demand = nullptr;
+  const Constraints* constraints = nullptr;
+  const Catalog* catalog = nullptr;
+  const Calibration* calibration = nullptr;
+  SiteEnergy office;                // where owned towers run
+  SiteEnergy server_room;           // where owned racks run
+  std::optional<double> power_cap;  // W at the wall per machine: --max-power or the circuit's
+  std::string power_cap_name;
+  const BaseSystem* only_system = nullptr;  // --system or --build
+  double gpu_load = 1;                      // average share of board power while running the demand
+  std::vector<double> work;  // per task, in its unit: for the job, or per month (usage)
+  std::vector<std::string> assumptions;
+};
+
+// Checks the demand and the constraints; a malformed request is a kInvalidInput Status.
+Result<Request> check_request(const Demand& demand, const Constraints& constraints,
+                              const Catalog& catalog, const Calibration& calibration);
+
+// How one task runs on `count` GPUs of a kind.
+struct TaskRun {
+  bool fits = false;
+  std::string strategy;
+  double memory_gb = 0;
+  double throughput = 0;
+  std::string unit;
+};
+
+// How the demand's tasks run on each GPU x count asked about, made once each; the facts of a
+// task and configuration that do not depend on the GPU (memory, parameters, FLOPs) are shared.
+class DemandRuns {
+ public:
+  DemandRuns(const Demand& demand, const Catalog& catalog, const Calibration& calibration)
+      : demand_(demand), catalog_(catalog), calibration_(calibration) {}
+  Result<const std::vector<TaskRun>*> runs(const Gpu& gpu, int count);
+
+ private:
+  Result<TaskRun> run_task(size_t task_index, const Gpu& gpu, int count);
+  Result<const RunFacts*> facts_of(size_t task_index, const Gpu& gpu, int count,
+                                   const std::string& strategy, const RunConfig& cfg);
+
+  const Demand& demand_;
+  const Catalog& catalog_;
+  const Calibration& calibration_;
+  std::map<std::pair<std::string, int>, std::vector<TaskRun>> cache_;
+  std::map<std::tuple<size_t, int, std::string>, RunFacts> facts_;
+};
+
+// Usage demands: each task's share of the hours on the reference GPU, converted to its work per
+// month at the reference's speed. Work demands: the job's work.
+Status resolve_work(Request& request, DemandRuns& runs);
+
+// One machine to evaluate: an owned GPU x count in a base system, or rented instances of an
+// offer at one pricing. `option` carries what identifies it (kind, gpu, count, ...).
+struct Candidate {
+  Option option;
+  const Gpu* gpu = nullptr;
+  int count = 0;
+  std::optional<OwnedSystem> owned;  // own: one machine of min(count, kGpusPerMachine) GPUs
+  double machines = 1;               // own: machines of that many
+  const Offer* offer = nullptr;      // rent
+  int instances = 1;                 // rent
+};
+
+// Owned candidates; `unpriced` counts the GPU x count x condition that have no price or system.
+std::vector<Candidate> owned_candidates(const Request& request, int* unpriced);
+
+// Rented candidates per offer, smallest first. Usage demands stop at the first size that does
+// the month's work in the month (more instances cost the same for it).
+std::vector<std::vector<Candidate>> rented_candidates(const Request& request);
+
+// The option of a candidate with its fit, speed, hours, cost, energy and CO2; a task that does
+// not fit is a "fit" violation.
+Result<Option> evaluate(const Candidate& candidate, const Request& request, DemandRuns& runs);
+
+// A named constraint: `check` records a violation in the option when it breaks it; `what`
+// names it in a relaxation ("relaxing the budget: ...").
+struct Constraint {
+  std::string_view name;
+  std::string_view what;
+  void (*check)(const Candidate& candidate, const Request& request, Option& option);
+};
+// Every constraint, in the order relaxations are offered.
+const std::vector<Constraint>& constraints();
+
+// Records that an option breaks a constraint: its name and a sentence with the numbers.
+void breaks(Option& option, std::string constraint, std::string why);
+
+void apply_constraints(const Candidate& candidate, const Request& request, Option& option);
+
+// Sorts options and rejected options cheapest first (then fastest), marks the cost/time Pareto
+// front and writes each option's reason.
+void rank(Recommendation& rec);
+
+// Nothing feasible: per constraint, the cheapest option that breaks only it.
+void relax(Recommendation& rec);
+
+// "12 min", "3.5 h", "4.2 days".
+std::string hours_text(double hours);
+// "1,234 USD".
+std::string usd(double value);
+// "own 2 x rtx-4090 (desktop-2gpu)", "rent lambda-h100 on-demand".
+std::string label(const Option& option);
+
+}  // namespace rigplan::recommend_steps

@@ -1,0 +1,208 @@
+// `rigplan compare`: the comparison as JSON, a table and an HTML page with Dettmers' charts.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "rigplan/chart.h"
+#include "rigplan/compare.h"
+#include "rigplan/report.h"
+#include "util/strings.h"
+
+namespace rigplan::report {
+namespace {
+
+double round3(double x) { return std::round(x * 1000) / 1000; }
+double round4(double x) { return std::round(x * 1e4) / 1e4; }
+
+const GpuValue::SystemValue* system_value(const GpuValue& v, int count) {
+  for (const auto& s : v.systems) {
+    if (s.count == count) return &s;
+  }
+  return nullptr;
+}
+
+std::string comparison_title(const Comparison& c) {
+  return fmt::format("{} ({}, batch {} per GPU)", c.workload, c.precision, c.requested_batch);
+}
+
+Json compared_json(const Workload& workload, const ComparedGpu& g) {
+  const GpuValue& v = g.value;
+  Json row = to_json(workload, *g.gpu, g.prediction);
+  row["relative"] = round3(v.relative);
+  row["memory_gb"] = g.gpu->memory_gb;
+  row["price_usd"] = v.price ? Json(v.price->usd) : Json(nullptr);
+  row["price_kind"] = v.price ? Json(v.price->kind) : Json(nullptr);
+  row["perf_per_kusd_card"] = v.per_kusd_card ? Json(round4(*v.per_kusd_card)) : Json(nullptr);
+  Json systems = Json::array();
+  for (const auto& s : v.systems) {
+    systems.push_back({{"count", s.count},
+                       {"system", s.system},
+                       {"capex_usd", s.capex_usd},
+                       {"relative", round3(s.relative)},
+                       {"perf_per_kusd", round4(s.per_kusd)}});
+  }
+  row["systems"] = systems;
+  row["perf_per_kw"] = round3(v.per_kw);
+  return row;
+}
+
+}  // namespace
+
+Json to_json(const Workload& workload, const Comparison& c) {
+  Json rows = Json::array();
+  for (const ComparedGpu& g : c.gpus) rows.push_back(compared_json(workload, g));
+  return {{"workload", c.workload},
+          {"reference", c.reference->id},
+          {"batch_per_gpu", c.requested_batch},
+          {"gpus", rows}};
+}
+
+std::string compare_text(const Comparison& c) {
+  using A = Table::Align;
+  Table table({{"gpu"},
+               {"relative", A::kRight},
+               {"throughput", A::kRight},
+               {"unit"},
+               {"bound"},
+               {"memory GB", A::kRight},
+               {"fits"},
+               {"price USD", A::kRight},
+               {"per kUSD", A::kRight},
+               {"x1 sys", A::kRight},
+               {"x2 sys", A::kRight},
+               {"x4 sys", A::kRight},
+               {"x8 sys", A::kRight},
+               {"per kW", A::kRight}});
+  for (const ComparedGpu& g : c.gpus) {
+    const Prediction& p = g.prediction;
+    const GpuValue& v = g.value;
+    std::vector<std::string> row = {
+        g.gpu->id,
+        fmt::format("{:.2f}", v.relative),
+        fmt::format("{:.4g}", p.throughput),
+        p.unit,
+        p.bound,
+        format_number(g.gpu->memory_gb),
+        fit_label(p, c.requested_batch),
+        v.price ? format_number(v.price->usd) : "-",
+        v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
+    for (int count : kValueCounts) {
+      const auto* s = system_value(v, count);
+      row.push_back(s ? fmt::format("{:.3f}", s->per_kusd) : "-");
+    }
+    row.push_back(fmt::format("{:.2f}", v.per_kw));
+    table.add_row(std::move(row));
+  }
+  return fmt::format("{}, relative to {}:\n\n", comparison_title(c), c.reference->id) +
+         table.render() +
+         "\nper kUSD: relative performance per 1,000 USD of the card (new price); xN sys: of a "
+         "whole new N-GPU system (GPUs + base system, data/catalog/systems.toml); per kW: per kW "
+         "of average GPU draw. \"-\": no price, or no base system holds N of the card. \"yes, "
+         "batch N\": the requested batch does not fit; the card runs the largest that does "
+         "(give --batch to compare at one batch).\n";
+}
+
+// Marks the points no other point beats: lower or equal x and higher or equal y, one strictly.
+void mark_front(std::vector<chart::ScatterChart::Point>& points) {
+  for (auto& p : points) {
+    p.front = std::none_of(points.begin(), points.end(), [&](const chart::ScatterChart::Point& q) {
+      return q.x <= p.x && q.y >= p.y && (q.x < p.x || q.y > p.y);
+    });
+  }
+}
+
+std::string fit_label(const Prediction& prediction, int requested_batch) {
+  if (!prediction.fits) return "no (offloaded)";
+  const int batch = prediction.config.batch.value_or(requested_batch);
+  return batch == requested_batch ? "yes" : fmt::format("yes, batch {}", batch);
+}
+
+std::string compare_html(const Comparison& c, const std::string& date) {
+  const std::string what = comparison_title(c);
+  const int requested_batch = c.requested_batch;
+  const std::string& reference = c.reference->id;
+  const std::string footer = chart::dated(
+      "rigplan compare: throughput from the performance model (docs/performance.md); prices from "
+      "data/catalog, dated "
+      "per entry",
+      date);
+  chart::BarChart relative{
+      "Relative performance: " + what, "throughput relative to " + reference, footer, {}, 1.0};
+  chart::BarChart per_card{"Performance per 1,000 USD, card alone",
+                           "relative performance per 1,000 USD (new price)",
+                           footer,
+                           {},
+                           0};
+  std::vector<chart::BarChart> per_system;
+  for (int count : kValueCounts) {
+    per_system.push_back({fmt::format("Performance per 1,000 USD, whole {}-GPU system", count),
+                          "relative performance per 1,000 USD of GPUs + base system",
+                          footer,
+                          {},
+                          0});
+  }
+  chart::ScatterChart by_price{"Performance against price",
+                               "new price of the card (USD)",
+                               "throughput relative to " + reference,
+                               footer,
+                               {},
+                               true,
+                               false};
+  chart::ScatterChart by_power{"Performance against power",
+                               "average GPU draw while running (W)",
+                               "throughput relative to " + reference,
+                               footer,
+                               {},
+                               false,
+                               false};
+  std::vector<std::vector<std::string>> table = {{"gpu", "relative", "fits", "price USD",
+                                                  "per kUSD card", "x1 system", "x2 system",
+                                                  "x4 system", "x8 system", "per kW"}};
+  for (const ComparedGpu& g : c.gpus) {
+    const GpuValue& v = g.value;
+    const std::string& id = g.gpu->id;
+    // A GPU run at a smaller batch, or offloaded, says so wherever its number appears.
+    const std::string fits = fit_label(g.prediction, requested_batch);
+    const std::string label = fits == "yes" ? id
+                              : g.prediction.fits
+                                  ? fmt::format("{} (batch {})", id, *g.prediction.config.batch)
+                                  : id + " (offloaded)";
+    relative.bars.push_back({label, v.relative, id == reference});
+    if (v.per_kusd_card) per_card.bars.push_back({label, *v.per_kusd_card, id == reference});
+    std::vector<std::string> row = {
+        id, fmt::format("{:.2f}", v.relative), fits, v.price ? format_number(v.price->usd) : "-",
+        v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
+    for (size_t k = 0; k < std::size(kValueCounts); ++k) {
+      const auto it =
+          std::find_if(v.systems.begin(), v.systems.end(),
+                       [&](const GpuValue::SystemValue& s) { return s.count == kValueCounts[k]; });
+      row.push_back(it != v.systems.end() ? fmt::format("{:.3f}", it->per_kusd) : "-");
+      if (it != v.systems.end())
+        per_system[k].bars.push_back({label, it->per_kusd, id == reference});
+    }
+    row.push_back(fmt::format("{:.2f}", v.per_kw));
+    table.push_back(std::move(row));
+    if (v.price) by_price.points.push_back({label, v.price->usd, v.relative});
+    if (v.per_kw > 0) by_power.points.push_back({label, v.relative / v.per_kw * 1000, v.relative});
+  }
+  mark_front(by_price.points);
+  mark_front(by_power.points);
+  chart::Section section{
+      "GPUs for " + what,
+      {"Relative to " + reference + ", as in Dettmers' charts."},
+      table,
+      {chart::svg(relative), chart::svg(per_card), chart::svg(by_price), chart::svg(by_power)}};
+  for (const auto& chart_of_count : per_system) {
+    if (!chart_of_count.bars.empty()) section.charts.push_back(chart::svg(chart_of_count));
+  }
+  return chart::html_page(
+      "rigplan comparison", {section},
+      chart::dated(
+          "Generated by rigplan. A missing bar: no price, or no base system holds that many "
+          "of the card. Joined points are the Pareto front: no other card is both cheaper "
+          "(or leaner) and faster",
+          date));
+}
+
+}  // namespace rigplan::report
