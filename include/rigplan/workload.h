@@ -112,6 +112,12 @@ struct ParamCounts {
 };
 ParamCounts count_params(const Workload& workload);
 
+// The largest model rigplan plans (a thousand times the largest trained today): every size
+// derived from a model this large fits in 64-bit integers and is exact in doubles.
+inline constexpr double kMaxModelParams = 1e15;
+// kInvalidInput when the architecture has more than kMaxModelParams parameters.
+Status check_model_size(const Workload& workload);
+
 // FLOPs of one step for a batch (multiply-adds count as 2 FLOPs). docs/workloads.md, "FLOPs".
 struct FlopCounts {
   double forward = 0;           // one forward pass over the batch

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "rigplan/catalog.h"
+#include "rigplan/input.h"
 #include "util/embedded_file.h"
 
 namespace rigplan {
@@ -32,11 +31,9 @@ Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir) {
   std::sort(paths.begin(), paths.end());
   std::vector<CatalogFile> files;
   for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) return Status::io_error(fmt::format("{}: cannot read the file", path.string()));
-    files.push_back({path.string(), text.str()});
+    auto text = input::read_file(path.string());
+    if (!text) return text.status();
+    files.push_back({path.string(), std::move(text).value()});
   }
   return files;
 }

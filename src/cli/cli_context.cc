@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "rigplan/input.h"
 #include "rigplan/recipe.h"
 
 namespace rigplan::cli {
@@ -50,13 +51,7 @@ Result<std::shared_ptr<const Catalog>> CliContext::load() const {
   return std::shared_ptr<const Catalog>(std::make_shared<Catalog>(std::move(catalog).value()));
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::io_error(fmt::format("{}: cannot read the file", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+Result<std::string> read_text_file(const std::string& path) { return input::read_file(path); }
 
 Status write_text_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "model/memory_constants.h"
+#include "rigplan/input.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -508,36 +509,28 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   if (c.method == "qlora" && c.weights != "nf4" && c.weights != "nf4-dq") {
     return Status::invalid_input("--method qlora stores the base weights in nf4 or nf4-dq");
   }
-  if (c.method != "full" && c.lora_rank < 1) {
+  for (const auto& [field, value] :
+       {std::pair{&input::kBatch, c.batch},
+        {&input::kSeq, c.seq_len},
+        {&input::kGenTokens, std::optional(c.gen_tokens)},
+        {&input::kZero, std::optional(c.zero)},
+        {&input::kGpus, std::optional(c.gpus)},
+        {&input::kTensorParallel, std::optional(c.tensor_parallel)},
+        {&input::kPipelineParallel, std::optional(c.pipeline_parallel)},
+        {&input::kLossChunks, std::optional(c.loss_chunks)},
+        {&input::kGradAccum, std::optional(c.grad_accum)}}) {
+    if (Status s = input::check(*field, value); !s.ok()) return s;
+  }
+  if (c.method != "full") {
+    if (Status s = input::check(input::kLoraRank, c.lora_rank); !s.ok()) return s;
+  }
+  // Each degree is at most 2^20, so their product is exact in 64 bits.
+  const std::int64_t model_parallel =
+      static_cast<std::int64_t>(c.tensor_parallel) * c.pipeline_parallel;
+  if (c.gpus % model_parallel != 0) {
     return Status::invalid_input(
-        fmt::format("--lora-rank {} is not accepted; expected at least 1", c.lora_rank));
-  }
-  if (c.batch && *c.batch < 1) {
-    return Status::invalid_input(
-        fmt::format("--batch {} is not accepted; expected at least 1", *c.batch));
-  }
-  if (c.seq_len && *c.seq_len < 1) {
-    return Status::invalid_input(
-        fmt::format("--seq {} is not accepted; expected at least 1", *c.seq_len));
-  }
-  if (c.gen_tokens < 0) return Status::invalid_input("--gen-tokens must not be negative");
-  if (c.loss_chunks < 0) {
-    return Status::invalid_input(fmt::format(
-        "--loss-chunks {} is not accepted; expected 0 (a fused loss) or more", c.loss_chunks));
-  }
-  if (c.grad_accum < 1) {
-    return Status::invalid_input(
-        fmt::format("--grad-accum {} is not accepted; expected at least 1", c.grad_accum));
-  }
-  if (c.zero < 0 || c.zero > 3) {
-    return Status::invalid_input(
-        fmt::format("--zero {} is not accepted; expected 0, 1, 2 or 3", c.zero));
-  }
-  if (c.gpus < 1 || c.tensor_parallel < 1 || c.pipeline_parallel < 1 ||
-      c.gpus % (c.tensor_parallel * c.pipeline_parallel) != 0) {
-    return Status::invalid_input(fmt::format(
-        "--gpus {} must be a positive multiple of tensor parallel {} × pipeline parallel {}",
-        c.gpus, c.tensor_parallel, c.pipeline_parallel));
+        fmt::format("--gpus {} must be a multiple of tensor parallel {} × pipeline parallel {}",
+                    c.gpus, c.tensor_parallel, c.pipeline_parallel));
   }
   r.mixed = r.train && (c.precision == "fp16" || c.precision == "bf16" || c.precision == "fp8");
   r.act_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
@@ -545,7 +538,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   r.seq = c.seq_len.value_or(w.default_seq_len.value_or(1));
   c.batch = r.batch;
   c.seq_len = r.seq;
-  r.mp = c.tensor_parallel * c.pipeline_parallel;
+  r.mp = static_cast<int>(model_parallel);
   r.dp = c.gpus / r.mp;
   return r;
 }

@@ -7,6 +7,7 @@
 
 #include "catalog/toml_decode.h"
 #include "model/run_fields.h"
+#include "rigplan/input.h"
 #include "util/embedded_file.h"
 
 namespace rigplan {
@@ -24,24 +25,24 @@ const std::vector<FieldSpec<RunConfig>>& run_config_fields() {
        kOptional,
        "",
        {"adamw", "adam8bit", "paged-adamw", "paged-adamw8bit", "sgd", "sgd-momentum", "adafactor"}},
-      {"lora_rank", &R::lora_rank, kOptional, "", {}, {1, 4096, true}},
+      {"lora_rank", &R::lora_rank, kOptional, "", {}, input::kLoraRank.range()},
       {"lora_targets",
        &R::lora_targets,
        kOptional,
        "",
        {"q", "k", "v", "o", "gate", "up", "down", "all"}},
       {"pure_16bit", &R::pure_16bit, kOptional},
-      {"batch", &R::batch, kOptional, "", {}, {1, 1e6, true}},
-      {"seq_len", &R::seq_len, kOptional, "", {}, {1, 1e7, true}},
-      {"gen_tokens", &R::gen_tokens, kOptional, "", {}, {0, 1e7, true}},
+      {"batch", &R::batch, kOptional, "", {}, input::kBatch.range()},
+      {"seq_len", &R::seq_len, kOptional, "", {}, input::kSeq.range()},
+      {"gen_tokens", &R::gen_tokens, kOptional, "", {}, input::kGenTokens.range()},
       {"checkpointing", &R::checkpointing, kOptional},
       {"recompute", &R::recompute, kOptional, "", {"none", "selective", "full"}},
       {"activation_offload", &R::activation_offload, kOptional},
       {"optimizer_in_backward", &R::optimizer_in_backward, kOptional},
-      {"loss_chunks", &R::loss_chunks, kOptional, "", {}, {0, 1024, true}},
-      {"grad_accum", &R::grad_accum, kOptional, "", {}, {1, 1e6, true}},
+      {"loss_chunks", &R::loss_chunks, kOptional, "", {}, input::kLossChunks.range()},
+      {"grad_accum", &R::grad_accum, kOptional, "", {}, input::kGradAccum.range()},
       {"flash_attention", &R::flash_attention, kOptional},
-      {"zero", &R::zero, kOptional, "", {}, {0, 3, true}},
+      {"zero", &R::zero, kOptional, "", {}, input::kZero.range()},
       {"offload", &R::offload, kOptional, "", {"none", "optimizer", "cpu"}},
       {"full_state_load", &R::full_state_load, kOptional},
   };

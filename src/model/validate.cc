@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "rigplan/input.h"
 #include "rigplan/memory.h"
 #include "util/csv.h"
 #include "util/stats.h"
@@ -21,6 +22,7 @@ constexpr std::string_view kRequiredColumns[] = {
     "weights", "method", "optimizer", "lora_rank", "batch_per_gpu", "seq_len", "grad_checkpointing",
     "metric",  "value",  "unit",      "source"};
 constexpr std::string_view kMetrics[] = {"throughput", "peak_memory_gb", "fits"};
+constexpr size_t kShownCell = 40;  // bytes of a bad cell quoted in a message
 
 class Row {
  public:
@@ -41,22 +43,36 @@ class Row {
     auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
     if (ec != std::errc() || ptr != cell.data() + cell.size() || !std::isfinite(value)) {
       return Status::invalid_input(fmt::format("{}:{}: column '{}': '{}' is not a number", path_,
-                                               record_.line, column, cell));
+                                               record_.line, column,
+                                               utf8_prefix(cell, kShownCell)));
     }
     return value;
+  }
+  // A count cell checked against its field (input.h); empty cells (and 0 where `zero_is_empty`,
+  // as files write an unpublished batch) are nullopt.
+  Result<std::optional<int>> count(std::string_view column, const input::NumberField& field,
+                                   bool zero_is_empty = false) const {
+    auto value = number(column, std::nan(""));
+    if (!value) return value.status();
+    if (std::isnan(*value) || (zero_is_empty && *value == 0)) return std::optional<int>();
+    const std::string why = input::problem(field, *value);
+    if (!why.empty()) {
+      return Status::invalid_input(fmt::format("{}:{}: column '{}': '{}' {}", path_, record_.line,
+                                               column, utf8_prefix(text(column), kShownCell), why));
+    }
+    return std::optional<int>(static_cast<int>(*value));
   }
   // A yes/no cell: 0/1, true/false or yes/no in any case (pandas writes True/False); empty
   // cells take `fallback`.
   Result<bool> flag(std::string_view column, bool fallback) const {
-    std::string cell = text(column);
-    std::transform(cell.begin(), cell.end(), cell.begin(),
-                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    const std::string cell = to_lower(text(column));
     if (cell.empty()) return fallback;
     if (cell == "1" || cell == "true" || cell == "yes") return true;
     if (cell == "0" || cell == "false" || cell == "no") return false;
-    return Status::invalid_input(fmt::format(
-        "{}:{}: column '{}': '{}' is not accepted; expected 0 or 1, true or false, yes or no",
-        path_, record_.line, column, text(column)));
+    return Status::invalid_input(
+        fmt::format("{}:{}: column '{}': '{}' is not accepted; expected 0 or 1, true or false, yes "
+                    "or no",
+                    path_, record_.line, column, utf8_prefix(text(column), kShownCell)));
   }
   int line() const { return record_.line; }
 
@@ -94,15 +110,15 @@ Result<RunConfig> run_of(const Row& row) {
   if (const std::string link = row.text("link"); !link.empty())
     c.link = link == "nvlink" ? "nvlink-bridge" : link;
   if (!row.text("recompute").empty()) c.recompute = row.text("recompute");
-  auto rank = row.number("lora_rank", 8);
-  auto batch = row.number("batch_per_gpu", 0);
-  auto seq = row.number("seq_len", 0);
-  auto gpus = row.number("num_gpus", 1);
-  auto zero = row.number("zero", 0);
-  auto tp = row.number("tp", 1);
-  auto pp = row.number("pp", 1);
-  auto chunks = row.number("loss_chunks", 1);
-  auto accum = row.number("grad_accum", 1);
+  auto rank = row.count("lora_rank", input::kLoraRank);
+  auto batch = row.count("batch_per_gpu", input::kBatch, /*zero_is_empty=*/true);
+  auto seq = row.count("seq_len", input::kSeq, /*zero_is_empty=*/true);
+  auto gpus = row.count("num_gpus", input::kGpus);
+  auto zero = row.count("zero", input::kZero);
+  auto tp = row.count("tp", input::kTensorParallel);
+  auto pp = row.count("pp", input::kPipelineParallel);
+  auto chunks = row.count("loss_chunks", input::kLossChunks);
+  auto accum = row.count("grad_accum", input::kGradAccum);
   for (const auto* r : {&rank, &batch, &seq, &gpus, &zero, &tp, &pp, &chunks, &accum}) {
     if (!r->ok()) return r->status();
   }
@@ -115,16 +131,16 @@ Result<RunConfig> run_of(const Row& row) {
   for (const auto* f : {&ckpt, &pure, &flash, &full_load, &act_offload, &in_backward}) {
     if (!f->ok()) return f->status();
   }
-  c.lora_rank = static_cast<int>(*rank);
-  if (*batch > 0) c.batch = static_cast<int>(*batch);
-  if (*seq > 0) c.seq_len = static_cast<int>(*seq);
-  c.gpus = static_cast<int>(*gpus);
+  c.lora_rank = rank->value_or(c.lora_rank);
+  c.batch = *batch;
+  c.seq_len = *seq;
+  c.gpus = gpus->value_or(1);
   c.checkpointing = *ckpt;
-  c.zero = static_cast<int>(*zero);
-  c.tensor_parallel = static_cast<int>(*tp);
-  c.pipeline_parallel = static_cast<int>(*pp);
-  c.loss_chunks = static_cast<int>(*chunks);
-  c.grad_accum = static_cast<int>(*accum);
+  c.zero = zero->value_or(0);
+  c.tensor_parallel = tp->value_or(1);
+  c.pipeline_parallel = pp->value_or(1);
+  c.loss_chunks = chunks->value_or(c.loss_chunks);
+  c.grad_accum = accum->value_or(1);
   c.pure_16bit = *pure;
   c.flash_attention = *flash;
   c.full_state_load = *full_load;

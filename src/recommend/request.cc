@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "recommend/steps.h"
+#include "rigplan/input.h"
 #include "util/strings.h"
 
 namespace rigplan::recommend_steps {
@@ -52,7 +53,7 @@ Status check_constraints(const Constraints& k) {
     return Status::invalid_input(fmt::format(
         "--power-limit {} is out of range; expected > 0.3 and <= 1", format_number(k.power_limit)));
   }
-  if (k.max_gpus < 1) return Status::invalid_input("--max-gpus must be at least 1");
+  if (Status s = input::check(input::kMaxGpus, k.max_gpus); !s.ok()) return s;
   if (k.budget_usd && *k.budget_usd <= 0) return Status::invalid_input("--budget must be > 0");
   return {};
 }

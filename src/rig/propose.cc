@@ -8,6 +8,7 @@
 
 #include "rig/build_constants.h"
 #include "rigplan/build.h"
+#include "rigplan/input.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -224,6 +225,7 @@ std::vector<std::pair<std::string, std::string>> reasons(const Proposal& p) {
 bool is_inherent_warning(const BuildCheck& check) { return check.rule == "heat-noise"; }
 
 Result<Proposal> propose_build(const ProposeRequest& req, const Catalog& catalog) {
+  if (Status s = input::check(input::kNodes, req.nodes); !s.ok()) return s;
   if (req.gpu_count < 1 || req.gpu_count > 16) {
     return Status::invalid_input(fmt::format("{} GPUs: a build holds 1 to 16", req.gpu_count));
   }

@@ -43,6 +43,14 @@ std::vector<std::string> split(std::string_view text, char separator) {
   return out;
 }
 
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t end = max_bytes;
+  // Back up over continuation bytes (10xxxxxx) to the start of the cut sequence.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
 std::string format_number(double value) { return fmt::format("{}", value); }
 
 int edit_distance(std::string_view a, std::string_view b) {

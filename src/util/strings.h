@@ -15,6 +15,9 @@ std::string join(std::span<const std::string> parts, std::string_view separator)
 // The non-empty items of a separated list, without surrounding spaces: "a, b,,c" -> a, b, c.
 std::vector<std::string> split(std::string_view text, char separator);
 
+// At most `max_bytes` of `text`, cut before a UTF-8 sequence rather than inside it.
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes);
+
 // The shortest decimal text that reads back as the same double: 82.6, 1000, 0.125.
 std::string format_number(double value);
 

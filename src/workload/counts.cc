@@ -1,13 +1,20 @@
 // Parameter counts from the architecture (docs/workloads.md, "Parameter count").
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "rigplan/workload.h"
 
 namespace rigplan {
 namespace {
 
-using I = std::int64_t;
+// Counts are summed in double, exact for every integer below 2^53 (9e15 parameters), so that no
+// architecture a file can describe wraps a 64-bit integer; the loaders refuse models above
+// kMaxModelParams before anything uses the count.
+using I = double;
 
 I norm_params(const TransformerConfig& t) {
-  return t.norm == "layernorm" ? 2LL * t.hidden_size : t.hidden_size;
+  return t.norm == "layernorm" ? 2.0 * t.hidden_size : t.hidden_size;
 }
 
 I attention_params(const TransformerConfig& t, int kv_heads) {
@@ -32,20 +39,27 @@ I mlp_params(const TransformerConfig& t) {
 I layer_params(const Layer& l) {
   const I kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
   if (l.op == "conv2d" || l.op == "conv_transpose2d") {
-    return static_cast<I>(l.out_channels) * l.in_channels / l.groups * kh * kw +
+    // groups divide in_channels (checked by the loader)
+    return static_cast<I>(l.out_channels) * (l.in_channels / l.groups) * kh * kw +
            (l.bias.value_or(false) ? l.out_channels : 0);
   }
   if (l.op == "linear") {
     return static_cast<I>(l.in_features) * l.out_features +
            (l.bias.value_or(true) ? l.out_features : 0);
   }
-  if (l.op == "embedding") return l.num_embeddings * l.dim;
+  if (l.op == "embedding") return static_cast<I>(l.num_embeddings) * l.dim;
   if (l.op == "lstm") {
     const I h = l.hidden_size;
     return (l.bidirectional ? 2 : 1) * 4 * (static_cast<I>(l.input_size) * h + h * h + 2 * h);
   }
-  if (l.op == "norm") return 2LL * l.channels;
+  if (l.op == "norm") return 2.0 * l.channels;
   return 0;
+}
+
+// A count as an integer; counts beyond int64 (refused by the loaders) saturate.
+std::int64_t whole(I count) {
+  constexpr double kMax = 9.2e18;
+  return static_cast<std::int64_t>(std::min(count, kMax));
 }
 
 double layer_forward_flops(const Layer& l) {
@@ -101,8 +115,9 @@ FlopCounts count_flops(const Workload& w, int batch, int seq_len) {
 }
 
 std::vector<LinearShape> layer_linears(const TransformerConfig& t) {
-  const I d = t.hidden_size, q = static_cast<I>(t.num_heads) * t.head_size(),
-          kv = static_cast<I>(t.kv_heads()) * t.head_size(), f = t.ffn_size;
+  using L = std::int64_t;
+  const L d = t.hidden_size, q = static_cast<L>(t.num_heads) * t.head_size(),
+          kv = static_cast<L>(t.kv_heads()) * t.head_size(), f = t.ffn_size;
   std::vector<LinearShape> out = {{"q", d, q}, {"k", d, kv}, {"v", d, kv}, {"o", q, d}};
   if (t.gated()) out.push_back({"gate", d, f});
   out.push_back({"up", d, f});
@@ -113,12 +128,14 @@ std::vector<LinearShape> layer_linears(const TransformerConfig& t) {
 ParamCounts count_params(const Workload& w) {
   ParamCounts c;
   if (!w.transformer) {
+    I total = 0, embedding = 0;
     for (const auto& l : w.layers) {
       const I p = layer_params(l) * l.count;
-      c.total += p;
-      if (l.op == "embedding") c.embedding += p;
+      total += p;
+      if (l.op == "embedding") embedding += p;
     }
-    c.active = c.total;
+    c.total = c.active = whole(total);
+    c.embedding = whole(embedding);
     return c;
   }
   const TransformerConfig& t = *w.transformer;
@@ -132,22 +149,33 @@ ParamCounts count_params(const Workload& w) {
   const I encoder_layer = self_attention + moe + 2 * norm;
   const int stacks = t.arch == "encoder-decoder" ? 2 : 1;
 
-  c.embedding = static_cast<I>(t.vocab_size) * d;
-  if (t.position == "learned") c.embedding += static_cast<I>(t.max_positions) * d;
-  c.embedding += static_cast<I>(t.type_vocab_size.value_or(0)) * d;
-  if (t.embedding_norm.value_or(false)) c.embedding += norm;
-  c.head = t.tied_embeddings ? 0 : static_cast<I>(t.vocab_size) * d;
-  if (t.lm_head_bias.value_or(false)) c.head += t.vocab_size;
-  c.per_layer = decoder_layer;
+  I embedding = static_cast<I>(t.vocab_size) * d;
+  if (t.position == "learned") embedding += static_cast<I>(t.max_positions) * d;
+  embedding += static_cast<I>(t.type_vocab_size.value_or(0)) * d;
+  if (t.embedding_norm.value_or(false)) embedding += norm;
+  I head = t.tied_embeddings ? 0 : static_cast<I>(t.vocab_size) * d;
+  if (t.lm_head_bias.value_or(false)) head += t.vocab_size;
 
-  c.total = c.embedding + c.head + t.num_layers * decoder_layer + t.encoder_layers * encoder_layer;
-  if (t.final_norm.value_or(true)) c.total += stacks * norm;
-  if (t.pooler.value_or(false)) c.total += d * d + d;
-  c.total += static_cast<I>(t.relative_attention_buckets.value_or(0)) * t.num_heads * stacks;
-  c.total += t.extra_params.value_or(0);
+  I total = embedding + head + t.num_layers * decoder_layer + t.encoder_layers * encoder_layer;
+  if (t.final_norm.value_or(true)) total += stacks * norm;
+  if (t.pooler.value_or(false)) total += d * d + d;
+  total += static_cast<I>(t.relative_attention_buckets.value_or(0)) * t.num_heads * stacks;
+  total += static_cast<I>(t.extra_params.value_or(0));
   const I inactive_experts = t.experts() > 1 ? (t.experts() - t.top_k()) * mlp : 0;
-  c.active = c.total - static_cast<I>(t.total_layers()) * inactive_experts;
+  c.embedding = whole(embedding);
+  c.head = whole(head);
+  c.per_layer = whole(decoder_layer);
+  c.total = whole(total);
+  c.active = whole(total - t.total_layers() * inactive_experts);
   return c;
+}
+
+Status check_model_size(const Workload& w) {
+  const double total = static_cast<double>(count_params(w).total);
+  if (total <= kMaxModelParams) return {};
+  return Status::invalid_input(
+      fmt::format("the architecture has {:.3g} parameters; rigplan plans models of up to {:.0e}",
+                  total, kMaxModelParams));
 }
 
 }  // namespace rigplan

@@ -191,7 +191,11 @@ Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
                   fmt::format("duplicate id; first defined at {}:{}", first.file, first.line));
       }
     }
-    zoo.workloads.push_back(decode_workload(ctx));
+    Workload w = decode_workload(ctx);
+    if (problems.empty()) {
+      if (Status s = check_model_size(w); !s.ok()) ctx.error("", s.message());
+    }
+    zoo.workloads.push_back(std::move(w));
   }
   zoo.build_index([&](std::string_view, size_t index, std::string_view field,
                       const std::string& name, const std::string& other_id) {

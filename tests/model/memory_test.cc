@@ -148,15 +148,16 @@ TEST(MemoryModel, ANonFittingRunSaysWhatWouldMakeItFit) {
 
 TEST(MemoryModel, RejectsMalformedRuns) {
   const std::pair<RunConfig, const char*> kCases[] = {
-      {RunConfig{.batch = 0}, "--batch 0 is not accepted; expected at least 1"},
+      {RunConfig{.batch = 0},
+       "--batch 0 is out of range; expected an integer from 1 to 1000000000"},
       {RunConfig{.precision = "bf61"},
        "--precision 'bf61' is not accepted; expected 'fp32', 'tf32', 'fp16', 'bf16' or 'fp8' (did "
        "you mean 'bf16'?)"},
       {RunConfig{.method = "lora", .lora_rank = -1},
-       "--lora-rank -1 is not accepted; expected at least 1"},
+       "--lora-rank -1 is out of range; expected an integer from 1 to 65536"},
       {RunConfig{.weights = "nf4"},
        "full training cannot update nf4 weights; use --method qlora to train adapters on them"},
-      {RunConfig{.zero = 4}, "--zero 4 is not accepted; expected 0, 1, 2 or 3"},
+      {RunConfig{.zero = 4}, "--zero 4 is out of range; expected an integer from 0 to 3"},
   };
   for (const auto& [config, message] : kCases) {
     auto e = estimate_memory(workload("llama-2-7b"), gpu("rtx-4090"), config);

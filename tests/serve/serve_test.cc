@@ -94,6 +94,18 @@ TEST_F(ServeTest, BadParametersGetTheCommandsOwnMessage) {
             server_->cli({"recommend", "resnet50", "--json"}).err);
 }
 
+TEST_F(ServeTest, ParallelDegreesThatOverflowAreA400AndTheServerLives) {
+  // tp × pp wrapped to 0 and `gpus % 0` ended the server with SIGFPE (issue 20).
+  auto res = client().Get("/api/memory?workload=llama-2-7b&gpu=rtx-4090&tp=65536&pp=65536");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
+            "--gpus 1 must be a multiple of tensor parallel 65536 × pipeline parallel 65536");
+  auto after = client().Get("/api/memory?workload=llama-2-7b&gpu=rtx-4090");
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->status, 200);
+}
+
 TEST_F(ServeTest, ValuesCannotBecomeOptions) {
   // A value starting with '-' stays a value: no option can be smuggled in.
   auto res = client().Get("/api/gpus/show?gpu=--html");

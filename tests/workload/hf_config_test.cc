@@ -61,5 +61,21 @@ TEST(HfConfig, RejectsTextThatIsNotJson) {
   EXPECT_EQ(w.status().message(), "c.json: not a JSON object (a Hugging Face config.json)");
 }
 
+TEST(HfConfig, RefusesModelsBeyondAThousandTrillionParameters) {
+  // Each field is within the workload format's range; together they would wrap 64-bit counts.
+  auto w = import_hf_config("c.json", R"({"model_type": "llama", "hidden_size": 1000000,
+      "num_attention_heads": 1000, "num_hidden_layers": 10000, "vocab_size": 100,
+      "intermediate_size": 10000000})");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().message(),
+            "c.json: the architecture has 3.4e+17 parameters; rigplan plans models of up to 1e+15");
+}
+
+TEST(HfConfig, QuotesALongModelTypeOnlyInPart) {
+  auto w = import_hf_config("c.json", R"({"model_type": ")" + std::string(100000, 'x') + R"("})");
+  ASSERT_FALSE(w.ok());
+  EXPECT_LT(w.status().message().size(), 1000u);
+}
+
 }  // namespace
 }  // namespace rigplan

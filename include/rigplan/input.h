@@ -1,0 +1,81 @@
+// The numbers a user gives rigplan, and what each accepts: one table for every front end (the
+// command line, the HTTP API, measurement files, build files and presets). A value is refused
+// when it is not finite, not whole where a count is meant, or out of its range, with a message
+// naming the field, the value and what is accepted. docs/input.md lists every field.
+//
+// Adding an input: declare its NumberField below (the command line's spelling as `name`, the
+// range, integer or not), add it to all_number_fields() in src/input/input.cc, check it with
+// check() where the library first sees it, and use range() in FieldSpec tables for files.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "rigplan/schema.h"
+#include "rigplan/status.h"
+
+namespace rigplan::input {
+
+struct NumberField {
+  std::string_view name;  // as the command line spells it, without the dashes
+  double lo = 0;
+  double hi = 0;
+  bool integer = false;
+  bool lo_open = false;  // lo itself is refused ("> 0")
+  std::string_view unit;
+
+  // "an integer from 1 to 1048576", "a number > 0 and <= 1".
+  std::string accepted() const;
+  bool accepts(double value) const;
+  // The same bounds for a FieldSpec table (schema.h).
+  Range range() const { return {lo, hi, !lo_open}; }
+};
+
+// Why `value` is refused, or "" when accepted: "is out of range; expected an integer from 1 to
+// 1000000", "is not a number; expected ...", "is not a whole number; expected ...".
+std::string problem(const NumberField& field, double value);
+
+// kInvalidInput "--tp 65536 is out of range; expected an integer from 1 to 4096", or ok.
+Status check(const NumberField& field, double value);
+Status check(const NumberField& field, std::optional<double> value);
+Status check(const NumberField& field, std::optional<int> value);
+
+// Every field, in the order docs/input.md lists them.
+std::span<const NumberField* const> all_number_fields();
+
+// --- The run of a workload (RunConfig; memory, predict, compare, cost, recommend, validate) ---
+// Counts are bounded so that every product of them fits in 64 bits; sizes beyond these are not
+// a training or serving run of this decade.
+inline constexpr NumberField kBatch{"batch", 1, 1'000'000'000,
+                                    true};  // recommender batches reach 1e7
+inline constexpr NumberField kSeq{"seq", 1, 100'000'000, true, false, "tokens"};
+inline constexpr NumberField kGenTokens{"gen-tokens", 0, 100'000'000, true, false, "tokens"};
+inline constexpr NumberField kLoraRank{"lora-rank", 1, 65'536, true};
+inline constexpr NumberField kZero{"zero", 0, 3, true};
+inline constexpr NumberField kGpus{"gpus", 1, 1'048'576, true};
+inline constexpr NumberField kTensorParallel{"tp", 1, 1'048'576, true};
+inline constexpr NumberField kPipelineParallel{"pp", 1, 1'048'576, true};
+inline constexpr NumberField kLossChunks{"loss-chunks", 0, 1024, true};  // 0: a fused loss
+inline constexpr NumberField kGradAccum{"grad-accum", 1, 1'000'000, true};
+
+// --- Decisions: cost, recommend, build propose ---
+inline constexpr NumberField kMaxGpus{"max-gpus", 1, 1'048'576, true};
+inline constexpr NumberField kBuildGpus{"gpus", 1, 64, true};  // GPUs in one built machine
+inline constexpr NumberField kNodes{"nodes", 1, 4096, true};
+
+// --- Text and file inputs ---
+// The most nested arrays and objects a JSON input (a Hugging Face config.json) may have.
+inline constexpr int kMaxJsonDepth = 64;
+// The longest name a file may give an entry (a model's _name_or_path).
+inline constexpr std::size_t kMaxNameBytes = 256;
+// The largest input file rigplan reads (config.json, measurement CSV, catalog and build files).
+inline constexpr std::size_t kMaxFileBytes = 64 * 1024 * 1024;
+
+// The whole text of a file of at most kMaxFileBytes: a kIoError Status naming it when it cannot
+// be read, kInvalidInput when it is larger (a device or pipe without end included).
+Result<std::string> read_file(const std::string& path);
+
+}  // namespace rigplan::input
