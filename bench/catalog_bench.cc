@@ -33,6 +33,22 @@ void BM_FindGpuTypo(benchmark::State& state) {
 }
 BENCHMARK(BM_FindGpuTypo);
 
+// An unknown id of 64 B to 1 MiB: the worst a typo (or a client) can make a lookup cost.
+// "Did you mean" is computed only up to 64 bytes, so the cost stays linear in the length.
+void BM_FindGpuLongUnknownId(benchmark::State& state) {
+  const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());
+  const std::string id(static_cast<size_t>(state.range(0)), 'x');
+  for (auto _ : state) {
+    auto gpu = catalog->find_gpu(id);
+    benchmark::DoNotOptimize(gpu);
+  }
+}
+BENCHMARK(BM_FindGpuLongUnknownId)
+    ->Arg(64)
+    ->Arg(64 << 10)
+    ->Arg(1 << 20)
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_QueryGpusSorted(benchmark::State& state) {
   const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());
   const rigplan::GpuQuery query{.min_memory_gb = 16.0, .sort = "-mem_bandwidth_gbps"};

@@ -359,8 +359,9 @@ struct CatalogFile {
 std::vector<CatalogFile> embedded_catalog();
 
 // Reads every *.toml file of a directory, in name order. A missing or unreadable directory is
-// a kIoError Status.
-Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir);
+// a kIoError Status; with `required`, so is one without *.toml files (a catalog or workload
+// directory must have some; an overlay may be empty).
+Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir, bool required = false);
 
 // Parses and checks a catalog: the base files, then the overlay files, whose entries add new
 // ids or replace the fields they name in existing ones. Every problem found in every file is

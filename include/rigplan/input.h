@@ -61,14 +61,56 @@ inline constexpr NumberField kPipelineParallel{"pp", 1, 1'048'576, true};
 inline constexpr NumberField kLossChunks{"loss-chunks", 0, 1024, true};  // 0: a fused loss
 inline constexpr NumberField kGradAccum{"grad-accum", 1, 1'000'000, true};
 
-// --- Decisions: cost, recommend, build propose ---
+// --- The job and its constraints (recommend, cost; presets) ---
+inline constexpr NumberField kTokens{"tokens", 0, 1e18, false, true};
+inline constexpr NumberField kSamples{"samples", 0, 1e18, false, true};
+inline constexpr NumberField kImages{"images", 0, 1e18, false, true};
+inline constexpr NumberField kEpochs{"epochs", 0, 1e6, false, true};
+inline constexpr NumberField kWork{"work", 0, 1e18, false, true};  // a preset's job size
+// Usage: hours of work a month on one reference GPU (may exceed a month: several GPUs' work).
+inline constexpr NumberField kHoursPerMonth{"hours-per-month", 0, 1e7, false, true, "h"};
+// An owned machine's busy hours a month: at most the hours of an average month (365 × 24 / 12).
+inline constexpr NumberField kBusyHoursPerMonth{"hours-per-month", 0, 730, false, true, "h"};
+inline constexpr NumberField kShare{"share", 0, 1e6, false, true};  // a preset task's share
+inline constexpr NumberField kUtilisation{"utilisation", 0, 1, false, true};
+inline constexpr NumberField kHorizonMonths{"horizon-months", 0, 240, false, true, "months"};
+inline constexpr NumberField kBudget{"budget", 0, 1e12, false, true, "USD"};
+inline constexpr NumberField kMaxPower{"max-power", 0, 1e6, false, true, "W"};
 inline constexpr NumberField kMaxGpus{"max-gpus", 1, 1'048'576, true};
+// A GPU capped below 30% of its board power is not a setting drivers allow (nvidia-smi -pl).
+inline constexpr NumberField kPowerLimit{"power-limit", 0.3, 1, false, true};
+inline constexpr NumberField kElectricity{"electricity", 0, 10, false, false, "USD/kWh"};
+// Power usage effectiveness: 1 is a site with no cooling or conversion loss at all.
+inline constexpr NumberField kPue{"pue", 1, 5};
+inline constexpr NumberField kMachineGpus{"gpus", 1, 8, true};  // GPUs in one owned machine
+inline constexpr NumberField kMachinePrice{"price", 0, 1e9, false, true, "USD"};
+inline constexpr NumberField kWallPower{"power", 0, 1e6, false, true, "W"};
+inline constexpr NumberField kRent{"rent", 0, 1e6, false, true, "USD/h"};
+inline constexpr NumberField kTop{"top", 0, 100'000, true};
+
+// --- Builds (build propose, build files) ---
 inline constexpr NumberField kBuildGpus{"gpus", 1, 64, true};  // GPUs in one built machine
 inline constexpr NumberField kNodes{"nodes", 1, 4096, true};
+inline constexpr NumberField kBuildBudget{"budget", 0, 1e9, false, true, "USD"};
+
+// --- Catalog listings (gpus, cpus, offers, overview) ---
+inline constexpr NumberField kMinMemory{"min-memory", 0, 100'000, false, false, "GB"};
+inline constexpr NumberField kMaxPrice{"max-price", 0, 1e9, false, false, "USD"};
+inline constexpr NumberField kMaxHourlyPrice{"max-price", 0, 1e6, false, false, "USD/h"};
+inline constexpr NumberField kMinCores{"min-cores", 0, 100'000, true};
+
+// --- rigplan serve ---
+inline constexpr NumberField kPort{"port", 0, 65'535, true};
+inline constexpr NumberField kCacheEntries{"cache", 0, 1'000'000, true};
+inline constexpr NumberField kCacheMegabytes{"cache-mb", 0, 65'536, true, false, "MiB"};
 
 // --- Text and file inputs ---
 // The most nested arrays and objects a JSON input (a Hugging Face config.json) may have.
 inline constexpr int kMaxJsonDepth = 64;
+// The most items of a comma-separated list option (compare --gpus, cost --offer, ...).
+inline constexpr std::size_t kMaxListItems = 64;
+// kInvalidInput "--gpus names 65 items; at most 64 are accepted", or ok.
+Status check_list(std::string_view option, std::size_t items);
 // The longest name a file may give an entry (a model's _name_or_path).
 inline constexpr std::size_t kMaxNameBytes = 256;
 // The largest input file rigplan reads (config.json, measurement CSV, catalog and build files).

@@ -84,6 +84,7 @@ struct MemoryEstimate {
   int min_gpus = 0;        // fewest GPUs that hold it (training: ZeRO-3; inference: split layers);
                            // 0: not within 1024
   std::vector<std::string> suggestions;  // when it does not fit: changes that make it fit
+  std::vector<std::string> warnings;     // computed as asked, but unusual (run_warnings)
 };
 
 // A malformed configuration (zero batch, negative rank, unknown precision) is a kInvalidInput
@@ -92,6 +93,15 @@ struct MemoryEstimate {
 // for callers that only need the breakdown and whether it fits.
 Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
                                        const RunConfig& config, bool with_searches = true);
+
+// What is computed as asked but deserves a word, one sentence each: a sequence beyond the model's
+// context.
+std::vector<std::string> run_warnings(const Workload& workload, const RunConfig& config);
+
+// kInvalidInput when a parallel layout does not split a transformer whole: the tensor-parallel
+// degree must divide its attention heads and key/value heads, the pipeline-parallel degree its
+// layers. estimate_memory checks it; callers that choose a layout use it to pick one that does.
+Status check_layout(const Workload& workload, int tensor_parallel, int pipeline_parallel);
 
 // The GPU's memory in GB (1e9 bytes): the marketed figure converted as the driver reports it.
 // An estimate's terms do not depend on the GPU, only this capacity: callers that weigh one

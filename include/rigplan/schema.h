@@ -3,6 +3,7 @@
 // the CLI sorts and filters by it. One table per kind, so a field is declared once.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -28,13 +29,15 @@ using FieldMember = std::variant<std::string T::*, std::vector<std::string> T::*
                                  bool T::*, Date T::*, std::optional<Date> T::*, std::int64_t T::*,
                                  std::optional<std::int64_t> T::*, std::optional<bool> T::*>;
 
-// Accepted range of a number: lo < x (or lo <= x when lo_inclusive) and x <= hi.
+// Accepted range of a number: finite, lo < x (or lo <= x when lo_inclusive) and x <= hi.
 struct Range {
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
   bool lo_inclusive = true;
 
-  bool contains(double x) const { return (lo_inclusive ? x >= lo : x > lo) && x <= hi; }
+  bool contains(double x) const {
+    return std::isfinite(x) && (lo_inclusive ? x >= lo : x > lo) && x <= hi;
+  }
   std::string describe() const;  // "> 0 and <= 100000"
 };
 

@@ -16,7 +16,7 @@ std::vector<CatalogFile> embedded_catalog() {
   return files;
 }
 
-Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir) {
+Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir, bool required) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
@@ -28,6 +28,9 @@ Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir) {
       paths.push_back(entry.path());
   }
   if (ec) return Status::io_error(fmt::format("{}: {}", dir, ec.message()));
+  if (required && paths.empty()) {
+    return Status::io_error(fmt::format("{}: the directory holds no *.toml files", dir));
+  }
   std::sort(paths.begin(), paths.end());
   std::vector<CatalogFile> files;
   for (const auto& path : paths) {

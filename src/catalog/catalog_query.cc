@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 
+#include "rigplan/input.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
 
@@ -28,8 +29,9 @@ Status check_choice(const std::vector<FieldSpec<T>>& fields, std::string_view ke
   if (value.empty() || field->choices.empty()) return {};
   std::vector<std::string> accepted(field->choices.begin(), field->choices.end());
   if (std::find(accepted.begin(), accepted.end(), value) != accepted.end()) return {};
-  return Status::invalid_input(fmt::format("{} '{}' is not accepted; expected {}{}", key, value,
-                                           quoted_list(accepted), did_you_mean(value, accepted)));
+  return Status::invalid_input(fmt::format("{} '{}' is not accepted; expected {}{}", key,
+                                           shown(value), quoted_list(accepted),
+                                           did_you_mean(value, accepted)));
 }
 
 template <class T>
@@ -68,6 +70,8 @@ std::vector<const T*> pointers(const std::vector<T>& entries) {
 }  // namespace
 
 Result<std::vector<const Gpu*>> query_gpus(const Catalog& catalog, const GpuQuery& query) {
+  if (Status s = input::check(input::kMinMemory, query.min_memory_gb); !s.ok()) return s;
+  if (Status s = input::check(input::kMaxPrice, query.max_price_usd); !s.ok()) return s;
   for (const auto& [key, value] :
        {std::pair{"vendor", &query.vendor}, std::pair{"segment", &query.segment},
         std::pair{"architecture", &query.architecture}}) {
@@ -90,6 +94,8 @@ Result<std::vector<const Gpu*>> query_gpus(const Catalog& catalog, const GpuQuer
 }
 
 Result<std::vector<const Cpu*>> query_cpus(const Catalog& catalog, const CpuQuery& query) {
+  if (Status s = input::check(input::kMinCores, query.min_cores); !s.ok()) return s;
+  if (Status s = input::check(input::kMaxPrice, query.max_price_usd); !s.ok()) return s;
   for (const auto& [key, value] :
        {std::pair{"vendor", &query.vendor}, std::pair{"segment", &query.segment}}) {
     if (Status s = check_choice(cpu_fields(), key, *value); !s.ok()) return s;
@@ -107,6 +113,8 @@ Result<std::vector<const Cpu*>> query_cpus(const Catalog& catalog, const CpuQuer
 }
 
 Result<std::vector<const Offer*>> query_offers(const Catalog& catalog, const OfferQuery& query) {
+  if (Status s = input::check(input::kMaxHourlyPrice, query.max_price_per_gpu_hour_usd); !s.ok())
+    return s;
   const Gpu* gpu = nullptr;
   if (!query.gpu.empty()) {
     auto found = catalog.find_gpu(query.gpu);

@@ -12,10 +12,10 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 
 #include "catalog/toml_decode.h"
 #include "rigplan/catalog.h"
+#include "rigplan/input.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
 
@@ -61,7 +61,7 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
     ctx.error("gpu_link_bw_gbps", "a link bandwidth on a GPU with gpu_link = \"none\"");
   }
   if (!g.gpu_link.empty() && g.gpu_link != "none" && !g.gpu_link_bw_gbps) {
-    ctx.error("gpu_link", fmt::format("'{}' needs 'gpu_link_bw_gbps'", g.gpu_link));
+    ctx.error("gpu_link", fmt::format("'{}' needs 'gpu_link_bw_gbps'", shown(g.gpu_link)));
   }
   if (g.slot_width && g.form_factor != "pcie" && g.form_factor != "laptop") {
     ctx.error("slot_width", fmt::format("a slot width on a '{}' part; only pcie and laptop cards "
@@ -90,11 +90,12 @@ void check_entry(const Offer& o, const EntryContext& ctx) {
 }
 
 void check_entry(const Region& r, const EntryContext& ctx) {
-  static const std::regex kCountry("[a-z]{2}|world");
-  if (!r.country.empty() && !std::regex_match(r.country, kCountry)) {
+  const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  const bool alpha2 = r.country.size() == 2 && lower(r.country[0]) && lower(r.country[1]);
+  if (!r.country.empty() && !alpha2 && r.country != "world") {
     ctx.error("country", fmt::format("'{}' is not accepted; expected a lowercase ISO 3166-1 "
                                      "alpha-2 code such as 'de', or 'world'",
-                                     r.country));
+                                     shown(r.country)));
   }
   if (r.electricity_usd_per_kwh && (!r.electricity_date || r.electricity_source.empty())) {
     ctx.error("electricity_usd_per_kwh",
@@ -136,9 +137,10 @@ void check_entry(const Board& b, const EntryContext& ctx) {
       ctx.error("pcie_slots",
                 fmt::format("'{}' is not a slot; expected \"x<lanes>/<gen>@<position>\" "
                             "such as \"x16/5@1\" (lanes 1, 2, 4, 8 or 16; gen 1-6)",
-                            text));
+                            shown(text)));
     } else if (slot->position <= last) {
-      ctx.error("pcie_slots", fmt::format("'{}': positions must increase from the top", text));
+      ctx.error("pcie_slots",
+                fmt::format("'{}': positions must increase from the top", shown(text)));
     } else {
       last = slot->position;
     }
@@ -168,8 +170,12 @@ constexpr std::string_view kKinds[] = {"gpu",          "cpu",    "offer",   "reg
 using RawEntries = std::map<std::string_view, std::vector<RawEntry>>;
 
 bool valid_id(std::string_view id) {
-  static const std::regex kId("[a-z0-9][a-z0-9.-]*");
-  return std::regex_match(id.begin(), id.end(), kId);
+  // [a-z0-9][a-z0-9.-]*, by hand: std::regex recurses per character and overflows the stack on
+  // ids of some ten thousand characters.
+  const auto plain = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  return !id.empty() && id.size() <= input::kMaxNameBytes && plain(id.front()) &&
+         std::all_of(id.begin(), id.end(),
+                     [&](char c) { return plain(c) || c == '.' || c == '-'; });
 }
 
 // Pass 1: parses a file and appends its entries, by kind.
@@ -182,13 +188,14 @@ void collect(const CatalogFile& file, RawEntries& out, Problems& problems) {
     const std::string name(key.str());
     const auto kind = std::find(std::begin(kKinds), std::end(kKinds), name);
     if (kind == std::end(kKinds)) {
-      problems.add(node.source(), fmt::format("unknown section '{}'; expected {}{}", name,
+      problems.add(node.source(), fmt::format("unknown section '{}'; expected {}{}", shown(name),
                                               quoted_list(kinds), did_you_mean(name, kinds)));
       continue;
     }
     auto* array = node.as_array();
     if (!array || !array->is_array_of_tables()) {
-      problems.add(node.source(), fmt::format("'{}' must be a list of [[{}]] tables", name, name));
+      problems.add(node.source(),
+                   fmt::format("'{}' must be a list of [[{}]] tables", shown(name), shown(name)));
       continue;
     }
     for (auto&& item : *array) {
@@ -198,9 +205,10 @@ void collect(const CatalogFile& file, RawEntries& out, Problems& problems) {
           entry.id = s->get();
           if (!valid_id(entry.id)) {
             problems.add(id->source(),
-                         fmt::format("{} '{}': field 'id': expected lowercase letters, digits, "
-                                     "'-' and '.', starting with a letter or digit",
-                                     name, entry.id));
+                         fmt::format("{} '{}': field 'id': expected at most {} lowercase "
+                                     "letters, digits, '-' and '.', starting with a letter or "
+                                     "digit",
+                                     shown(name), shown(entry.id), input::kMaxNameBytes));
           }
         }
       }
@@ -225,7 +233,7 @@ RawEntries merge(RawEntries base, RawEntries overlay, Problems& problems) {
       auto [it, fresh] = seen.emplace(id, i);
       if (!fresh) {
         problems.add(entries[i].table.get("id")->source(),
-                     fmt::format("{} '{}': duplicate id; first defined at {}", kind, id,
+                     fmt::format("{} '{}': duplicate id; first defined at {}", kind, shown(id),
                                  position(entries[it->second].table)));
       }
     }
@@ -274,7 +282,8 @@ void check_reference(const std::string& value, std::string_view field, std::stri
     if (t.id == value) return;
     ids.push_back(t.id);
   }
-  ctx.error(field, fmt::format("unknown {} '{}'{}", target, value, did_you_mean(value, ids)));
+  ctx.error(field,
+            fmt::format("unknown {} '{}'{}", target, shown(value), did_you_mean(value, ids)));
 }
 
 }  // namespace

@@ -14,18 +14,21 @@ namespace {
 constexpr std::string_view kBrandPrefixes[] = {"nvidia", "geforce",  "tesla", "amd",
                                                "radeon", "instinct", "intel"};
 
-std::string strip_brands(std::string key) {
+// Linear in the length: "nvidianvidia..." a megabyte long is read once, not erased from the front
+// once per word.
+std::string strip_brands(const std::string& key) {
+  std::string_view rest = key;
   bool stripped = true;
   while (stripped) {
     stripped = false;
     for (std::string_view prefix : kBrandPrefixes) {
-      if (key.size() > prefix.size() && key.starts_with(prefix)) {
-        key.erase(0, prefix.size());
+      if (rest.size() > prefix.size() && rest.starts_with(prefix)) {
+        rest.remove_prefix(prefix.size());
         stripped = true;
       }
     }
   }
-  return key;
+  return std::string(rest);
 }
 
 }  // namespace
@@ -75,8 +78,8 @@ Result<size_t> NameIndex::find(std::string_view query) const {
     if (it->second.size() == 1) return it->second.front();
     std::vector<std::string> ids;
     for (size_t i : it->second) ids.push_back(ids_[i]);
-    return Status::not_found(
-        fmt::format("'{}' names more than one {}: {}; use the id", query, kind_, quoted_list(ids)));
+    return Status::not_found(fmt::format("'{}' names more than one {}: {}; use the id",
+                                         shown(query), kind_, quoted_list(ids)));
   }
   // Suggest ids whose id or any name is close to the query.
   std::vector<std::pair<std::string, size_t>> pairs;
@@ -104,8 +107,8 @@ Result<size_t> NameIndex::find(std::string_view query) const {
   if (suggestions.size() > 3) suggestions.resize(3);
   std::string hint =
       suggestions.empty() ? "" : fmt::format(" (did you mean {}?)", quoted_list(suggestions));
-  return Status::not_found(
-      fmt::format("unknown {} '{}'{}; `{}` shows them all", kind_, query, hint, list_command_));
+  return Status::not_found(fmt::format("unknown {} '{}'{}; `{}` shows them all", kind_,
+                                       shown(query), hint, list_command_));
 }
 
 }  // namespace rigplan

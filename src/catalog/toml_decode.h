@@ -134,7 +134,7 @@ class EntryContext {
   }
   std::string prefix() const {
     std::string out =
-        id_.empty() ? fmt::format("{}: ", kind_) : fmt::format("{} '{}': ", kind_, id_);
+        id_.empty() ? fmt::format("{}: ", kind_) : fmt::format("{} '{}': ", kind_, shown(id_));
     if (!scope_.empty()) out += fmt::format("{}: ", scope_);
     return out;
   }
@@ -165,8 +165,8 @@ bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
       return true;
     }
     const auto accepted = to_strings(spec.choices);
-    return fail(fmt::format("'{}' is not accepted; expected {}{}", value, quoted_list(accepted),
-                            did_you_mean(value, accepted)));
+    return fail(fmt::format("'{}' is not accepted; expected {}{}", shown(value),
+                            quoted_list(accepted), did_you_mean(value, accepted)));
   };
   auto check_range = [&](double value) {
     if (spec.range.contains(value)) return true;
@@ -270,7 +270,7 @@ void decode_provenance(const EntryContext& ctx, const std::vector<FieldSpec<T>>&
     const auto levels = to_strings(kConfidenceLevels);
     if (std::find(levels.begin(), levels.end(), out.confidence) == levels.end()) {
       ctx.error("confidence",
-                fmt::format("'{}' is not accepted; expected {}{}", out.confidence,
+                fmt::format("'{}' is not accepted; expected {}{}", shown(out.confidence),
                             quoted_list(levels), did_you_mean(out.confidence, levels)));
     }
   }
@@ -286,10 +286,11 @@ void decode_provenance(const EntryContext& ctx, const std::vector<FieldSpec<T>>&
   for (const auto& [key, node] : *sub) {
     const std::string name(key.str());
     if (!find_field(fields, name)) {
-      ctx.error_at(node, fmt::format("field_sources: '{}' is not a field{}", name,
+      ctx.error_at(node, fmt::format("field_sources: '{}' is not a field{}", shown(name),
                                      did_you_mean(name, keys)));
     } else if (const auto* s = node.as_string(); !s || s->get().empty()) {
-      ctx.error_at(node, fmt::format("field_sources: '{}': expected a non-empty string", name));
+      ctx.error_at(node,
+                   fmt::format("field_sources: '{}': expected a non-empty string", shown(name)));
     } else {
       out.field_sources.emplace(name, s->get());
     }
@@ -326,7 +327,8 @@ void decode_fields(const EntryContext& ctx, const toml::table& table,
   for (const auto& [key, node] : table) {
     const std::string name(key.str());
     if (std::find(accepted.begin(), accepted.end(), name) == accepted.end()) {
-      ctx.error_at(node, fmt::format("unknown field '{}'{}", name, did_you_mean(name, accepted)));
+      ctx.error_at(node,
+                   fmt::format("unknown field '{}'{}", shown(name), did_you_mean(name, accepted)));
     }
   }
 }

@@ -32,7 +32,7 @@ Result<std::shared_ptr<const Catalog>> CliContext::load() const {
   if (catalog_dir.empty()) {
     base = embedded_catalog();
   } else {
-    auto files = read_catalog_dir(catalog_dir);
+    auto files = read_catalog_dir(catalog_dir, /*required=*/true);
     if (!files) return files.status();
     base = std::move(files).value();
   }
@@ -63,7 +63,7 @@ Result<std::shared_ptr<const Zoo>> CliContext::load_zoo() const {
   if (shared_zoo) return shared_zoo;
   std::vector<CatalogFile> files = embedded_workloads();
   if (!workloads_dir.empty()) {
-    auto mine = read_catalog_dir(workloads_dir);
+    auto mine = read_catalog_dir(workloads_dir, /*required=*/true);
     if (!mine) return mine.status();
     files.insert(files.end(), mine->begin(), mine->end());
   }
@@ -113,6 +113,21 @@ Result<CliContext::MeasurementInputs> CliContext::load_measurement_inputs(
                            std::move(text).value()};
 }
 
+namespace {
+// The options add_run_options adds that describe the run (not which workload).
+constexpr std::string_view kRunOptions[] = {
+    "--recipe",         "--mode",         "--precision",    "--weights",
+    "--method",         "--optimizer",    "--lora-rank",    "--lora-targets",
+    "--pure-16bit",     "--batch",        "--seq",          "--checkpointing",
+    "--recompute",      "--activation-offload", "--optimizer-in-backward", "--loss-chunks",
+    "--grad-accum",     "--zero",         "--offload",      "--full-state-load",
+    "--tp",             "--pp",           "--link"};
+}  // namespace
+
+bool is_run_option(std::string_view name) {
+  return std::find(std::begin(kRunOptions), std::end(kRunOptions), name) != std::end(kRunOptions);
+}
+
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   o.cmd = cmd;
   cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");
@@ -160,7 +175,8 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
                 "ZeRO-3/FSDP: the checkpoint loaded as a full state dict (LitGPT)");
   cmd->add_option("--tp", o.run.tensor_parallel, "Tensor-parallel degree");
   cmd->add_option("--pp", o.run.pipeline_parallel, "Pipeline-parallel degree");
-  cmd->add_option("--link", o.run.link, "pcie, nvlink-bridge or nvswitch (default: the GPU's)");
+  cmd->add_option("--link", o.run.link,
+                  "pcie, nvlink-bridge, nvswitch or infinity-fabric (default: the GPU's link)");
 }
 
 Result<RunConfig> run_config(const RunOptions& o) {
@@ -225,7 +241,11 @@ int CliContext::fail(const Status& status) const {
   return status.is_user_error() ? kExitBadInput : kExitInternal;
 }
 
-void CliContext::print_json(const report::Json& value) const { *out << value.dump(2) << "\n"; }
+void CliContext::print_json(const report::Json& value) const {
+  // Inputs are checked to be UTF-8 where they enter; should a byte slip through, it prints as
+  // U+FFFD rather than failing the whole answer.
+  *out << value.dump(2, ' ', false, report::Json::error_handler_t::replace) << "\n";
+}
 
 Progress::Progress(const CliContext& ctx, std::string what) : what_(std::move(what)) {
   if (ctx.err == &std::cerr && ::isatty(STDERR_FILENO)) err_ = ctx.err;

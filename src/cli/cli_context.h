@@ -81,6 +81,9 @@ struct CliContext {
   std::vector<std::shared_ptr<void>> kept;  // what keep() made
 };
 
+// The command line with every subcommand (or only `only`), its options bound to `ctx`.
+std::unique_ptr<CLI::App> make_command_line(CliContext& ctx, const std::string& only = "");
+
 // Builds the command line with every subcommand (or only `only`, for `rigplan serve`), parses
 // `args` (args[0] is the program name) and runs the subcommand. Returns the exit code; messages
 // go to ctx.err.
@@ -113,6 +116,8 @@ void add_run_options(CLI::App* cmd, RunOptions& o);
 // The run the options describe: --lora-targets split, and the --recipe's settings applied under
 // the options given explicitly.
 Result<RunConfig> run_config(const RunOptions& o);
+// Whether an option name ("--batch") is one of add_run_options'.
+bool is_run_option(std::string_view name);
 
 // A build file read, checked and turned into the machine that `cost --build` and
 // `recommend --build` price (system_from_build), with the build itself.

@@ -40,7 +40,7 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
       loaded = ctx.load();
     } else {
       // The directory alone, without the overlay.
-      auto files = read_catalog_dir(dir);
+      auto files = read_catalog_dir(dir, /*required=*/true);
       auto read = files ? load_catalog(*files) : Result<Catalog>(files.status());
       if (read) {
         loaded = std::shared_ptr<const Catalog>(std::make_shared<Catalog>(std::move(read).value()));

@@ -1,6 +1,9 @@
 // rigplan cost [WORKLOAD] --gpu ID [--gpus N] ...: owning one machine against renting.
+#include <fmt/format.h>
+
 #include "cli/cli_context.h"
 #include "rigplan/cost.h"
+#include "rigplan/input.h"
 #include "util/strings.h"
 
 namespace rigplan::cli {
@@ -60,7 +63,17 @@ void run_cost(CliContext& ctx, const CostOptions& o) {
   const Catalog& catalog = **loaded;
   CostRequest r = o.request;
   std::optional<Workload> workload;
-  if (!o.run.workload.empty() || !o.run.hf_config.empty()) {
+  if (o.run.workload.empty() && o.run.hf_config.empty()) {
+    // Without a workload the run options would be ignored: refuse them rather than do so.
+    for (const CLI::Option* option : o.run.cmd->get_options()) {
+      if (option->count() > 0 && is_run_option(option->get_name())) {
+        return void(ctx.exit_code = ctx.fail(Status::invalid_input(
+                        fmt::format("{} describes a run of a workload; name one (`rigplan "
+                                    "workloads list`) or leave it out",
+                                    option->get_name()))));
+      }
+    }
+  } else {
     auto zoo = ctx.load_zoo();
     if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
     auto w = ctx.resolve_workload(**zoo, o.run.workload, o.run.hf_config);
@@ -84,6 +97,8 @@ void run_cost(CliContext& ctx, const CostOptions& o) {
                     Status::invalid_input("name the owned machine: --gpu ID or --build FILE")));
   }
   r.offers = split(o.offers, ',');
+  if (Status s = input::check_list("offer", r.offers.size()); !s.ok())
+    return void(ctx.exit_code = ctx.fail(s));
   r.resale = !o.no_resale;
   auto c = compare_costs(r, catalog, embedded_calibration());
   if (!c) return void(ctx.exit_code = ctx.fail(c.status()));

@@ -9,16 +9,6 @@
 #include "util/strings.h"
 
 namespace rigplan::cli {
-namespace {
-
-Status check_link(const std::string& link) {
-  if (link.empty() || link == "pcie" || link == "nvlink-bridge" || link == "nvswitch") return {};
-  const std::vector<std::string> links = {"pcie", "nvlink-bridge", "nvswitch"};
-  return Status::invalid_input(fmt::format("--link '{}' is not accepted; expected {}{}", link,
-                                           quoted_list(links), did_you_mean(link, links)));
-}
-
-}  // namespace
 
 void add_predict_command(CLI::App& app, CliContext& ctx) {
   auto& o = ctx.keep<RunOptions>();
@@ -37,7 +27,6 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
     const Workload& workload = inputs->workload;
     auto gpu = catalog.find_gpu(gpu_name);
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
-    if (Status s = check_link(o.run.link); !s.ok()) return void(ctx.exit_code = ctx.fail(s));
     auto run = run_config(o);
     if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
     auto p = predict(workload, **gpu, *run, embedded_calibration(), catalog);

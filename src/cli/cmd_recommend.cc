@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_context.h"
+#include "rigplan/input.h"
 #include "rigplan/recommend.h"
 
 namespace rigplan::cli {
@@ -56,6 +57,8 @@ void add_constraint_options(CLI::App* cmd, ConstraintOptions& k) {
 }
 
 void run_recommend(CliContext& ctx, RecommendOptions& o) {
+  if (Status s = input::check(input::kTop, static_cast<double>(o.top)); !s.ok())
+    return void(ctx.exit_code = ctx.fail(s));
   const std::vector<Preset>& presets = embedded_presets();
   if (o.list_presets) {
     if (ctx.json) return ctx.print_json(report::presets_json(presets));

@@ -1,8 +1,11 @@
 // The command line: global options and every subcommand, built afresh for each run so that
 // `rigplan serve` can run many at once.
+#include <fmt/format.h>
+
 #include <iostream>
 
 #include "cli/cli_context.h"
+#include "util/strings.h"
 
 namespace rigplan::cli {
 namespace {
@@ -27,26 +30,44 @@ constexpr Command kCommands[] = {
 
 }  // namespace
 
+std::unique_ptr<CLI::App> make_command_line(CliContext& ctx, const std::string& only) {
+  auto app = std::make_unique<CLI::App>(
+      "rigplan: plan the hardware for deep learning: which GPU, which build, buy or rent.",
+      "rigplan");
+  app->set_version_flag("--version", "rigplan 0.1.0");
+  app->fallthrough();  // global options may follow the subcommand
+  app->require_subcommand(1);
+  app->add_option("--catalog", ctx.catalog_dir,
+                  "Catalog directory to use instead of the embedded catalog");
+  app->add_option("--overlay", ctx.overlay_dir,
+                  "Overlay directory whose entries add to or patch the catalog by id "
+                  "(default: $RIGPLAN_OVERLAY or ~/.config/rigplan/overlay, when it exists)");
+  app->add_option("--workloads", ctx.workloads_dir,
+                  "Directory of workload files added to the zoo (docs/workloads.md)");
+  app->add_flag("--json", ctx.json, "Print JSON instead of tables");
+  for (const auto& command : kCommands) {
+    if (only.empty() || only == command.name) command.add(*app, ctx);
+  }
+  return app;
+}
+
 int run_command_line(const std::vector<std::string>& args, CliContext& ctx,
                      const std::string& only) {
-  CLI::App app{"rigplan: plan the hardware for deep learning: which GPU, which build, buy or rent.",
-               "rigplan"};
-  app.set_version_flag("--version", "rigplan 0.1.0");
-  app.fallthrough();  // global options may follow the subcommand
-  app.require_subcommand(1);
-  app.add_option("--catalog", ctx.catalog_dir,
-                 "Catalog directory to use instead of the embedded catalog");
-  app.add_option("--overlay", ctx.overlay_dir,
-                 "Overlay directory whose entries add to or patch the catalog by id "
-                 "(default: $RIGPLAN_OVERLAY or ~/.config/rigplan/overlay, when it exists)");
-  app.add_option("--workloads", ctx.workloads_dir,
-                 "Directory of workload files added to the zoo (docs/workloads.md)");
-  app.add_flag("--json", ctx.json, "Print JSON instead of tables");
-  for (const auto& command : kCommands) {
-    if (only.empty() || only == command.name) command.add(app, ctx);
-  }
+  const auto app_owner = make_command_line(ctx, only);
+  CLI::App& app = *app_owner;
   std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
+  for (size_t i = 0; i < args.size(); ++i) {
+    // Names and values end up in JSON and in messages, which are UTF-8.
+    if (const auto at = invalid_utf8_at(args[i])) {
+      const bool after_option = i > 1 && args[i - 1].starts_with("--");
+      *ctx.err << fmt::format(
+          "rigplan: argument {}{} is not valid UTF-8 (byte {} of it is 0x{:02x})\n", i,
+          after_option ? fmt::format(" (after {})", shown(args[i - 1])) : "", *at + 1,
+          static_cast<unsigned char>(args[i][*at]));
+      return kExitBadInput;
+    }
+    argv.push_back(args[i].c_str());
+  }
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cost/cost_constants.h"
+#include "rigplan/input.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -92,7 +93,7 @@ Result<OwnedSystem> own_system(const Catalog& catalog, const Gpu& gpu, int count
     price = {*gpu.used_price_usd, gpu.used_price_date, "used"};
   } else {
     return Status::invalid_input(
-        fmt::format("condition '{}' is not accepted; expected 'new' or 'used'", condition));
+        fmt::format("condition '{}' is not accepted; expected 'new' or 'used'", shown(condition)));
   }
   auto out = machine_for(catalog, gpu, count, only);
   if (!out) return out;
@@ -328,19 +329,20 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
 
 namespace {
 
+// Each number of the request within its range (rigplan/input.h).
 Status check_cost_request(const CostRequest& r) {
-  if (r.utilisation <= 0 || r.utilisation > 1) {
-    return Status::invalid_input(fmt::format(
-        "--utilisation {} is out of range; expected > 0 and <= 1", format_number(r.utilisation)));
-  }
-  if (r.horizon_months <= 0 || r.horizon_months > 240) {
-    return Status::invalid_input(
-        fmt::format("--horizon-months {} is out of range; expected > 0 and <= 240",
-                    format_number(r.horizon_months)));
-  }
-  if (r.count < 1 || r.count > kGpusPerMachine) {
-    return Status::invalid_input(fmt::format(
-        "--gpus {} is out of range; expected 1 to {} in one machine", r.count, kGpusPerMachine));
+  for (const auto& [field, value] :
+       {std::pair{&input::kBusyHoursPerMonth, r.hours_per_month},
+        {&input::kUtilisation, std::optional(r.utilisation)},
+        {&input::kHorizonMonths, r.horizon_months},
+        {&input::kMachineGpus, r.count},
+        {&input::kPowerLimit, r.power_limit},
+        {&input::kMachinePrice, r.capex_usd},
+        {&input::kElectricity, r.electricity_usd_per_kwh},
+        {&input::kPue, r.pue},
+        {&input::kWallPower, r.wall_w},
+        {&input::kRent, r.rent_usd_per_hour}}) {
+    if (Status s = input::check(*field, value); !s.ok()) return s;
   }
   return {};
 }

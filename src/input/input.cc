@@ -12,9 +12,47 @@ namespace rigplan::input {
 namespace {
 
 constexpr const NumberField* kAll[] = {
-    &kBatch,   &kSeq,       &kGenTokens,      &kLoraRank,
-    &kZero,    &kGpus,      &kTensorParallel, &kPipelineParallel, &kLossChunks, &kGradAccum,
-    &kMaxGpus, &kBuildGpus, &kNodes,
+    &kBatch,
+    &kSeq,
+    &kGenTokens,
+    &kLoraRank,
+    &kZero,
+    &kGpus,
+    &kTensorParallel,
+    &kPipelineParallel,
+    &kLossChunks,
+    &kGradAccum,
+    &kTokens,
+    &kSamples,
+    &kImages,
+    &kEpochs,
+    &kWork,
+    &kHoursPerMonth,
+    &kBusyHoursPerMonth,
+    &kShare,
+    &kUtilisation,
+    &kHorizonMonths,
+    &kBudget,
+    &kMaxPower,
+    &kMaxGpus,
+    &kPowerLimit,
+    &kElectricity,
+    &kPue,
+    &kMachineGpus,
+    &kMachinePrice,
+    &kWallPower,
+    &kRent,
+    &kTop,
+    &kBuildGpus,
+    &kNodes,
+    &kBuildBudget,
+    &kMinMemory,
+    &kMaxPrice,
+    &kMaxHourlyPrice,
+    &kMinCores,
+    &kPort,
+    &kCacheEntries,
+    &kCacheMegabytes,
 };
 
 // 1048576 rather than 1.048576e+06; fractions as written.
@@ -66,6 +104,12 @@ Status check(const NumberField& field, std::optional<int> value) {
 }
 
 std::span<const NumberField* const> all_number_fields() { return kAll; }
+
+Status check_list(std::string_view option, std::size_t items) {
+  if (items <= kMaxListItems) return {};
+  return Status::invalid_input(
+      fmt::format("--{} names {} items; at most {} are accepted", option, items, kMaxListItems));
+}
 
 Result<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "model/memory_constants.h"
 #include "rigplan/input.h"
@@ -30,7 +31,8 @@ Status check_choice(std::string_view option, const std::string& value,
   if (std::find(accepted.begin(), accepted.end(), value) != accepted.end()) return {};
   std::vector<std::string> names(accepted.begin(), accepted.end());
   return Status::invalid_input(fmt::format("--{} '{}' is not accepted; expected {}{}", option,
-                                           value, quoted_list(names), did_you_mean(value, names)));
+                                           shown(value), quoted_list(names),
+                                           did_you_mean(value, names)));
 }
 
 std::string gb(double bytes) { return fmt::format("{:.2f} GB", bytes / 1e9); }
@@ -453,6 +455,17 @@ Status resolve_recompute(RunConfig& c) {
   return {};
 }
 
+// "1, 2, 4 or 8": the divisors of n.
+std::string divisors(int n) {
+  std::vector<std::string> out;
+  for (int d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(std::to_string(d));
+  }
+  const std::string last = out.back();
+  out.pop_back();
+  return out.empty() ? last : fmt::format("{} or {}", join(out, ", "), last);
+}
+
 Result<Run> resolve(const Workload& w, const RunConfig& in) {
   Run r{w, in};
   RunConfig& c = r.c;
@@ -471,6 +484,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
       {"gate_proj", {"gate"}}, {"up_proj", {"up"}}, {"down_proj", {"down"}},
       {"to_q", {"q"}},         {"to_k", {"k"}},     {"to_v", {"v"}},
       {"to_out", {"o"}},       {"to_out.0", {"o"}}};
+  if (Status s = input::check_list("lora-targets", c.lora_targets.size()); !s.ok()) return s;
   std::vector<std::string> targets;
   for (const auto& target : c.lora_targets) {
     auto known = kTargetNames.find(target);
@@ -498,7 +512,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
     const std::vector<std::string> formats = {"fp32", "f16",    "bf16", "fp8",    "int8",   "int4",
                                               "nf4",  "nf4-dq", "q4_0", "q4_k_m", "q5_k_m", "q8_0"};
     return Status::invalid_input(fmt::format("--weights '{}' is not accepted; expected {}{}",
-                                             c.weights, quoted_list(formats),
+                                             shown(c.weights), quoted_list(formats),
                                              did_you_mean(c.weights, formats)));
   }
   if (r.train && c.method == "full" && is_quantized(c.weights)) {
@@ -518,11 +532,9 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
         {&input::kTensorParallel, std::optional(c.tensor_parallel)},
         {&input::kPipelineParallel, std::optional(c.pipeline_parallel)},
         {&input::kLossChunks, std::optional(c.loss_chunks)},
-        {&input::kGradAccum, std::optional(c.grad_accum)}}) {
+        {&input::kGradAccum, std::optional(c.grad_accum)},
+        {&input::kLoraRank, std::optional(c.lora_rank)}}) {
     if (Status s = input::check(*field, value); !s.ok()) return s;
-  }
-  if (c.method != "full") {
-    if (Status s = input::check(input::kLoraRank, c.lora_rank); !s.ok()) return s;
   }
   // Each degree is at most 2^20, so their product is exact in 64 bits.
   const std::int64_t model_parallel =
@@ -532,6 +544,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
         fmt::format("--gpus {} must be a multiple of tensor parallel {} × pipeline parallel {}",
                     c.gpus, c.tensor_parallel, c.pipeline_parallel));
   }
+  if (Status s = check_layout(w, c.tensor_parallel, c.pipeline_parallel); !s.ok()) return s;
   r.mixed = r.train && (c.precision == "fp16" || c.precision == "bf16" || c.precision == "fp8");
   r.act_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
   r.batch = c.batch.value_or(w.default_batch);
@@ -601,6 +614,42 @@ std::optional<double> bits_per_weight(std::string_view format) {
   return std::nullopt;
 }
 
+std::vector<std::string> run_warnings(const Workload& workload, const RunConfig& config) {
+  std::vector<std::string> out;
+  if (!workload.transformer) return out;
+  const int context = workload.transformer->max_positions;
+  const std::int64_t seq = config.seq_len.value_or(workload.default_seq_len.value_or(1));
+  const std::int64_t tokens = seq + std::max(config.gen_tokens, 0);
+  if (tokens > context) {
+    out.push_back(fmt::format(
+        "{} tokens{} are beyond {}'s context of {}: the model was not trained on sequences this "
+        "long; memory and speed are computed as asked",
+        tokens,
+        config.gen_tokens > 0 ? fmt::format(" ({} + {} generated)", seq, config.gen_tokens) : "",
+        workload.id, context));
+  }
+  return out;
+}
+
+Status check_layout(const Workload& workload, int tensor_parallel, int pipeline_parallel) {
+  if (!workload.transformer) return {};
+  const TransformerConfig& t = *workload.transformer;
+  // Megatron-LM splits heads and key/value groups whole across the tensor-parallel ranks, and
+  // whole layers across the pipeline stages.
+  if (t.num_heads % tensor_parallel != 0 || t.kv_heads() % tensor_parallel != 0) {
+    const int both = std::gcd(t.num_heads, t.kv_heads());
+    return Status::invalid_input(fmt::format(
+        "--tp {} must divide {}'s {} attention heads and {} key/value heads; accepted: {}",
+        tensor_parallel, workload.id, t.num_heads, t.kv_heads(), divisors(both)));
+  }
+  if (t.total_layers() % pipeline_parallel != 0) {
+    return Status::invalid_input(fmt::format("--pp {} must divide {}'s {} layers; accepted: {}",
+                                             pipeline_parallel, workload.id, t.total_layers(),
+                                             divisors(t.total_layers())));
+  }
+  return {};
+}
+
 double capacity_gb(const Gpu& gpu) { return gpu.memory_gb * mc::kBytesPerMarketedGb / 1e9; }
 
 Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
@@ -609,6 +658,7 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
   if (!run) return run.status();
   const double capacity = capacity_gb(gpu);
   MemoryEstimate e = evaluate(*run, capacity);
+  e.warnings = run_warnings(workload, run->c);
   if (!with_searches) return e;
 
   // Memory is affine in the batch: solve for the largest batch that fits.

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "model/perf_constants.h"
+#include "rigplan/schema.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -338,13 +339,30 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   return predict(w, gpu, config, calibration, catalog, *facts);
 }
 
+Status check_link(std::string_view link) {
+  // The catalog's GPU-to-GPU links (its gpu_link field), and PCIe, which every GPU has.
+  static const std::vector<std::string> kLinks = [] {
+    std::vector<std::string> out = {"pcie"};
+    for (std::string_view l : find_field(gpu_fields(), "gpu_link")->choices) {
+      if (l != "none") out.emplace_back(l);
+    }
+    return out;
+  }();
+  if (link.empty() || std::find(kLinks.begin(), kLinks.end(), link) != kLinks.end()) return {};
+  return Status::invalid_input(fmt::format("--link '{}' is not accepted; expected {}{}",
+                                           shown(link), quoted_list(kLinks),
+                                           did_you_mean(link, kLinks)));
+}
+
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog,
                            const RunFacts& facts) {
+  if (Status s = check_link(config.link); !s.ok()) return s;
   const MemoryEstimate& estimate = facts.memory;
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   Prediction p;
   p.config = estimate.config;
+  p.warnings = estimate.warnings;
   const RunConfig& c = p.config;
   p.workload_class = facts.workload_class;
   p.error_band = calibration.error_band.count(p.workload_class)

@@ -213,6 +213,15 @@ struct Parsed {
 
 Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::string& path,
                           const std::string& csv) {
+  if (const auto at = invalid_utf8_at(csv)) {
+    const std::string_view before = std::string_view(csv).substr(0, *at);
+    const size_t line_start =
+        before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+    return Status::invalid_input(
+        fmt::format("{}:{}:{}: byte 0x{:02x} is not valid UTF-8; save the file as UTF-8", path,
+                    std::count(before.begin(), before.end(), '\n') + 1, *at - line_start + 1,
+                    static_cast<unsigned char>(csv[*at])));
+  }
   const auto records = parse_csv(csv);
   if (records.empty())
     return Status::invalid_input(fmt::format("{}: empty file; expected a header", path));
@@ -240,7 +249,7 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
       const std::vector<std::string> metrics(std::begin(kMetrics), std::end(kMetrics));
       return Status::invalid_input(
           fmt::format("{}:{}: column 'metric': '{}' is not accepted; expected {}{}", path, out.line,
-                      out.metric, quoted_list(metrics), did_you_mean(out.metric, metrics)));
+                      shown(out.metric), quoted_list(metrics), did_you_mean(out.metric, metrics)));
     }
     auto value = row.number("value", std::nan(""));
     if (!value) return value.status();

@@ -3,11 +3,14 @@
 
 #include <algorithm>
 
+#include "rigplan/input.h"
+
 namespace rigplan {
 namespace {
 
 Result<std::vector<const Gpu*>> resolve_gpus(const CompareRequest& r, const Catalog& catalog,
                                              const Gpu** reference) {
+  if (Status s = input::check_list("gpus", r.gpus.size()); !s.ok()) return s;
   std::vector<const Gpu*> gpus;
   for (const auto& name : r.gpus) {
     auto g = catalog.find_gpu(name);

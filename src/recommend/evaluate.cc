@@ -17,8 +17,8 @@ namespace {
 // The configurations tried for `count` GPUs, in order of preference: plain data parallel, then
 // sharding (ZeRO-3 for training, then ZeRO-3 with the shards offloaded to host memory; layers
 // split for inference: tensor parallel over NVLink or NVSwitch, pipeline stages over PCIe).
-std::vector<std::pair<std::string, RunConfig>> strategies(const RunConfig& base, const Gpu& gpu,
-                                                          int count) {
+std::vector<std::pair<std::string, RunConfig>> strategies(const Workload& w, const RunConfig& base,
+                                                          const Gpu& gpu, int count) {
   std::vector<std::pair<std::string, RunConfig>> out;
   RunConfig plain = base;
   plain.gpus = count;
@@ -36,9 +36,14 @@ std::vector<std::pair<std::string, RunConfig>> strategies(const RunConfig& base,
       out.emplace_back("zero-3 + cpu offload", offloaded);
     }
   } else {
-    int split = std::min(count, kGpusPerMachine);  // within a machine, dividing the count
-    while (count % split != 0) --split;
+    // Within a machine, dividing the count and the model (heads for tensor, layers for pipeline
+    // parallelism).
     const bool linked = gpu.gpu_link == "nvswitch" || gpu.gpu_link == "infinity-fabric";
+    int split = std::min(count, kGpusPerMachine);
+    while (split > 1 && (count % split != 0 ||
+                         !check_layout(w, linked ? split : 1, linked ? 1 : split).ok()))
+      --split;
+    if (split == 1) return out;  // the model does not split evenly over this count
     (linked ? sharded.tensor_parallel : sharded.pipeline_parallel) = split;
     out.emplace_back(linked ? fmt::format("tp-{}", split) : fmt::format("pp-{}", split), sharded);
   }
@@ -146,7 +151,7 @@ Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count) 
 Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count) {
   const Task& task = demand_.tasks[task_index];
   TaskRun best;
-  for (const auto& [name, cfg] : strategies(task.run, gpu, count)) {
+  for (const auto& [name, cfg] : strategies(task.workload, task.run, gpu, count)) {
     auto facts = facts_of(task_index, gpu, count, name, cfg);
     if (!facts) return facts.status();
     best.memory_gb = (*facts)->memory.total_gb;

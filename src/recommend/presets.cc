@@ -4,6 +4,7 @@
 
 #include "catalog/toml_decode.h"
 #include "model/run_fields.h"
+#include "rigplan/input.h"
 #include "rigplan/recommend.h"
 #include "util/embedded_file.h"
 
@@ -38,18 +39,23 @@ const std::vector<FieldSpec<PresetRecord>>& preset_fields() {
       {"dettmers_pick", &P::dettmers_pick, kRequired},
       {"dettmers_source", &P::dettmers_source, kRequired},
       {"reference_gpu", &P::reference_gpu, kOptional},
-      {"hours_per_month", &P::hours_per_month, kOptional, "h", {}, {0, 1e7, false}},
-      {"work", &P::work, kOptional, "", {}, {0, 1e18, false}},
-      {"budget_usd", &P::budget_usd, kOptional, "USD", {}, {0, 1e9, false}},
-      {"utilisation", &P::utilisation, kOptional, "", {}, {0, 1, false}},
-      {"max_power_w", &P::max_power_w, kOptional, "W", {}, {0, 1e6, false}},
+      {"hours_per_month", &P::hours_per_month, kOptional, "h", {}, input::kHoursPerMonth.range()},
+      {"work", &P::work, kOptional, "", {}, input::kWork.range()},
+      {"budget_usd", &P::budget_usd, kOptional, "USD", {}, input::kBudget.range()},
+      {"utilisation", &P::utilisation, kOptional, "", {}, input::kUtilisation.range()},
+      {"max_power_w", &P::max_power_w, kOptional, "W", {}, input::kMaxPower.range()},
       {"region", &P::region, kOptional},
       {"acquire", &P::acquire, kOptional, "", {"own", "rent", "both"}},
       {"condition", &P::condition, kOptional, "", {"new", "used", "any"}},
       {"circuit", &P::circuit, kOptional},
       {"system", &P::system, kOptional},
-      {"horizon_months", &P::horizon_months, kOptional, "months", {}, {0, 240, false}},
-      {"max_gpus", &P::max_gpus, kOptional, "", {}, {1, 1024, true}},
+      {"horizon_months",
+       &P::horizon_months,
+       kOptional,
+       "months",
+       {},
+       input::kHorizonMonths.range()},
+      {"max_gpus", &P::max_gpus, kOptional, "", {}, input::kMaxGpus.range()},
   };
   return kFields;
 }
@@ -60,7 +66,7 @@ const std::vector<FieldSpec<TaskRecord>>& task_fields() {
   constexpr bool kRequired = true, kOptional = false;
   static const std::vector<FieldSpec<T>> kFields = {
       {"workload", &T::workload, kRequired},
-      {"share", &T::share, kOptional, "", {}, {0, 1e6, false}},
+      {"share", &T::share, kOptional, "", {}, input::kShare.range()},
   };
   return kFields;
 }
@@ -107,8 +113,8 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
     for (auto&& [key, node] : *parsed) {
       auto* array = node.as_array();
       if (key.str() != "preset" || !array || !array->is_array_of_tables()) {
-        problems.add(node.source(),
-                     fmt::format("unknown section '{}'; expected [[preset]] entries", key.str()));
+        problems.add(node.source(), fmt::format("unknown section '{}'; expected [[preset]] entries",
+                                                shown(key.str())));
         continue;
       }
       for (auto&& item : *array) {
@@ -171,7 +177,7 @@ Result<const Preset*> find_preset(const std::vector<Preset>& presets, std::strin
     if (p.id == id) return &p;
     ids.push_back(p.id);
   }
-  return Status::invalid_input(fmt::format("unknown preset '{}'; expected {}{}", id,
+  return Status::invalid_input(fmt::format("unknown preset '{}'; expected {}{}", shown(id),
                                            quoted_list(ids), did_you_mean(std::string(id), ids)));
 }
 

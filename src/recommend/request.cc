@@ -14,8 +14,9 @@ namespace {
 Status check_choice(std::string_view option, const std::string& value,
                     const std::vector<std::string>& accepted) {
   if (std::find(accepted.begin(), accepted.end(), value) != accepted.end()) return {};
-  return Status::invalid_input(fmt::format("{} '{}' is not accepted; expected {}{}", option, value,
-                                           quoted_list(accepted), did_you_mean(value, accepted)));
+  return Status::invalid_input(fmt::format("{} '{}' is not accepted; expected {}{}", option,
+                                           shown(value), quoted_list(accepted),
+                                           did_you_mean(value, accepted)));
 }
 
 Status check_demand(const Demand& demand) {
@@ -25,36 +26,33 @@ Status check_demand(const Demand& demand) {
         "give the job size either as work (--tokens, --samples, --images) or as "
         "--hours-per-month, not both or neither");
   }
-  if (demand.work && (*demand.work <= 0 || demand.tasks.size() != 1)) {
-    return Status::invalid_input(demand.tasks.size() != 1 ? "a work amount needs a single workload"
-                                                          : "the work amount must be > 0");
+  if (demand.work && demand.tasks.size() != 1) {
+    return Status::invalid_input("a work amount needs a single workload");
   }
-  if (demand.hours_per_month && *demand.hours_per_month <= 0) {
-    return Status::invalid_input(fmt::format("--hours-per-month {} is out of range; expected > 0",
-                                             format_number(*demand.hours_per_month)));
+  if (Status s = input::check(input::kWork, demand.work); !s.ok()) return s;
+  if (Status s = input::check(input::kHoursPerMonth, demand.hours_per_month); !s.ok()) return s;
+  for (const Task& task : demand.tasks) {
+    if (Status s = input::check(input::kShare, task.share); !s.ok()) return s;
   }
   return {};
 }
 
+// Each choice accepted and each number within its range (rigplan/input.h).
 Status check_constraints(const Constraints& k) {
   if (Status s = check_choice("--acquire", k.acquire, {"own", "rent", "both"}); !s.ok()) return s;
   if (Status s = check_choice("--condition", k.condition, {"new", "used", "any"}); !s.ok())
     return s;
-  if (k.horizon_months <= 0 || k.horizon_months > 240) {
-    return Status::invalid_input(
-        fmt::format("--horizon-months {} is out of range; expected > 0 and <= 240",
-                    format_number(k.horizon_months)));
+  for (const auto& [field, value] :
+       {std::pair{&input::kHorizonMonths, std::optional(k.horizon_months)},
+        {&input::kUtilisation, k.utilisation},
+        {&input::kPowerLimit, k.power_limit},
+        {&input::kMaxGpus, k.max_gpus},
+        {&input::kBudget, k.budget_usd},
+        {&input::kMaxPower, k.max_power_w},
+        {&input::kElectricity, k.electricity_usd_per_kwh},
+        {&input::kPue, k.pue}}) {
+    if (Status s = input::check(*field, value); !s.ok()) return s;
   }
-  if (k.utilisation && (*k.utilisation <= 0 || *k.utilisation > 1)) {
-    return Status::invalid_input(fmt::format(
-        "--utilisation {} is out of range; expected > 0 and <= 1", format_number(*k.utilisation)));
-  }
-  if (k.power_limit <= 0.3 || k.power_limit > 1) {
-    return Status::invalid_input(fmt::format(
-        "--power-limit {} is out of range; expected > 0.3 and <= 1", format_number(k.power_limit)));
-  }
-  if (Status s = input::check(input::kMaxGpus, k.max_gpus); !s.ok()) return s;
-  if (k.budget_usd && *k.budget_usd <= 0) return Status::invalid_input("--budget must be > 0");
   return {};
 }
 
@@ -98,6 +96,9 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
   }
   r.gpu_load =
       gpu_power_utilisation(workload_class(demand.tasks[0].workload), demand.tasks[0].run.mode);
+  for (const Task& task : demand.tasks) {
+    for (const auto& w : run_warnings(task.workload, task.run)) r.assumptions.push_back(w + ".");
+  }
   if (demand.work) {
     r.assumptions.push_back(
         k.utilisation

@@ -50,6 +50,7 @@ std::string verdict(const Workload& workload, const Gpu& gpu, const MemoryEstima
   out += e.min_gpus > 0 ? fmt::format("Fewest GPUs that hold it: {}.\n", e.min_gpus)
                         : std::string("Not within 1024 GPUs.\n");
   if (!e.suggestions.empty()) out += "Would fit with: " + join(e.suggestions, ", ") + ".\n";
+  for (const auto& w : e.warnings) out += "Warning: " + w + ".\n";
   return out;
 }
 
@@ -102,7 +103,8 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
           {"terms", terms},
           {"host_gb", round2(e.host_gb)},
           {"host_terms", host_terms},
-          {"suggestions", e.suggestions}};
+          {"suggestions", e.suggestions},
+          {"warnings", e.warnings}};
 }
 
 std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e,

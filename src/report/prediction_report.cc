@@ -35,7 +35,8 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
           {"workload_class", p.workload_class},
           {"fits", p.fits},
           {"terms", terms},
-          {"note", p.note}};
+          {"note", p.note},
+          {"warnings", p.warnings}};
 }
 
 std::string prediction_text(const Workload& workload, const Gpu& gpu, const Prediction& p,
@@ -51,6 +52,7 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
   out += fmt::format("bound        {}\n", p.bound);
   out += fmt::format("MFU          {:.1f}%\n", p.mfu * 100);
   if (!p.note.empty()) out += fmt::format("note         {}\n", p.note);
+  for (const auto& w : p.warnings) out += fmt::format("warning      {}\n", w);
   if (explain) {
     Table table({{"operators"}, {"ms", Table::Align::kRight}, {"share", Table::Align::kRight}});
     for (const auto& t : p.terms) {

@@ -4,6 +4,7 @@
 
 #include "catalog/toml_decode.h"
 #include "rigplan/build.h"
+#include "rigplan/input.h"
 
 namespace rigplan {
 namespace {
@@ -28,7 +29,7 @@ const std::vector<FieldSpec<BuildRecord>>& build_fields() {
       {"board", &B::board, kRequired},
       {"chassis", &B::chassis, kRequired},
       {"gpu", &B::gpu, kRequired},
-      {"gpu_count", &B::gpu_count, kRequired, "", {}, {1, 64, true}},
+      {"gpu_count", &B::gpu_count, kRequired, "", {}, input::kBuildGpus.range()},
       {"gpu_cooling", &B::gpu_cooling, kOptional, "", {"stock", "water", "riser"}},
       {"power_limit_w", &B::power_limit_w, kOptional, "W", {}, {50, 2000, true}},
       {"psus", &B::psus, kRequired},
@@ -36,7 +37,7 @@ const std::vector<FieldSpec<BuildRecord>>& build_fields() {
       {"nvme_tb", &B::nvme_tb, kOptional, "TB", {}, {0, 10'000, true}},
       {"hdd_tb", &B::hdd_tb, kOptional, "TB", {}, {0, 100'000, true}},
       {"nic", &B::nic, kOptional},
-      {"nodes", &B::nodes, kOptional, "", {}, {1, 4096, true}},
+      {"nodes", &B::nodes, kOptional, "", {}, input::kNodes.range()},
       {"circuit", &B::circuit, kOptional},
       {"region", &B::region, kOptional},
       {"location", &B::location, kOptional, "", {"office", "datacenter"}},
@@ -72,9 +73,9 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
   const bool has_build = root.get_as<toml::table>("build") != nullptr;
   for (auto&& [key, node] : root) {
     if (key.str() != "build" || !node.is_table()) {
-      problems.add(
-          node.source(),
-          fmt::format("unknown section '{}'; a build file has one [build] table", key.str()));
+      problems.add(node.source(),
+                   fmt::format("unknown section '{}'; a build file has one [build] table",
+                               shown(key.str())));
     }
   }
   if (!has_build) {

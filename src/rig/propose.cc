@@ -226,12 +226,13 @@ bool is_inherent_warning(const BuildCheck& check) { return check.rule == "heat-n
 
 Result<Proposal> propose_build(const ProposeRequest& req, const Catalog& catalog) {
   if (Status s = input::check(input::kNodes, req.nodes); !s.ok()) return s;
+  if (Status s = input::check(input::kBuildBudget, req.budget_usd); !s.ok()) return s;
   if (req.gpu_count < 1 || req.gpu_count > 16) {
     return Status::invalid_input(fmt::format("{} GPUs: a build holds 1 to 16", req.gpu_count));
   }
   if (!req.form.empty() && req.form != "tower" && req.form != "rack") {
     return Status::invalid_input(
-        fmt::format("--form '{}' is not accepted; expected 'tower' or 'rack'", req.form));
+        fmt::format("--form '{}' is not accepted; expected 'tower' or 'rack'", shown(req.form)));
   }
   Search search;
   for_each_parts_list(req, catalog, [&](const Build& b) { search.consider(b, req); });

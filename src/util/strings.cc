@@ -43,12 +43,53 @@ std::vector<std::string> split(std::string_view text, char separator) {
   return out;
 }
 
+std::optional<size_t> invalid_utf8_at(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    const unsigned char c = bytes[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    // The length of the sequence and the range of its second byte (Unicode 15, table 3-7).
+    size_t length = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > n || bytes[i + 1] < lo || bytes[i + 1] > hi) return i;
+    for (size_t k = 2; k < length; ++k) {
+      if (bytes[i + k] < 0x80 || bytes[i + k] > 0xBF) return i;
+    }
+    i += length;
+  }
+  return std::nullopt;
+}
+
 std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
   size_t end = max_bytes;
   // Back up over continuation bytes (10xxxxxx) to the start of the cut sequence.
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
   return text.substr(0, end);
+}
+
+std::string shown(std::string_view value) {
+  constexpr size_t kShown = 64;
+  if (value.size() <= kShown) return std::string(value);
+  return std::string(utf8_prefix(value, kShown)) + "...";
 }
 
 std::string format_number(double value) { return fmt::format("{}", value); }
@@ -72,6 +113,7 @@ int edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> closest_matches(std::string_view query,
                                          std::span<const std::string> candidates, size_t limit) {
+  if (query.size() > kMaxSuggestedQuery) return {};
   const std::string q = to_lower(query);
   // Ranked by (primary, secondary): a name that contains the query first (shortest first),
   // then plausible typos by edit distance.
@@ -87,6 +129,8 @@ std::vector<std::string> closest_matches(std::string_view query,
     const int tolerance = std::max<int>(2, static_cast<int>(q.size()) / 3);
     if (q.size() >= 3 && c.find(q) != std::string::npos) {
       scored.push_back({0, static_cast<int>(c.size() - q.size()), candidate});
+    } else if (c.size() > q.size() + tolerance || q.size() > c.size() + tolerance) {
+      continue;  // the distance is at least the difference in length
     } else if (const int distance = edit_distance(q, c); distance <= tolerance) {
       scored.push_back({distance, 0, candidate});
     }

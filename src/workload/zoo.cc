@@ -169,7 +169,7 @@ Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
       if (key.str() != "workload" || !array || !array->is_array_of_tables()) {
         problems.add(node.source(), fmt::format("unknown section '{}'; expected [[workload]] "
                                                 "entries",
-                                                key.str()));
+                                                shown(key.str())));
         continue;
       }
       for (auto&& item : *array) {

@@ -50,5 +50,16 @@ TEST_F(NameIndexTest, ReportsANameAlreadyTaken) {
   EXPECT_EQ(index.add_name(0, "rtx 4090"), "");  // its own name again is fine
 }
 
+TEST_F(NameIndexTest, ALongUnknownNameGetsAShortMessageAndNoSuggestion) {
+  // A megabyte of brand words was erased from the front one word at a time (quadratic), and
+  // "did you mean" compared the whole query with every name (quadratic again).
+  std::string name;
+  while (name.size() < (1 << 20)) name += "nvidia";
+  auto found = index.find(name + "x");
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().message(),
+            "unknown GPU '" + name.substr(0, 64) + "...'; `rigplan gpus list` shows them all");
+}
+
 }  // namespace
 }  // namespace rigplan

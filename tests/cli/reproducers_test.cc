@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,12 +16,12 @@
 namespace rigplan::testing {
 namespace {
 
-struct Run {
+struct Outcome {
   int code;
   std::string out, err;
 };
 
-Run rigplan(std::vector<std::string> args) {
+Outcome rigplan(std::vector<std::string> args) {
   args.insert(args.begin(), "rigplan");
   std::ostringstream out, err;
   cli::CliContext ctx{.out = &out, .err = &err};
@@ -44,11 +45,14 @@ struct Case {
 };
 
 void expect_refused(const Case& c) {
-  const Run r = rigplan(c.args);
+  const Outcome r = rigplan(c.args);
   std::string command;
   for (const auto& a : c.args) command += " " + a;
   EXPECT_EQ(r.code, 2) << "rigplan" << command << "\n" << r.out << r.err;
-  EXPECT_EQ(r.err, "rigplan: " + c.message + "\n") << "rigplan" << command;
+  // The last line: `validate` says which file it reads first.
+  const size_t last = r.err.rfind('\n', r.err.size() >= 2 ? r.err.size() - 2 : 0);
+  const std::string message = last == std::string::npos ? r.err : r.err.substr(last + 1);
+  EXPECT_EQ(message, "rigplan: " + c.message + "\n") << "rigplan" << command;
 }
 
 TEST(Reproducers, ParallelDegreesThatOverflowTheirProductAreRefused) {
@@ -144,6 +148,115 @@ TEST(Reproducers, MeasurementCountsMustBeWholeAndInRange) {
       {{"validate", path},
        path + ":2: column 'grad_checkpointing': '2' is not accepted; expected 0 or 1, true or "
               "false, yes or no"});
+}
+
+// Every number option of every command refuses what is not a finite number in its range (issue
+// 20 found 119 command lines that took NaN, a negative price or a wrapped count with exit 0).
+TEST(Reproducers, EveryNumberOptionRefusesMeaninglessValues) {
+  // A command line each subcommand accepts, to which one option is added.
+  const std::vector<std::vector<std::string>> kCommands = {
+      {"memory", "llama-2-7b", "--gpu", "rtx-4090"},
+      {"predict", "llama-2-7b", "--gpu", "rtx-4090"},
+      {"compare", "resnet50", "--gpus", "rtx-4090,rtx-3090"},
+      {"cost", "--gpu", "rtx-4090"},
+      {"recommend", "resnet50", "--images", "1e6"},
+      {"build", "propose", "--gpus", "2x rtx-4090"},
+      {"gpus", "list"},
+      {"cpus", "list"},
+      {"offers", "list"},
+      {"overview"},
+  };
+  const std::vector<std::string> kValues = {"nan", "inf", "-inf", "-1", "1e30", "-1e30"};
+  int checked = 0;
+  for (const auto& base : kCommands) {
+    cli::CliContext ctx{};
+    const auto app = cli::make_command_line(ctx);
+    CLI::App* command = app->get_subcommand(base[0]);
+    if (base.size() > 1 && (base[1] == "propose" || base[1] == "list"))
+      command = command->get_subcommand(base[1]);
+    for (const CLI::Option* option : command->get_options()) {
+      const std::string type = option->get_type_name();
+      if (type != "FLOAT" && type != "INT" && type != "UINT") continue;
+      const std::string name = option->get_name();
+      if (std::find(base.begin(), base.end(), name) != base.end()) continue;
+      std::vector<std::string> values = kValues;
+      if (type != "FLOAT") values.push_back("2147483648");  // wrapped to a negative count
+      for (const std::string& value : values) {
+        std::vector<std::string> args = base;
+        args.push_back(name + "=" + value);
+        const Outcome r = rigplan(args);
+        std::string command_line;
+        for (const auto& a : args) command_line += " " + a;
+        EXPECT_EQ(r.code, 2) << "rigplan" << command_line << "\n" << r.err;
+        EXPECT_NE(r.err.find(name), std::string::npos) << "rigplan" << command_line << "\n"
+                                                       << r.err;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 250);  // about forty options, seven values each
+}
+
+TEST(Reproducers, ChoicesFromTheCatalogAndLayoutsThatSplitTheModel) {
+  for (const char* command : {"compare", "cost", "recommend"}) {
+    std::vector<std::string> args = {command, "resnet50", "--link", "bogus"};
+    if (std::string(command) == "compare") args.insert(args.end(), {"--gpus", "rtx-4090"});
+    if (std::string(command) == "cost") args.insert(args.end(), {"--gpu", "rtx-4090"});
+    if (std::string(command) == "recommend") args.insert(args.end(), {"--images", "1e6"});
+    expect_refused({args,
+                    "--link 'bogus' is not accepted; expected 'pcie', 'nvlink-bridge', 'nvswitch' "
+                    "or 'infinity-fabric'"});
+  }
+  expect_refused({{"predict", "llama-2-7b", "--gpu", "rtx-4090", "--gpus", "3", "--tp", "3"},
+                  "--tp 3 must divide llama-2-7b's 32 attention heads and 32 key/value heads; "
+                  "accepted: 1, 2, 4, 8, 16 or 32"});
+  expect_refused({{"memory", "llama-3-8b", "--gpu", "rtx-4090", "--gpus", "16", "--tp", "16"},
+                  "--tp 16 must divide llama-3-8b's 32 attention heads and 8 key/value heads; "
+                  "accepted: 1, 2, 4 or 8"});
+  expect_refused({{"memory", "llama-2-7b", "--gpu", "rtx-4090", "--gpus", "3", "--pp", "3"},
+                  "--pp 3 must divide llama-2-7b's 32 layers; accepted: 1, 2, 4, 8, 16 or 32"});
+}
+
+TEST(Reproducers, ACatalogDirectoryWithoutCatalogFilesFails) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("rigplan-empty-catalog-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  expect_refused(
+      {{"catalog", "check", dir.string()}, dir.string() + ": the directory holds no *.toml files"});
+  expect_refused({{"--catalog", dir.string(), "gpus", "list"},
+                  dir.string() + ": the directory holds no *.toml files"});
+}
+
+TEST(Reproducers, ASequenceBeyondTheModelsContextWarns) {
+  const Outcome r = rigplan({"memory", "llama-2-7b", "--gpu", "a100-sxm4-80gb", "--mode", "infer",
+                             "--seq", "8192", "--batch", "1"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Warning: 8192 tokens are beyond llama-2-7b's context of 4096: the model "
+                       "was not trained on sequences this long; memory and speed are computed as "
+                       "asked."),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Reproducers, TextThatIsNotUtf8IsBadInputNotAnInternalError) {
+  expect_refused(
+      {{"gpus", "show", "\xff"}, "argument 3 is not valid UTF-8 (byte 1 of it is 0xff)"});
+  expect_refused({{"recommend", "resnet50", "--images", "1e6", "--region", "ok\xc3\x28"},
+                  "argument 6 (after --region) is not valid UTF-8 (byte 3 of it is 0xc3)"});
+  // validate --json on such a file exited 1 ("internal error").
+  const std::string path = write_file(
+      "latin1.csv",
+      "group,ref,gpu,num_gpus,workload,mode,precision,weights,method,optimizer,lora_rank,"
+      "batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source\n"
+      "t/x,1,rtx-4090,1,resnet50,train,fp16,,,,,64,,,throughput,100,images/s,M\xfcller\n");
+  for (bool json : {false, true}) {
+    std::vector<std::string> args = {"validate", path};
+    if (json) args.push_back("--json");
+    expect_refused({args, path + ":2:72: byte 0xfc is not valid UTF-8; save the file as UTF-8"});
+  }
+  const std::string config = write_file("latin1.json", "{\"model_type\": \"ll\xe1ma\"}");
+  expect_refused({{"memory", "--hf-config", config, "--gpu", "rtx-4090"},
+                  config + ": not a JSON object (a Hugging Face config.json)"});
 }
 
 }  // namespace

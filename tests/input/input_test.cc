@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <set>
 
@@ -48,7 +50,23 @@ TEST(Input, EveryFieldIsListedOnceWithASaneRange) {
     EXPECT_LT(f->lo, f->hi) << f->name;
     EXPECT_TRUE(std::isfinite(f->hi)) << f->name << ": every input has an upper bound";
     // Counts stay exact in doubles and within 32-bit ints.
-    if (f->integer) EXPECT_LE(f->hi, 2147483647.0) << f->name;
+    if (f->integer) {
+      EXPECT_LE(f->hi, 2147483647.0) << f->name;
+    }
+  }
+}
+
+TEST(Input, TheDocsListEveryField) {
+  std::ifstream in(std::string(RIGPLAN_SOURCE_DIR) + "/docs/input.md");
+  const std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(docs.empty());
+  for (const NumberField* f : all_number_fields()) {
+    const std::string name(f->name);
+    EXPECT_TRUE(docs.find("--" + name + "`") != std::string::npos ||
+                docs.find("`" + name + "`") != std::string::npos)
+        << "docs/input.md does not name " << name;
+    EXPECT_NE(docs.find(f->accepted()), std::string::npos)
+        << "docs/input.md does not say what " << name << " accepts: " << f->accepted();
   }
 }
 
