@@ -13,7 +13,8 @@ namespace {
 const rigplan::serve::Handler& handler(size_t cache_entries) {
   static const auto make = [](size_t entries) {
     rigplan::cli::CliContext ctx{.out = &std::cout, .err = &std::cerr};
-    return rigplan::serve::Handler(*ctx.load(), *ctx.load_zoo(), entries);
+    return rigplan::serve::Handler(*ctx.load(), *ctx.load_zoo(),
+                                   rigplan::serve::CacheLimits{.entries = entries});
   };
   static const rigplan::serve::Handler uncached = make(0), cached = make(16);
   return cache_entries ? cached : uncached;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_context.h"
+#include "rigplan/input.h"
 #include "serve/server.h"
 
 namespace rigplan::cli {
@@ -15,17 +16,28 @@ void add_serve_command(CLI::App& app, CliContext& ctx) {
                   "Address to listen on; anything but loopback exposes an API with no "
                   "authentication")
       ->capture_default_str();
-  cmd->add_option("--port", options.port, "Port (0: any free port)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 65535));
-  cmd->add_option("--cache", options.cache_entries, "Answers kept for repeated requests (0: none)")
+  cmd->add_option("--port", options.port, "Port (0: any free port)")->capture_default_str();
+  cmd->add_option("--cache", options.cache.entries,
+                  "Answers kept for repeated requests, at most (0: none)")
       ->capture_default_str();
-  cmd->callback([&ctx, &options] {
+  auto& cache_mb = ctx.keep<size_t>(options.cache.bytes >> 20);
+  cmd->add_option("--cache-mb", cache_mb,
+                  "MiB the kept answers may take, at most; an answer larger than an eighth of "
+                  "this is not kept (0: no cache)")
+      ->capture_default_str();
+  cmd->callback([&ctx, &options, &cache_mb] {
+    for (const auto& [field, value] :
+         {std::pair{&input::kPort, static_cast<double>(options.port)},
+          {&input::kCacheEntries, static_cast<double>(options.cache.entries)},
+          {&input::kCacheMegabytes, static_cast<double>(cache_mb)}}) {
+      if (Status s = input::check(*field, value); !s.ok()) return void(ctx.exit_code = ctx.fail(s));
+    }
+    options.cache.bytes = cache_mb << 20;
     auto catalog = ctx.load();
     if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
     auto zoo = ctx.load_zoo();
     if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    const serve::Handler handler(*catalog, *zoo, options.cache_entries);
+    const serve::Handler handler(*catalog, *zoo, options.cache);
     serve::Server server(handler, options);
     const int port = server.bind();
     if (port < 0) {

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli/cli_context.h"
 #include "util/embedded_file.h"
+#include "util/strings.h"
 
 namespace rigplan::serve {
 namespace {
@@ -48,7 +50,31 @@ constexpr std::string_view kRefused[] = {"hf-config", "build", "html", "catalog"
                                          "workloads", "json",  "help", "version"};
 
 Response json_error(int status, const std::string& message) {
-  return {status, "application/json", nlohmann::json{{"error", message}}.dump(2) + "\n"};
+  // Messages quote what the client sent: a byte that is not UTF-8 prints as U+FFFD.
+  return {status, "application/json",
+          nlohmann::json{{"error", message}}.dump(2, ' ', false,
+                                                  nlohmann::json::error_handler_t::replace) +
+              "\n"};
+}
+
+// A 400 for the first parameter that is not well-formed UTF-8, or for too many parameters.
+std::optional<Response> check_params(const Params& params) {
+  if (params.size() > kMaxParams) {
+    return json_error(400,
+                      fmt::format("rigplan serve: {} query parameters; at most {} are accepted",
+                                  params.size(), kMaxParams));
+  }
+  for (const auto& [key, value] : params) {
+    if (invalid_utf8_at(key)) {
+      return json_error(400, "rigplan serve: a parameter name is not valid UTF-8");
+    }
+    if (const auto at = invalid_utf8_at(value)) {
+      return json_error(
+          400, fmt::format("rigplan serve: parameter '{}' is not valid UTF-8 (byte {} is 0x{:02x})",
+                           shown(key), *at + 1, static_cast<unsigned char>(value[*at])));
+    }
+  }
+  return std::nullopt;
 }
 
 bool valid_key(std::string_view key) {
@@ -68,8 +94,8 @@ std::string_view content_type(std::string_view path) {
 }  // namespace
 
 Handler::Handler(std::shared_ptr<const Catalog> catalog, std::shared_ptr<const Zoo> zoo,
-                 size_t cache_entries)
-    : catalog_(std::move(catalog)), zoo_(std::move(zoo)), cache_entries_(cache_entries) {}
+                 CacheLimits cache)
+    : catalog_(std::move(catalog)), zoo_(std::move(zoo)), limits_(cache) {}
 
 Response Handler::get(std::string_view path, const Params& params) const {
   // The page: only the embedded assets, by exact name.
@@ -79,9 +105,10 @@ Response Handler::get(std::string_view path, const Params& params) const {
       if (f.path.substr(f.path.find('/')) == name)
         return {200, std::string(content_type(name)), std::string(f.text)};
     }
-    return json_error(404, fmt::format("no such page: {}", path));
+    return json_error(404, fmt::format("no such page: {}", shown(path)));
   }
-  if (cache_entries_ == 0) return run(path, params);
+  if (auto bad = check_params(params)) return *bad;
+  if (limits_.entries == 0 || limits_.bytes == 0) return run(path, params);
   std::string key = cli::today().to_string() + ' ' + std::string(path);
   for (const auto& [k, v] : params) key += fmt::format("\n{}={}", k, v);
   {
@@ -92,18 +119,36 @@ Response Handler::get(std::string_view path, const Params& params) const {
     }
   }
   Response response = run(path, params);
-  if (response.status == 200 || response.status == 400) {
-    std::lock_guard lock(cache_mutex_);
-    if (!cache_index_.contains(key)) {
-      cache_.emplace_front(key, response);
-      cache_index_[key] = cache_.begin();
-      if (cache_.size() > cache_entries_) {
-        cache_index_.erase(cache_.back().first);
-        cache_.pop_back();
-      }
-    }
-  }
+  if (response.status == 200 || response.status == 400) remember(std::move(key), response);
   return response;
+}
+
+void Handler::remember(std::string key, const Response& response) const {
+  const auto size = [](const std::string& k, const Response& r) {
+    return k.size() + r.body.size() + r.content_type.size();
+  };
+  const size_t bytes = size(key, response);
+  if (bytes > limits_.bytes / 8) return;
+  std::lock_guard lock(cache_mutex_);
+  if (cache_index_.contains(key)) return;  // another thread answered it meanwhile
+  cache_.emplace_front(std::move(key), response);
+  cache_index_[cache_.front().first] = cache_.begin();
+  cache_bytes_ += bytes;
+  while (cache_.size() > limits_.entries || cache_bytes_ > limits_.bytes) {
+    cache_bytes_ -= size(cache_.back().first, cache_.back().second);
+    cache_index_.erase(cache_.back().first);
+    cache_.pop_back();
+  }
+}
+
+size_t Handler::cached_entries() const {
+  std::lock_guard lock(cache_mutex_);
+  return cache_.size();
+}
+
+size_t Handler::cached_bytes() const {
+  std::lock_guard lock(cache_mutex_);
+  return cache_bytes_;
 }
 
 Response Handler::run(std::string_view path, const Params& params) const {
@@ -117,8 +162,8 @@ Response Handler::run(std::string_view path, const Params& params) const {
     for (const auto& e : kEndpoints) {
       if (e.report || !report) paths.push_back(std::string(e.path));
     }
-    return json_error(
-        404, fmt::format("no such endpoint: {}; accepted: {}", path, fmt::join(paths, ", ")));
+    return json_error(404, fmt::format("no such endpoint: {}; accepted: {}", shown(path),
+                                       fmt::join(paths, ", ")));
   }
 
   std::vector<std::string> args = {"rigplan"};
@@ -133,7 +178,7 @@ Response Handler::run(std::string_view path, const Params& params) const {
       continue;
     }
     if (!valid_key(key))
-      return json_error(400, fmt::format("rigplan serve: bad parameter name '{}'", key));
+      return json_error(400, fmt::format("rigplan serve: bad parameter name '{}'", shown(key)));
     if (std::find(std::begin(kRefused), std::end(kRefused), key) != std::end(kRefused)) {
       return json_error(400, fmt::format("rigplan serve: --{} is not accepted over HTTP", key));
     }
@@ -184,15 +229,33 @@ Server::Server(const Handler& handler, const ServerOptions& options)
   http.set_write_timeout(kWriteTimeoutS, 0);
   http.set_keep_alive_max_count(kKeepAliveRequests);
   http.set_tcp_nodelay(true);  // answers go out whole at once; no 40 ms wait for a delayed ACK
-  http.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
-    Params params(req.params.begin(), req.params.end());
-    const Response r = impl_->handler.get(req.path, params);
-    res.status = r.status;
+  auto send = [](httplib::Response& res, const Response& r) {
+    // A 200 is left for httplib to set: 206 when the request asked for a byte range.
+    if (r.status != 200) res.status = r.status;
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Content-Security-Policy",
                    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
     res.set_content(r.body, r.content_type.c_str());
+  };
+  http.Get(".*", [this, send](const httplib::Request& req, httplib::Response& res) {
+    if (req.ranges.size() > kMaxRangeParts) {
+      const size_t parts = req.ranges.size();
+      // httplib applies the ranges to any answer, this refusal included; the request is its own
+      // (non-const) object, handed to handlers as const.
+      const_cast<httplib::Request&>(req).ranges.clear();
+      return send(res, json_error(416, fmt::format("rigplan serve: {} byte ranges; at most {} is "
+                                                   "accepted",
+                                                   parts, kMaxRangeParts)));
+    }
+    const Params params(req.params.begin(), req.params.end());
+    send(res, impl_->handler.get(req.path, params));
   });
+  // A bug, not the client's fault: a JSON 500 without the exception's text, which can quote the
+  // request, in the answer or its headers.
+  http.set_exception_handler(
+      [send](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        send(res, json_error(500, "rigplan serve: internal error"));
+      });
 }
 
 Server::~Server() = default;

@@ -30,40 +30,57 @@ struct Response {
 // Query parameters, sorted by key; a repeated key keeps the order its values came in.
 using Params = std::vector<std::pair<std::string, std::string>>;
 
+// How much the answer cache keeps: at most `entries` answers and `bytes` of them (keys and
+// bodies), least recently used first out. An answer larger than an eighth of `bytes` is not
+// kept, so that one request cannot empty the cache. 0 entries or 0 bytes: no cache.
+struct CacheLimits {
+  size_t entries = 1024;
+  size_t bytes = 64 << 20;
+};
+
 // What each path answers, without sockets: the server calls it from many threads at once.
 class Handler {
  public:
-  // `cache_entries`: answers kept, least recently used first out (0: none). The catalog and zoo
-  // do not change while serving, so an answer is reused until the date changes.
+  // The catalog and zoo do not change while serving, so an answer is reused until the date
+  // changes.
   Handler(std::shared_ptr<const Catalog> catalog, std::shared_ptr<const Zoo> zoo,
-          size_t cache_entries);
+          CacheLimits cache);
 
   Response get(std::string_view path, const Params& params) const;
 
+  // What the cache holds now.
+  size_t cached_entries() const;
+  size_t cached_bytes() const;
+
  private:
   Response run(std::string_view path, const Params& params) const;
+  void remember(std::string key, const Response& response) const;
 
   std::shared_ptr<const Catalog> catalog_;
   std::shared_ptr<const Zoo> zoo_;
-  size_t cache_entries_;
+  CacheLimits limits_;
   mutable std::mutex cache_mutex_;
   mutable std::list<std::pair<std::string, Response>> cache_;  // most recent first
   mutable std::unordered_map<std::string, std::list<std::pair<std::string, Response>>::iterator>
       cache_index_;
+  mutable size_t cache_bytes_ = 0;
 };
 
 struct ServerOptions {
   std::string host = "127.0.0.1";  // loopback: the API has no authentication
   int port = 8080;                 // 0: any free port
-  size_t cache_entries = 1024;
+  CacheLimits cache;
 };
 
-// Limits on what a client may send and how long it may take.
+// Limits on what a client may send and how long it may take (docs/serve.md). The request line is
+// at most 8,192 bytes (httplib's CPPHTTPLIB_REQUEST_URI_MAX_LENGTH; longer is a 414).
 inline constexpr size_t kMaxBodyBytes =
     16 * 1024;  // requests are GETs; bodies are refused above this
 inline constexpr int kReadTimeoutS = 5;
 inline constexpr int kWriteTimeoutS = 10;
 inline constexpr size_t kKeepAliveRequests = 1000;
+inline constexpr size_t kMaxParams = 64;     // query parameters of one request; more is a 400
+inline constexpr size_t kMaxRangeParts = 1;  // byte ranges of one Range header; more is a 416
 
 class Server {
  public:

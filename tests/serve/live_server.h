@@ -16,11 +16,11 @@ namespace rigplan::testing {
 
 class LiveServer {
  public:
-  explicit LiveServer(size_t cache_entries = 1024) {
+  explicit LiveServer(serve::CacheLimits cache = {}) {
     cli::CliContext ctx{.out = &std::cout, .err = &std::cerr};
     catalog_ = *ctx.load();
     zoo_ = *ctx.load_zoo();
-    handler_ = std::make_unique<serve::Handler>(catalog_, zoo_, cache_entries);
+    handler_ = std::make_unique<serve::Handler>(catalog_, zoo_, cache);
     server_ = std::make_unique<serve::Server>(*handler_, serve::ServerOptions{.port = 0});
     port_ = server_->bind();
     EXPECT_GT(port_, 0);

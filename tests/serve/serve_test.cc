@@ -100,10 +100,77 @@ TEST_F(ServeTest, ParallelDegreesThatOverflowAreA400AndTheServerLives) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
   EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
-            "--gpus 1 must be a multiple of tensor parallel 65536 × pipeline parallel 65536");
+            "rigplan: --gpus 1 must be a multiple of tensor parallel 65536 × pipeline parallel "
+            "65536");
   auto after = client().Get("/api/memory?workload=llama-2-7b&gpu=rtx-4090");
   ASSERT_TRUE(after);
   EXPECT_EQ(after->status, 200);
+}
+
+TEST_F(ServeTest, InvalidUtf8IsA400NamingTheParameter) {
+  // It was a 500 with an empty body and the exception's text in an EXCEPTION_WHAT header.
+  for (const char* path :
+       {"/api/gpus/show?gpu=%ff%fe", "/api/memory?workload=llama-2-7b&gpu=%c3%28",
+        "/api/recommend?preset=kaggle&region=%ed%a0%80"}) {
+    auto res = client().Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 400) << path;
+    EXPECT_FALSE(res->has_header("EXCEPTION_WHAT")) << path;
+    const auto json = nlohmann::json::parse(res->body);
+    EXPECT_NE(json["error"].get<std::string>().find("is not valid UTF-8"), std::string::npos)
+        << res->body;
+  }
+  auto res = client().Get("/api/gpus/show?gpu=%ff");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
+            "rigplan serve: parameter 'gpu' is not valid UTF-8 (byte 1 is 0xff)");
+  res = client().Get("/api/gpus?%ff=1");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
+            "rigplan serve: a parameter name is not valid UTF-8");
+}
+
+TEST_F(ServeTest, ParametersAndRangesAreBounded) {
+  std::string many = "/api/gpus?vendor=nvidia";
+  for (int i = 0; i < 64; ++i) many += "&a" + std::to_string(i) + "=1";
+  auto res = client().Get(many);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
+            "rigplan serve: 65 query parameters; at most 64 are accepted");
+  // 2,000 ranges once inflated a 4.8 KB answer to 236 KB.
+  std::string ranges = "bytes=0-1";
+  for (int i = 0; i < 1500; ++i) ranges += ",0-1";
+  res = client().Get("/api/presets", {{"Range", ranges}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 416);
+  EXPECT_LT(res->body.size(), 200u);
+  res = client().Get("/api/presets", {{"Range", "bytes=0-9"}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 206);
+  EXPECT_EQ(res->body.size(), 10u);
+}
+
+TEST(ServeCache, KeepsAnswersWithinItsBytes) {
+  cli::CliContext ctx{.out = &std::cout, .err = &std::cerr};
+  // 64 KiB: an answer above 8 KiB is not kept; the overview (about 4 KB) is.
+  const serve::Handler handler(*ctx.load(), *ctx.load_zoo(),
+                               serve::CacheLimits{.entries = 1000, .bytes = 64 << 10});
+  size_t largest = 0;
+  for (int budget = 1000; budget < 1100; ++budget) {
+    const auto r = handler.get("/api/overview", {{"max-price", std::to_string(budget)}});
+    ASSERT_EQ(r.status, 200) << r.body;
+    largest = std::max(largest, r.body.size());
+    EXPECT_LE(handler.cached_bytes(), 64u << 10);
+  }
+  EXPECT_LT(largest, 8u << 10);
+  EXPECT_GT(handler.cached_entries(), 5u);
+  EXPECT_LT(handler.cached_entries(), 100u);  // older answers went out to stay within the bytes
+  const size_t before = handler.cached_entries();
+  const auto big = handler.get("/api/gpus", {});
+  ASSERT_GT(big.body.size(), 8u << 10);
+  EXPECT_EQ(handler.cached_entries(), before);  // too large to keep
 }
 
 TEST_F(ServeTest, ValuesCannotBecomeOptions) {
