@@ -43,8 +43,9 @@ Status sort_entries(std::vector<const T*>& entries, const std::vector<FieldSpec<
   const FieldSpec<T>* field = find_field(fields, key);
   if (!field) {
     const auto names = field_names(fields);
-    return Status::invalid_input(fmt::format("cannot sort by '{}': not a field{}; fields: {}", key,
-                                             did_you_mean(key, names), join(names, ", ")));
+    return Status::invalid_input(fmt::format("cannot sort by '{}': not a field{}; fields: {}",
+                                             shown(key), did_you_mean(key, names),
+                                             join(names, ", ")));
   }
   auto less = [&](const T* a, const T* b) {
     const FieldValue va = field_value(*a, *field), vb = field_value(*b, *field);
@@ -155,9 +156,9 @@ Result<std::vector<const Offer*>> query_offers(const Catalog& catalog, const Off
     }
     if (std::find(providers.begin(), providers.end(), to_lower(query.provider)) ==
         providers.end()) {
-      return Status::not_found(fmt::format("unknown provider '{}'{}; providers: {}", query.provider,
-                                           did_you_mean(query.provider, providers),
-                                           join(providers, ", ")));
+      return Status::not_found(
+          fmt::format("unknown provider '{}'{}; providers: {}", shown(query.provider),
+                      did_you_mean(query.provider, providers), join(providers, ", ")));
     }
   }
   if (Status s = sort_entries(out, offer_fields(), query.sort); !s.ok()) return s;
@@ -210,7 +211,7 @@ Result<GpuCount> parse_gpu_count(const Catalog& catalog, std::string_view spec,
         count > kMaxCount || trim(text.substr(digits + 1)).empty()) {
       return Status::invalid_input(
           fmt::format("{} '{}': expected COUNTx GPU with a count of 1 to {}, e.g. 4x rtx-4090",
-                      option, text, format_number(kMaxCount)));
+                      option, shown(text), format_number(kMaxCount)));
     }
     out.count = count;
     name = trim(text.substr(digits + 1));

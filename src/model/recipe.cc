@@ -129,8 +129,8 @@ Result<std::vector<Recipe>> load_recipes(const std::vector<CatalogFile>& files) 
     for (auto&& [key, node] : *parsed) {
       auto* array = node.as_array();
       if (key.str() != "recipe" || !array || !array->is_array_of_tables()) {
-        problems.add(node.source(),
-                     fmt::format("unknown section '{}'; expected [[recipe]] entries", key.str()));
+        problems.add(node.source(), fmt::format("unknown section '{}'; expected [[recipe]] entries",
+                                                shown(key.str())));
         continue;
       }
       for (auto&& item : *array) {
@@ -188,7 +188,7 @@ Result<const Recipe*> find_recipe(const std::vector<Recipe>& recipes, std::strin
   for (const auto& r : recipes) {
     if (std::find(names.begin(), names.end(), r.tool) == names.end()) names.push_back(r.tool);
   }
-  return Status::invalid_input(fmt::format("unknown recipe '{}'; expected {}{}", name,
+  return Status::invalid_input(fmt::format("unknown recipe '{}'; expected {}{}", shown(name),
                                            quoted_list(names),
                                            did_you_mean(std::string(name), names)));
 }
