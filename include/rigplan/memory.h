@@ -103,6 +103,10 @@ std::vector<std::string> run_warnings(const Workload& workload, const RunConfig&
 // layers. estimate_memory checks it; callers that choose a layout use it to pick one that does.
 Status check_layout(const Workload& workload, int tensor_parallel, int pipeline_parallel);
 
+// kInvalidInput unless `link` is empty, "pcie" or one of the catalog's GPU-to-GPU links (the
+// gpu_link field of docs/catalog.md). estimate_memory and predict check it.
+Status check_link(std::string_view link);
+
 // The GPU's memory in GB (1e9 bytes): the marketed figure converted as the driver reports it.
 // An estimate's terms do not depend on the GPU, only this capacity: callers that weigh one
 // configuration on many GPUs estimate it once and compare its total with each capacity.

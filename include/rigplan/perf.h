@@ -83,9 +83,6 @@ struct Prediction {
 // that does not fit in memory is offloaded (slower) or reported with bound "capacity".
 Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog);
-// kInvalidInput unless `link` is empty, "pcie" or one of the catalog's GPU-to-GPU links (the
-// gpu_link field of docs/catalog.md). predict checks it.
-Status check_link(std::string_view link);
 // What a prediction needs that does not depend on the GPU. Callers that predict one workload and
 // configuration on many GPUs (recommend) make it once and pass it to predict.
 struct RunFacts {

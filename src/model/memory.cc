@@ -10,6 +10,7 @@
 
 #include "model/memory_constants.h"
 #include "rigplan/input.h"
+#include "rigplan/schema.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -475,6 +476,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   if (Status s = check_choice("method", c.method, kMethods); !s.ok()) return s;
   if (Status s = check_choice("optimizer", c.optimizer, kOptimizers); !s.ok()) return s;
   if (Status s = check_choice("offload", c.offload, kOffloads); !s.ok()) return s;
+  if (Status s = check_link(c.link); !s.ok()) return s;
   if (Status s = resolve_recompute(c); !s.ok()) return s;
   // Module names as PEFT, LitGPT and Hugging Face models spell them.
   static const std::map<std::string, std::vector<std::string>, std::less<>> kTargetNames = {
@@ -629,6 +631,21 @@ std::vector<std::string> run_warnings(const Workload& workload, const RunConfig&
         workload.id, context));
   }
   return out;
+}
+
+Status check_link(std::string_view link) {
+  // The catalog's GPU-to-GPU links (its gpu_link field), and PCIe, which every GPU has.
+  static const std::vector<std::string> kLinks = [] {
+    std::vector<std::string> out = {"pcie"};
+    for (std::string_view l : find_field(gpu_fields(), "gpu_link")->choices) {
+      if (l != "none") out.emplace_back(l);
+    }
+    return out;
+  }();
+  if (link.empty() || std::find(kLinks.begin(), kLinks.end(), link) != kLinks.end()) return {};
+  return Status::invalid_input(fmt::format("--link '{}' is not accepted; expected {}{}",
+                                           shown(link), quoted_list(kLinks),
+                                           did_you_mean(link, kLinks)));
 }
 
 Status check_layout(const Workload& workload, int tensor_parallel, int pipeline_parallel) {

@@ -339,21 +339,6 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   return predict(w, gpu, config, calibration, catalog, *facts);
 }
 
-Status check_link(std::string_view link) {
-  // The catalog's GPU-to-GPU links (its gpu_link field), and PCIe, which every GPU has.
-  static const std::vector<std::string> kLinks = [] {
-    std::vector<std::string> out = {"pcie"};
-    for (std::string_view l : find_field(gpu_fields(), "gpu_link")->choices) {
-      if (l != "none") out.emplace_back(l);
-    }
-    return out;
-  }();
-  if (link.empty() || std::find(kLinks.begin(), kLinks.end(), link) != kLinks.end()) return {};
-  return Status::invalid_input(fmt::format("--link '{}' is not accepted; expected {}{}",
-                                           shown(link), quoted_list(kLinks),
-                                           did_you_mean(link, kLinks)));
-}
-
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog,
                            const RunFacts& facts) {

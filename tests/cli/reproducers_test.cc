@@ -198,8 +198,10 @@ TEST(Reproducers, EveryNumberOptionRefusesMeaninglessValues) {
 }
 
 TEST(Reproducers, ChoicesFromTheCatalogAndLayoutsThatSplitTheModel) {
-  for (const char* command : {"compare", "cost", "recommend"}) {
+  for (const char* command : {"memory", "predict", "compare", "cost", "recommend"}) {
     std::vector<std::string> args = {command, "resnet50", "--link", "bogus"};
+    if (std::string(command) == "memory" || std::string(command) == "predict")
+      args.insert(args.end(), {"--gpu", "rtx-4090"});
     if (std::string(command) == "compare") args.insert(args.end(), {"--gpus", "rtx-4090"});
     if (std::string(command) == "cost") args.insert(args.end(), {"--gpu", "rtx-4090"});
     if (std::string(command) == "recommend") args.insert(args.end(), {"--images", "1e6"});
