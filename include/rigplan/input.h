@@ -9,10 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "rigplan/schema.h"
 #include "rigplan/status.h"
@@ -42,6 +44,9 @@ std::string problem(const NumberField& field, double value);
 Status check(const NumberField& field, double value);
 Status check(const NumberField& field, std::optional<double> value);
 Status check(const NumberField& field, std::optional<int> value);
+// The first refusal among several fields and their values (those not given are skipped), or ok.
+Status check_all(
+    std::initializer_list<std::pair<const NumberField*, std::optional<double>>> values);
 
 // Every field, in the order docs/input.md lists them.
 std::span<const NumberField* const> all_number_fields();

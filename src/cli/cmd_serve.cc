@@ -26,12 +26,12 @@ void add_serve_command(CLI::App& app, CliContext& ctx) {
                   "this is not kept (0: no cache)")
       ->capture_default_str();
   cmd->callback([&ctx, &options, &cache_mb] {
-    for (const auto& [field, value] :
-         {std::pair{&input::kPort, static_cast<double>(options.port)},
-          {&input::kCacheEntries, static_cast<double>(options.cache.entries)},
-          {&input::kCacheMegabytes, static_cast<double>(cache_mb)}}) {
-      if (Status s = input::check(*field, value); !s.ok()) return void(ctx.exit_code = ctx.fail(s));
-    }
+    if (Status s =
+            input::check_all({{&input::kPort, static_cast<double>(options.port)},
+                              {&input::kCacheEntries, static_cast<double>(options.cache.entries)},
+                              {&input::kCacheMegabytes, static_cast<double>(cache_mb)}});
+        !s.ok())
+      return void(ctx.exit_code = ctx.fail(s));
     options.cache.bytes = cache_mb << 20;
     auto catalog = ctx.load();
     if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));

@@ -331,20 +331,16 @@ namespace {
 
 // Each number of the request within its range (rigplan/input.h).
 Status check_cost_request(const CostRequest& r) {
-  for (const auto& [field, value] :
-       {std::pair{&input::kBusyHoursPerMonth, r.hours_per_month},
-        {&input::kUtilisation, std::optional(r.utilisation)},
-        {&input::kHorizonMonths, r.horizon_months},
-        {&input::kMachineGpus, r.count},
-        {&input::kPowerLimit, r.power_limit},
-        {&input::kMachinePrice, r.capex_usd},
-        {&input::kElectricity, r.electricity_usd_per_kwh},
-        {&input::kPue, r.pue},
-        {&input::kWallPower, r.wall_w},
-        {&input::kRent, r.rent_usd_per_hour}}) {
-    if (Status s = input::check(*field, value); !s.ok()) return s;
-  }
-  return {};
+  return input::check_all({{&input::kBusyHoursPerMonth, r.hours_per_month},
+                           {&input::kUtilisation, r.utilisation},
+                           {&input::kHorizonMonths, r.horizon_months},
+                           {&input::kMachineGpus, r.count},
+                           {&input::kPowerLimit, r.power_limit},
+                           {&input::kMachinePrice, r.capex_usd},
+                           {&input::kElectricity, r.electricity_usd_per_kwh},
+                           {&input::kPue, r.pue},
+                           {&input::kWallPower, r.wall_w},
+                           {&input::kRent, r.rent_usd_per_hour}});
 }
 
 // The owned machine: from the catalog, or priced whole by --price.

@@ -103,6 +103,14 @@ Status check(const NumberField& field, std::optional<int> value) {
   return value ? check(field, static_cast<double>(*value)) : Status{};
 }
 
+Status check_all(
+    std::initializer_list<std::pair<const NumberField*, std::optional<double>>> values) {
+  for (const auto& [field, value] : values) {
+    if (Status s = check(*field, value); !s.ok()) return s;
+  }
+  return {};
+}
+
 std::span<const NumberField* const> all_number_fields() { return kAll; }
 
 Status check_list(std::string_view option, std::size_t items) {

@@ -525,19 +525,18 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   if (c.method == "qlora" && c.weights != "nf4" && c.weights != "nf4-dq") {
     return Status::invalid_input("--method qlora stores the base weights in nf4 or nf4-dq");
   }
-  for (const auto& [field, value] :
-       {std::pair{&input::kBatch, c.batch},
-        {&input::kSeq, c.seq_len},
-        {&input::kGenTokens, std::optional(c.gen_tokens)},
-        {&input::kZero, std::optional(c.zero)},
-        {&input::kGpus, std::optional(c.gpus)},
-        {&input::kTensorParallel, std::optional(c.tensor_parallel)},
-        {&input::kPipelineParallel, std::optional(c.pipeline_parallel)},
-        {&input::kLossChunks, std::optional(c.loss_chunks)},
-        {&input::kGradAccum, std::optional(c.grad_accum)},
-        {&input::kLoraRank, std::optional(c.lora_rank)}}) {
-    if (Status s = input::check(*field, value); !s.ok()) return s;
-  }
+  if (Status s = input::check_all({{&input::kBatch, c.batch},
+                                   {&input::kSeq, c.seq_len},
+                                   {&input::kGenTokens, c.gen_tokens},
+                                   {&input::kZero, c.zero},
+                                   {&input::kGpus, c.gpus},
+                                   {&input::kTensorParallel, c.tensor_parallel},
+                                   {&input::kPipelineParallel, c.pipeline_parallel},
+                                   {&input::kLossChunks, c.loss_chunks},
+                                   {&input::kGradAccum, c.grad_accum},
+                                   {&input::kLoraRank, c.lora_rank}});
+      !s.ok())
+    return s;
   // Each degree is at most 2^20, so their product is exact in 64 bits.
   const std::int64_t model_parallel =
       static_cast<std::int64_t>(c.tensor_parallel) * c.pipeline_parallel;

@@ -32,13 +32,13 @@ Constraints merged(Constraints k, const ConstraintOptions& given) {
 
 // The job size given, replacing the preset's.
 Status apply_job_size(const RecommendRequest& r, Demand& demand) {
-  for (const auto& [field, value] : {std::pair{&input::kTokens, r.tokens},
-                                     {&input::kSamples, r.samples},
-                                     {&input::kImages, r.images},
-                                     {&input::kEpochs, r.epochs},
-                                     {&input::kHoursPerMonth, r.hours_per_month}}) {
-    if (Status s = input::check(*field, value); !s.ok()) return s;
-  }
+  if (Status s = input::check_all({{&input::kTokens, r.tokens},
+                                   {&input::kSamples, r.samples},
+                                   {&input::kImages, r.images},
+                                   {&input::kEpochs, r.epochs},
+                                   {&input::kHoursPerMonth, r.hours_per_month}});
+      !s.ok())
+    return s;
   const int sizes = r.tokens.has_value() + r.samples.has_value() + r.images.has_value() +
                     r.hours_per_month.has_value();
   if (sizes > 1) {

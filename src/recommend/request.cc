@@ -42,18 +42,14 @@ Status check_constraints(const Constraints& k) {
   if (Status s = check_choice("--acquire", k.acquire, {"own", "rent", "both"}); !s.ok()) return s;
   if (Status s = check_choice("--condition", k.condition, {"new", "used", "any"}); !s.ok())
     return s;
-  for (const auto& [field, value] :
-       {std::pair{&input::kHorizonMonths, std::optional(k.horizon_months)},
-        {&input::kUtilisation, k.utilisation},
-        {&input::kPowerLimit, k.power_limit},
-        {&input::kMaxGpus, k.max_gpus},
-        {&input::kBudget, k.budget_usd},
-        {&input::kMaxPower, k.max_power_w},
-        {&input::kElectricity, k.electricity_usd_per_kwh},
-        {&input::kPue, k.pue}}) {
-    if (Status s = input::check(*field, value); !s.ok()) return s;
-  }
-  return {};
+  return input::check_all({{&input::kHorizonMonths, k.horizon_months},
+                           {&input::kUtilisation, k.utilisation},
+                           {&input::kPowerLimit, k.power_limit},
+                           {&input::kMaxGpus, k.max_gpus},
+                           {&input::kBudget, k.budget_usd},
+                           {&input::kMaxPower, k.max_power_w},
+                           {&input::kElectricity, k.electricity_usd_per_kwh},
+                           {&input::kPue, k.pue}});
 }
 
 // The tighter of --max-power and the circuit's continuous capacity.
