@@ -38,9 +38,14 @@ class Problems {
     });
     std::string text;
     std::vector<std::string> files;
-    for (const auto& p : list_) {
-      text += fmt::format("{}:{}:{}: {}\n", p.file, p.line, p.column, p.message);
+    for (size_t i = 0; i < list_.size(); ++i) {
+      const Problem& p = list_[i];
+      if (i < kMaxListed)
+        text += fmt::format("{}:{}:{}: {}\n", p.file, p.line, p.column, p.message);
       if (std::find(files.begin(), files.end(), p.file) == files.end()) files.push_back(p.file);
+    }
+    if (list_.size() > kMaxListed) {
+      text += fmt::format("... and {} more, not listed\n", list_.size() - kMaxListed);
     }
     text += fmt::format("{} problem{} in {} file{}", list_.size(), list_.size() == 1 ? "" : "s",
                         files.size(), files.size() == 1 ? "" : "s");
@@ -48,6 +53,8 @@ class Problems {
   }
 
  private:
+  // The most problems one message lists, first by position; the count covers them all.
+  static constexpr size_t kMaxListed = 100;
   std::vector<Problem> list_;
 };
 

@@ -105,8 +105,13 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
   if (!r.gpu.empty()) b.gpu = resolved(ctx, "gpu", catalog.find_gpu(r.gpu));
   if (!r.nic.empty()) b.nic = resolved(ctx, "nic", catalog.find_nic(r.nic));
   if (!r.circuit.empty()) b.circuit = resolved(ctx, "circuit", catalog.find_circuit(r.circuit));
-  for (const auto& id : r.psus) {
-    if (const Psu* p = resolved(ctx, "psus", catalog.find_psu(id))) b.psus.push_back(p);
+  if (r.psus.size() > input::kMaxListItems) {
+    ctx.error("psus", fmt::format("{} PSUs named; at most {} are accepted", r.psus.size(),
+                                  input::kMaxListItems));
+  } else {
+    for (const auto& id : r.psus) {
+      if (const Psu* p = resolved(ctx, "psus", catalog.find_psu(id))) b.psus.push_back(p);
+    }
   }
   if (r.psus.empty() && raw.table.get("psus")) ctx.error("psus", "name at least one PSU");
   if (!r.region.empty()) {
