@@ -31,6 +31,7 @@ struct Build {
   const Nic* nic = nullptr;
   int nodes = 1;
   const Circuit* circuit = nullptr;
+  bool circuit_assumed = false;     // the region's usual circuit, not one the user named
   std::string location = "office";  // office, datacenter
 };
 
@@ -73,13 +74,17 @@ BuildReport check_build(const Build& build);
 // carbon of the catalog's base system of the same form (the closest in GPU count).
 BaseSystem system_from_build(const Build& build, const BuildReport& report, const Catalog& catalog);
 
-// `rigplan build propose`: the cheapest parts list that passes every check.
+// `rigplan build propose`: the cheapest parts list with no failing check and the fewest warnings
+// that other parts would avoid.
 struct ProposeRequest {
   const Gpu* gpu = nullptr;
   int gpu_count = 1;
   std::optional<double> budget_usd;
-  const Circuit* circuit = nullptr;  // none: no circuit limit beyond the check's warning
-  std::string form;                  // tower, rack, or "" for either
+  // The wall circuit. None: a tower is checked against `region`'s usual outlet and a rack
+  // against the catalog's datacentre circuit, and the proposal says so.
+  const Circuit* circuit = nullptr;
+  std::string region = "us";
+  std::string form;  // tower, rack, or "" for either
   int nodes = 1;
 };
 
@@ -87,10 +92,12 @@ struct Proposal {
   Build build;
   BuildReport report;
   std::vector<std::pair<std::string, std::string>> reasons;  // part -> why it was chosen
-  int candidates = 0;                                        // parts lists checked
+  std::vector<std::string> notes;  // assumptions (the circuit) and the warnings it keeps
+  int candidates = 0;              // parts lists checked
 };
 
-// kNotFound with the closest failure when no parts list passes (which rule, by how much).
+// kNotFound with the closest failure when every parts list fails a check (which rule, by how
+// much); an unknown region is kNotFound too.
 Result<Proposal> propose_build(const ProposeRequest& request, const Catalog& catalog);
 
 }  // namespace rigplan

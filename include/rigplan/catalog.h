@@ -40,6 +40,7 @@ struct Gpu {
   std::string architecture;  // pascal ... blackwell, rdna3, cdna2, cdna3
   std::string compute_capability;
   std::string form_factor;  // pcie, sxm, oam, superchip, laptop
+  std::string module;       // sxm and oam: the module generation a baseboard takes (sxm2-sxm6, oam)
   Date release_date;
   std::optional<double> launch_price_usd;
   std::optional<double> street_price_usd;
@@ -238,6 +239,7 @@ struct Board {
   std::vector<std::string> pcie_slots;  // "x16/5@1": lanes/gen@position (parse_pcie_slot)
   bool pcie_switch = false;
   std::optional<int> sxm_sockets;  // SXM/OAM GPU sockets of an HGX/UBB baseboard
+  std::string gpu_module;          // with sxm_sockets: the module generation (sxm2-sxm6, oam)
   std::optional<bool> nvswitch;
   int m2_slots = 0;
   double onboard_lan_gbit = 0;
@@ -247,6 +249,11 @@ struct Board {
 
   std::vector<PcieSlot> slots() const;  // pcie_slots parsed (the loader rejects bad ones)
 };
+// The GPU module a GPU is or a board takes: "pcie" for PCIe cards and boards with GPU slots,
+// else the SXM generation or "oam"; a superchip or laptop part is its form factor.
+std::string_view module_of(const Gpu& gpu);
+std::string_view module_of(const Board& board);
+
 // "x16/5@1" -> {16, 5, 1}; nullopt when malformed.
 std::optional<PcieSlot> parse_pcie_slot(std::string_view text);
 

@@ -12,6 +12,14 @@ const std::string& Provenance::source_of(std::string_view field) const {
   return it != field_sources.end() ? it->second : source;
 }
 
+std::string_view module_of(const Gpu& gpu) {
+  return gpu.module.empty() ? std::string_view(gpu.form_factor) : std::string_view(gpu.module);
+}
+
+std::string_view module_of(const Board& board) {
+  return board.gpu_module.empty() ? std::string_view("pcie") : std::string_view(board.gpu_module);
+}
+
 std::optional<PriceQuote> new_price(const Gpu& gpu) {
   if (gpu.street_price_usd)
     return PriceQuote{*gpu.street_price_usd, gpu.street_price_date, "street"};

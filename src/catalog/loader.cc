@@ -63,6 +63,21 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
   if (!g.gpu_link.empty() && g.gpu_link != "none" && !g.gpu_link_bw_gbps) {
     ctx.error("gpu_link", fmt::format("'{}' needs 'gpu_link_bw_gbps'", shown(g.gpu_link)));
   }
+  const bool socketed = g.form_factor == "sxm" || g.form_factor == "oam";
+  if (socketed && g.module.empty()) {
+    ctx.error("module", fmt::format("a '{}' GPU needs 'module', the generation of baseboard it "
+                                    "takes",
+                                    g.form_factor));
+  } else if (!g.module.empty() && !socketed) {
+    ctx.error("module", fmt::format("a module on a '{}' part; only sxm and oam parts have one",
+                                    g.form_factor));
+  } else if (!g.module.empty() && (g.form_factor == "oam") != (g.module == "oam")) {
+    ctx.error("module", fmt::format("'{}' is not a module of a '{}' part; expected {}", g.module,
+                                    g.form_factor,
+                                    g.form_factor == "oam" ? "'oam'"
+                                                           : "'sxm2', 'sxm3', 'sxm4', 'sxm5' or "
+                                                             "'sxm6'"));
+  }
   if (g.slot_width && g.form_factor != "pcie" && g.form_factor != "laptop") {
     ctx.error("slot_width", fmt::format("a slot width on a '{}' part; only pcie and laptop cards "
                                         "occupy slots",
@@ -147,6 +162,11 @@ void check_entry(const Board& b, const EntryContext& ctx) {
   }
   if (b.pcie_slots.empty() && !b.sxm_sockets) {
     ctx.error("pcie_slots", "a board needs GPU slots or 'sxm_sockets'");
+  }
+  if (b.sxm_sockets.has_value() != !b.gpu_module.empty()) {
+    ctx.error(b.sxm_sockets ? "sxm_sockets" : "gpu_module",
+              "'sxm_sockets' and 'gpu_module' go together: a baseboard's sockets take one module "
+              "generation");
   }
 }
 

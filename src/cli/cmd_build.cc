@@ -50,9 +50,7 @@ Result<ProposeRequest> propose_request(const ProposeOptions& o, const Catalog& c
     if (!c) return c.status();
     req.circuit = *c;
   } else if (!o.region.empty()) {
-    auto r = catalog.find_region(o.region);
-    if (!r) return r.status();
-    req.circuit = usual_circuit(catalog, **r);
+    req.region = o.region;
   }
   return req;
 }
@@ -74,13 +72,14 @@ void run_propose(CliContext& ctx, const ProposeOptions& o) {
 
 void add_propose_command(CLI::App* build, CliContext& ctx) {
   auto& o = ctx.keep<ProposeOptions>();
-  auto* propose =
-      build->add_subcommand("propose", "The cheapest parts list that passes every check");
+  auto* propose = build->add_subcommand(
+      "propose", "The cheapest parts list with no failing check, and the fewest warnings");
   propose->add_option("--gpus", o.gpus, "Count and GPU, e.g. 4x rtx-4090")
       ->required()
       ->expected(1, 2);
   propose->add_option("--budget", o.budget, "Most the parts may cost, USD");
-  propose->add_option("--region", o.region, "Region whose usual wall circuit bounds the draw");
+  propose->add_option("--region", o.region,
+                      "Region whose usual wall circuit bounds a tower's draw (default: us)");
   propose->add_option("--circuit", o.circuit,
                       "Wall circuit (us-15a, us-20a, eu-16a, ...), instead of --region");
   propose->add_option("--form", o.form, "tower or rack (default: either)");

@@ -66,6 +66,7 @@ Json to_json(const Proposal& p) {
   for (const auto& [part, why] : p.reasons) reasons[part] = why;
   out["reasons"] = reasons;
   out["candidates"] = p.candidates;
+  out["notes"] = p.notes;
   return out;
 }
 
@@ -79,6 +80,7 @@ std::string proposal_text(const Proposal& p) {
   out += table.render();
   out += '\n';
   out += build_text(b, p.report);
+  for (const auto& note : p.notes) out += "note: " + note + ".\n";
   return out;
 }
 

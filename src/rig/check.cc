@@ -122,6 +122,7 @@ const std::vector<Rule>& rules() {
       {"cpu-socket", cpu_socket},
       {"memory-type", memory_type},
       {"board-in-chassis", board_in_chassis},
+      {"gpu-module", gpu_module},
       {"gpu-sockets", gpu_sockets},
       {"gpu-slots", gpu_slots},
       {"slot-spacing", slot_spacing},

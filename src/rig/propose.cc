@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <tuple>
 
 #include "rig/build_constants.h"
 #include "rigplan/build.h"
@@ -29,11 +30,11 @@ double ram_for(double gpu_memory_gb) {
 // NVMe for datasets: d2l's 1-2 TB for a 4-GPU box, scaled with the GPU count.
 double nvme_for(int gpus) { return gpus <= 2 ? 2 : gpus <= 4 ? 4 : 8; }
 
-// No failing rule and no warning another choice of parts could avoid.
-bool acceptable(const BuildReport& r) {
-  return std::none_of(r.checks.begin(), r.checks.end(), [](const BuildCheck& c) {
-    return c.status == "fail" || (c.status == "warn" && !is_inherent_warning(c));
-  });
+// Warnings another choice of parts could avoid.
+int avoidable_warnings(const BuildReport& r) {
+  return static_cast<int>(std::count_if(r.checks.begin(), r.checks.end(), [](const BuildCheck& c) {
+    return c.status == "warn" && !is_inherent_warning(c);
+  }));
 }
 
 int fails(const BuildReport& r) {
@@ -48,9 +49,11 @@ const BuildCheck* find_check(const BuildReport& r, std::string_view rule) {
   return nullptr;
 }
 
+// A board holds the GPUs when it takes their module (an SXM5 H100 needs an SXM5 baseboard) and
+// has a socket or slot for each.
 bool board_holds(const Board& board, const Gpu& gpu, int count) {
-  const bool sxm = gpu.form_factor == "sxm" || gpu.form_factor == "oam";
-  if (sxm) return board.sxm_sockets.value_or(0) == count;
+  if (module_of(board) != module_of(gpu)) return false;
+  if (board.sxm_sockets) return *board.sxm_sockets == count;
   return static_cast<int>(board.pcie_slots.size()) >= count;
 }
 
@@ -97,9 +100,31 @@ const Nic* nic_for(const ProposeRequest& req, const Board& board, const Catalog&
   return nic;
 }
 
+// The circuits a proposal is checked against: the one named, else the region's usual outlet for
+// a tower and the catalog's datacentre circuit (one no country lists) for a rack.
+struct Circuits {
+  const Circuit* office = nullptr;
+  const Circuit* datacenter = nullptr;
+  bool assumed = false;
+};
+
+Result<Circuits> circuits_for(const ProposeRequest& req, const Catalog& catalog) {
+  if (req.circuit) return Circuits{req.circuit, req.circuit, false};
+  auto region = catalog.find_region(req.region);
+  if (!region) return region.status();
+  Circuits out{usual_circuit(catalog, **region), nullptr, true};
+  for (const auto& c : catalog.circuits) {
+    if (c.countries.empty()) {
+      out.datacenter = &c;
+      break;
+    }
+  }
+  return out;
+}
+
 Build parts_list(const ProposeRequest& req, const Board& board, const Chassis& chassis,
                  const Cpu& cpu, const Psu& psu, int psus, const std::string& cooling,
-                 const Nic* nic) {
+                 const Nic* nic, const Circuits& circuits) {
   const Gpu& gpu = *req.gpu;
   Build b;
   b.name = fmt::format("{} x {}", req.gpu_count, gpu.id);
@@ -115,14 +140,15 @@ Build parts_list(const ProposeRequest& req, const Board& board, const Chassis& c
   b.nvme_tb = nvme_for(req.gpu_count);
   b.nic = nic;
   b.nodes = req.nodes;
-  b.circuit = req.circuit;
   b.location = chassis.form == "rack" ? "datacenter" : "office";
+  b.circuit = b.location == "datacenter" ? circuits.datacenter : circuits.office;
+  b.circuit_assumed = circuits.assumed && b.circuit;
   return b;
 }
 
 // Every parts list from the catalog that could hold the GPUs, to `visit`.
 void for_each_parts_list(const ProposeRequest& req, const Catalog& catalog,
-                         const std::function<void(const Build&)>& visit) {
+                         const Circuits& circuits, const std::function<void(const Build&)>& visit) {
   for (const Board& board : catalog.boards) {
     if (!board_holds(board, *req.gpu, req.gpu_count)) continue;
     const Nic* nic = nic_for(req, board, catalog);
@@ -135,7 +161,7 @@ void for_each_parts_list(const ProposeRequest& req, const Catalog& catalog,
           if (!psu_fits(psu, chassis)) continue;
           for (int k = 1; k <= max_psus; ++k) {
             for (const auto& cooling : coolings(*req.gpu, chassis))
-              visit(parts_list(req, board, chassis, cpu, psu, k, cooling, nic));
+              visit(parts_list(req, board, chassis, cpu, psu, k, cooling, nic, circuits));
           }
         }
       }
@@ -143,9 +169,11 @@ void for_each_parts_list(const ProposeRequest& req, const Catalog& catalog,
   }
 }
 
-// The search's state: the cheapest acceptable parts list, else the one closest to passing.
+// The search's state: the parts list with no failing check, the fewest warnings other parts
+// would avoid and the lowest price; else the one closest to passing.
 struct Search {
   std::optional<Proposal> best;
+  int best_warnings = 0;
   std::optional<Proposal> closest;  // fewest failing rules, then cheapest
   int closest_fails = 1 << 30;
   int candidates = 0;
@@ -153,20 +181,31 @@ struct Search {
   void consider(const Build& b, const ProposeRequest& req) {
     ++candidates;
     BuildReport report = check_build(b);
-    if (acceptable(report)) {
+    const int f = fails(report);
+    if (f == 0) {
       if (req.budget_usd && report.price_usd > *req.budget_usd) return;
-      if (!best || report.price_usd < best->report.price_usd)
-        best = Proposal{b, std::move(report), {}, 0};
+      const int warnings = avoidable_warnings(report);
+      if (!best ||
+          std::tie(warnings, report.price_usd) < std::tie(best_warnings, best->report.price_usd)) {
+        best_warnings = warnings;
+        best = Proposal{b, std::move(report), {}, {}, 0};
+      }
     } else if (!best) {
-      const int f = fails(report);
       if (f < closest_fails ||
           (f == closest_fails && report.price_usd < closest->report.price_usd)) {
         closest_fails = f;
-        closest = Proposal{b, std::move(report), {}, 0};
+        closest = Proposal{b, std::move(report), {}, {}, 0};
       }
     }
   }
 };
+
+// " on us-20a", or the circuit assumed for the closest parts list.
+std::string circuit_text(const ProposeRequest& req, const Search& search) {
+  if (req.circuit) return " on " + req.circuit->id;
+  const Circuit* assumed = search.closest ? search.closest->build.circuit : nullptr;
+  return assumed ? fmt::format(" on {} (assumed: no --circuit)", assumed->id) : "";
+}
 
 Status no_proposal(const ProposeRequest& req, const Search& search) {
   std::string why = "no board in the catalog holds them";
@@ -184,7 +223,7 @@ Status no_proposal(const ProposeRequest& req, const Search& search) {
       "no parts list for {} x {} passes every check{}{} among {} candidates; {}", req.gpu_count,
       req.gpu->id,
       req.budget_usd ? fmt::format(" within {} USD", format_number(*req.budget_usd)) : "",
-      req.circuit ? " on " + req.circuit->id : "", search.candidates, why));
+      circuit_text(req, search), search.candidates, why));
 }
 
 // Why each part of the proposal was chosen, from its checks.
@@ -197,8 +236,8 @@ std::vector<std::pair<std::string, std::string>> reasons(const Proposal& p) {
   const bool sxm = b.gpu->form_factor == "sxm" || b.gpu->form_factor == "oam";
   std::vector<std::pair<std::string, std::string>> out = {
       {"board",
-       fmt::format("{}: {}; {}", b.board->id,
-                   sxm ? message("gpu-sockets") : message("slot-spacing"), message("pcie-lanes"))},
+       fmt::format("{}: {}; {}", b.board->id, sxm ? message("gpu-module") : message("slot-spacing"),
+                   sxm ? message("gpu-sockets") : message("pcie-lanes"))},
       {"cpu", fmt::format("{} x {}: {}; {}", b.cpu_count, b.cpu->id, message("cpu-cores"),
                           message("cpu-clock"))},
       {"chassis", fmt::format("{}: {}", b.chassis->id, message("gpu-cooling"))},
@@ -211,12 +250,47 @@ std::vector<std::pair<std::string, std::string>> reasons(const Proposal& p) {
       {"storage", fmt::format("{} TB NVMe", format_number(b.nvme_tb))},
   };
   if (b.nic) out.emplace_back("nic", fmt::format("{}: {}", b.nic->id, message("network")));
-  out.emplace_back("price", p.report.gpus_priced
-                                ? "the cheapest parts list with no failing check and no warning "
-                                  "other parts would avoid"
-                                : "the cheapest parts list with no failing check and no warning "
-                                  "other parts would avoid (GPUs not counted: no new price in the "
-                                  "catalog)");
+  if (b.circuit) {
+    const std::string_view assumed = b.location == "datacenter"
+                                         ? "assumed, a datacentre circuit for a rack server"
+                                         : "assumed, the region's usual outlet";
+    out.emplace_back("circuit", fmt::format("{}: {}", b.circuit->id,
+                                            b.circuit_assumed ? assumed : "named with --circuit"));
+  }
+  out.emplace_back("price", fmt::format("the cheapest parts list with no failing check and {}{}",
+                                        avoidable_warnings(p.report) == 0
+                                            ? "no warning other parts would avoid"
+                                            : "the fewest warnings other parts would avoid",
+                                        p.report.gpus_priced ? ""
+                                                             : " (GPUs not counted: no new price "
+                                                               "in the catalog)"));
+  return out;
+}
+
+// What the proposal assumed and the warnings it keeps, one sentence each.
+std::vector<std::string> notes(const Proposal& p, const ProposeRequest& req) {
+  std::vector<std::string> out;
+  const Circuit* c = p.build.circuit;
+  if (p.build.circuit_assumed) {
+    out.push_back(
+        p.build.location == "datacenter"
+            ? fmt::format("No circuit named: a rack server is checked against {} ({}), a "
+                          "datacentre circuit; --circuit names another",
+                          c->id, c->name)
+            : fmt::format("No circuit named: checked against {} ({}), the usual outlet in "
+                          "region {}; --circuit or --region names another",
+                          c->id, c->name, req.region));
+  }
+  std::vector<std::string> warned;
+  for (const auto& check : p.report.checks) {
+    if (check.status == "warn" && !is_inherent_warning(check)) warned.push_back(check.rule);
+  }
+  if (!warned.empty()) {
+    out.push_back(
+        fmt::format("No parts list in the catalog avoids every warning; this one keeps "
+                    "{}: the build works, with what the warnings say",
+                    join(warned, ", ")));
+  }
   return out;
 }
 
@@ -234,12 +308,15 @@ Result<Proposal> propose_build(const ProposeRequest& req, const Catalog& catalog
     return Status::invalid_input(
         fmt::format("--form '{}' is not accepted; expected 'tower' or 'rack'", shown(req.form)));
   }
+  auto circuits = circuits_for(req, catalog);
+  if (!circuits) return circuits.status();
   Search search;
-  for_each_parts_list(req, catalog, [&](const Build& b) { search.consider(b, req); });
+  for_each_parts_list(req, catalog, *circuits, [&](const Build& b) { search.consider(b, req); });
   if (!search.best) return no_proposal(req, search);
   Proposal best = std::move(*search.best);
   best.candidates = search.candidates;
   best.reasons = reasons(best);
+  best.notes = notes(best, req);
   return best;
 }
 

@@ -64,6 +64,7 @@ const std::vector<Rule>& rules();
 std::optional<Verdict> cpu_socket(const BuildFacts& f);
 std::optional<Verdict> memory_type(const BuildFacts& f);
 std::optional<Verdict> board_in_chassis(const BuildFacts& f);
+std::optional<Verdict> gpu_module(const BuildFacts& f);
 std::optional<Verdict> gpu_sockets(const BuildFacts& f);
 std::optional<Verdict> gpu_slots(const BuildFacts& f);
 std::optional<Verdict> slot_spacing(const BuildFacts& f);

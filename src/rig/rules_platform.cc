@@ -65,6 +65,32 @@ std::optional<Verdict> board_in_chassis(const BuildFacts& f) {
       "vendor specification"};
 }
 
+// SXM and OAM modules fit only a baseboard of their generation (an SXM5 H100 does not fit an
+// SXM4 HGX A100 board); PCIe cards need PCIe GPU slots. Nothing to say when both are PCIe.
+std::optional<Verdict> gpu_module(const BuildFacts& f) {
+  const std::string_view gpu = module_of(f.gpu), board = module_of(f.board);
+  if (gpu == "pcie" && board == "pcie") return std::nullopt;
+  const std::string source = "vendor specification (NVIDIA HGX, AMD Instinct baseboards)";
+  if (gpu == board) {
+    return Verdict{"pass", fmt::format("{} modules on {}'s {} baseboard", gpu, f.board.id, board),
+                   source};
+  }
+  if (board == "pcie") {
+    return Verdict{"fail",
+                   fmt::format("{} is an {} module and needs an {} baseboard; {} has PCIe GPU "
+                               "slots",
+                               f.gpu.id, gpu, gpu, f.board.id),
+                   source};
+  }
+  return Verdict{"fail",
+                 gpu == "pcie" ? fmt::format("{} is a PCIe card; {} has {} module sockets and no "
+                                             "PCIe GPU slots",
+                                             f.gpu.id, f.board.id, board)
+                               : fmt::format("{} is an {} module; {} takes {} modules", f.gpu.id,
+                                             gpu, f.board.id, board),
+                 source};
+}
+
 std::optional<Verdict> gpu_sockets(const BuildFacts& f) {
   if (!f.sxm) return std::nullopt;
   const int sockets = f.board.sxm_sockets.value_or(0);

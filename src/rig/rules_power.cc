@@ -101,12 +101,20 @@ std::optional<Verdict> wall_circuit(const BuildFacts& f) {
         "NEC 210.19; hardware.md section 3.4"};
   }
   const double limit = circuit->continuous_w();
-  return Verdict{p.wall_w <= limit ? "pass" : "fail",
+  const bool carries = p.wall_w <= limit;
+  // Over an assumed circuit, the machine needs a circuit of its own, which an electrician can add.
+  return Verdict{carries               ? "pass"
+                 : f.b.circuit_assumed ? "warn"
+                                       : "fail",
                  fmt::format("{:.0f} W at the wall ({:.0f} W / {:.0f}% efficiency) on {} ({} V x "
-                             "{} A x {} = {:.0f} W continuous)",
+                             "{} A x {} = {:.0f} W continuous){}",
                              p.wall_w, p.sustained_w, p.efficiency * 100, circuit->id,
                              format_number(circuit->volts), format_number(circuit->amps),
-                             format_number(circuit->continuous_fraction), limit),
+                             format_number(circuit->continuous_fraction), limit,
+                             carries || !f.b.circuit_assumed
+                                 ? ""
+                                 : ", the circuit assumed: it needs a dedicated circuit that "
+                                   "carries it (name it with --circuit)"),
                  "NEC 210.19 (80% for loads of 3 h or more); hardware.md section 3.4"};
 }
 

@@ -76,9 +76,9 @@ TEST(CatalogLoader, ReportsEveryProblemOfABrokenDirectoryInOneRun) {
             "'consumer', 'workstation' or 'datacenter' (did you mean 'consumer'?)\n"
             "gpus.toml:21:13: gpu 'rtx-4090': unknown field 'memroy_gb' (did you mean "
             "'memory_gb'?)\n"
-            "gpus.toml:51:15: gpu 'a100-sxm4-80gb': field 'tf32_tflops': 15.6 is below "
+            "gpus.toml:52:15: gpu 'a100-sxm4-80gb': field 'tf32_tflops': 15.6 is below "
             "fp32_tflops 19.5; a tensor-core rate cannot be lower than the FP32 rate\n"
-            "gpus.toml:67:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': -15000 is out of "
+            "gpus.toml:68:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': -15000 is out of "
             "range; expected > 0 and <= 10000000\n"
             "world.toml:30:7: offer 'aws-p4de.24xlarge': field 'gpu': unknown GPU "
             "'a100-sxm4-80g' (did you mean 'a100-sxm4-80gb'?)\n"
@@ -106,9 +106,20 @@ TEST(CatalogLoader, RejectsAnAliasThatNamesAnotherGpu) {
             "1 problem in 1 file");
 }
 
+TEST(CatalogLoader, RequiresTheModuleOfAnSxmGpu) {
+  EXPECT_EQ(problems(with_gpu_edit("module = \"sxm4\"\n", "")),
+            "gpus.toml:37:1: gpu 'a100-sxm4-80gb': field 'module': a 'sxm' GPU needs 'module', "
+            "the generation of baseboard it takes\n"
+            "1 problem in 1 file");
+  EXPECT_EQ(problems(with_gpu_edit("module = \"sxm4\"", "module = \"oam\"")),
+            "gpus.toml:46:10: gpu 'a100-sxm4-80gb': field 'module': 'oam' is not a module of a "
+            "'sxm' part; expected 'sxm2', 'sxm3', 'sxm4', 'sxm5' or 'sxm6'\n"
+            "1 problem in 1 file");
+}
+
 TEST(CatalogLoader, RequiresADateWithEveryPrice) {
   EXPECT_EQ(problems(with_gpu_edit("street_price_date = 2025-01-01\n", "")),
-            "gpus.toml:67:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': a price needs its "
+            "gpus.toml:68:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': a price needs its "
             "date: add 'street_price_date'\n"
             "1 problem in 1 file");
 }
@@ -131,7 +142,7 @@ TEST(CatalogLoader, RejectsALinkBandwidthWithoutALink) {
 TEST(CatalogLoader, RejectsAFieldSourceForAFieldThatDoesNotExist) {
   EXPECT_EQ(
       problems(with_gpu_edit("street_price_usd = \"test figure\"", "street_prise_usd = \"x\"")),
-      "gpus.toml:72:20: gpu 'a100-sxm4-80gb': field_sources: 'street_prise_usd' is not a "
+      "gpus.toml:73:20: gpu 'a100-sxm4-80gb': field_sources: 'street_prise_usd' is not a "
       "field (did you mean 'street_price_usd' or 'street_price_date'?)\n"
       "1 problem in 1 file");
 }

@@ -114,6 +114,11 @@ const Golden kGolden[] = {
      {"network"},
      {},
      "Two 4-GPU servers training together over 10 GbE: d2l asks for >= 50 Gbit/s InfiniBand."},
+    {"8x-h100-on-hgx-a100.toml",
+     "fail",
+     {"gpu-module"},
+     {},
+     "SXM5 H100 modules do not fit the SXM4 sockets of an HGX A100 baseboard."},
     {"1x-rtx4090-desktop.toml",
      "pass",
      {},
@@ -239,6 +244,71 @@ TEST(BuildPropose, FourRtx4090sDoNotPassOnA15AmpOutlet) {
   auto p = propose_build(req, default_catalog());
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.status().message().find("wall-circuit"), std::string::npos) << p.status().message();
+}
+
+TEST(BuildCheck, ModulesOnTheirOwnBaseboard) {
+  auto build = parse_build(read("8x-h100-on-hgx-a100.toml"), default_catalog());
+  ASSERT_TRUE(build.ok()) << build.status().message();
+  const BuildReport r = check_build(*build);
+  const auto it = std::find_if(r.checks.begin(), r.checks.end(),
+                               [](const BuildCheck& c) { return c.rule == "gpu-module"; });
+  ASSERT_NE(it, r.checks.end());
+  EXPECT_EQ(it->status, "fail");
+  EXPECT_EQ(it->message,
+            "h100-sxm5-80gb is an sxm5 module; supermicro-as-4124go-nart-board takes sxm4 modules");
+  auto a100 = parse_build(read("8x-a100-sxm.toml"), default_catalog());
+  ASSERT_TRUE(a100.ok()) << a100.status().message();
+  const BuildReport ok = check_build(*a100);
+  const auto pass = std::find_if(ok.checks.begin(), ok.checks.end(),
+                                 [](const BuildCheck& c) { return c.rule == "gpu-module"; });
+  ASSERT_NE(pass, ok.checks.end());
+  EXPECT_EQ(pass->status, "pass");
+  EXPECT_EQ(pass->message, "sxm4 modules on supermicro-as-4124go-nart-board's sxm4 baseboard");
+}
+
+// Eight H100 SXM5 without a circuit: the SXM5 baseboard (not the cheaper HGX A100 one), checked
+// against the catalog's datacentre circuit, and the proposal says so.
+TEST(BuildPropose, EightH100sGetAnSxm5Baseboard) {
+  ProposeRequest req;
+  req.gpu = default_catalog().gpu("h100-sxm5-80gb");
+  req.gpu_count = 8;
+  auto p = propose_build(req, default_catalog());
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->build.board->id, "supermicro-sys-821ge-tnhr-board");
+  EXPECT_NE(p->report.verdict, "fail");
+  const auto module = std::find_if(p->report.checks.begin(), p->report.checks.end(),
+                                   [](const BuildCheck& c) { return c.rule == "gpu-module"; });
+  ASSERT_NE(module, p->report.checks.end());
+  EXPECT_EQ(module->status, "pass");
+  EXPECT_EQ(p->build.circuit->id, "dc-208v-60a");
+  ASSERT_FALSE(p->notes.empty());
+  EXPECT_EQ(p->notes[0].rfind("No circuit named: a rack server is checked against dc-208v-60a", 0),
+            0u)
+      << p->notes[0];
+}
+
+// Four RTX 4090s draw more than a US 15 A outlet carries: without a named circuit that is a
+// warning (it needs a circuit of its own), and the proposal stands with its warnings.
+TEST(BuildPropose, WarningsOnlyStillPropose) {
+  ProposeRequest req;
+  req.gpu = default_catalog().gpu("rtx-4090");
+  req.gpu_count = 4;
+  auto p = propose_build(req, default_catalog());
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->report.verdict, "warn");
+  EXPECT_EQ(p->build.circuit->id, "us-15a");
+  const auto circuit = std::find_if(p->report.checks.begin(), p->report.checks.end(),
+                                    [](const BuildCheck& c) { return c.rule == "wall-circuit"; });
+  ASSERT_NE(circuit, p->report.checks.end());
+  EXPECT_EQ(circuit->status, "warn");
+  EXPECT_NE(circuit->message.find("it needs a dedicated circuit"), std::string::npos);
+  ASSERT_EQ(p->notes.size(), 2u);
+  EXPECT_EQ(p->notes[0],
+            "No circuit named: checked against us-15a (" + p->build.circuit->name +
+                "), the usual outlet in region us; --circuit or --region names another");
+  EXPECT_EQ(
+      p->notes[1].rfind("No parts list in the catalog avoids every warning; this one keeps ", 0),
+      0u);
 }
 
 }  // namespace
