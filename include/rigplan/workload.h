@@ -83,6 +83,10 @@ struct Layer {
   // attention
   int heads = 0, head_dim = 0;
   std::int64_t query_len = 0, key_len = 0;
+  // Whether the backward pass keeps this layer's output as a new tensor: false for an in-place
+  // op (ReLU(inplace=True), `out += identity`) whose output is its input's memory, and for an
+  // output that only an add reads (the add saves nothing).
+  bool kept = true;
 };
 
 struct Workload {

@@ -369,6 +369,23 @@ void transformer_training_activations(const Run& r, Terms& t) {
                     num(fp32)));
 }
 
+// Elements one layer of a layer list outputs per sample.
+double layer_output(const Layer& l, bool flash) {
+  if (l.op == "conv2d" || l.op == "conv_transpose2d")
+    return static_cast<double>(l.out_channels) * l.out_h * l.out_w;
+  if (l.op == "linear") return static_cast<double>(l.tokens) * l.out_features;
+  if (l.op == "embedding") return static_cast<double>(l.lookups) * l.dim;
+  if (l.op == "lstm")
+    return static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * l.hidden_size * 6;  // 4 gates, c, h
+  if (l.op == "attention") {
+    // Memory-efficient attention keeps the output and a log-sum-exp per query and head; plain
+    // attention keeps the scores and their softmax.
+    return flash ? static_cast<double>(l.heads) * static_cast<double>(l.query_len) * (l.head_dim + 2)
+                 : 2.0 * l.heads * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);
+  }
+  return static_cast<double>(l.elements);
+}
+
 void activation_terms(const Run& r, Terms& t) {
   const double tokens = static_cast<double>(r.batch) * r.seq;
   if (r.w.transformer) {
@@ -402,36 +419,18 @@ void activation_terms(const Run& r, Terms& t) {
     }
     return;
   }
-  // A layer list: what each layer outputs is kept for the backward pass.
-  double per_sample = 0, widest = 0;
+  // A layer list: the outputs the backward pass keeps (Layer::kept).
+  double kept = 0, widest = 0;
   for (const auto& l : r.w.layers) {
-    double out = 0;
-    if (l.op == "conv2d" || l.op == "conv_transpose2d")
-      out = static_cast<double>(l.out_channels) * l.out_h * l.out_w;
-    else if (l.op == "linear")
-      out = static_cast<double>(l.tokens) * l.out_features;
-    else if (l.op == "embedding")
-      out = static_cast<double>(l.lookups) * l.dim;
-    else if (l.op == "lstm")
-      out = static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * l.hidden_size *
-            6;  // 4 gates, c, h
-    else if (l.op == "attention") {
-      // Memory-efficient attention keeps the output and a log-sum-exp per query and head;
-      // plain attention keeps the scores and their softmax.
-      out = r.c.flash_attention
-                ? static_cast<double>(l.heads) * static_cast<double>(l.query_len) * (l.head_dim + 2)
-                : 2.0 * l.heads * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);
-    } else
-      out = static_cast<double>(l.elements);
-    per_sample += out * l.count;
+    const double out = layer_output(l, r.c.flash_attention);
+    if (l.kept) kept += out * l.count;
     widest = std::max(widest, out);
   }
   if (r.train) {
-    double kept = per_sample;
-    std::string how = "Σ layer outputs";
+    std::string how = "Σ kept layer outputs";
     if (r.c.checkpointing) {
-      kept = 2 * std::sqrt(per_sample * widest);  // sqrt(n) segments (Chen et al. 2016)
-      how = "2·sqrt(Σ outputs · widest output) (checkpointed segments, Chen et al. 2016)";
+      kept = 2 * std::sqrt(kept * widest);  // sqrt(n) segments (Chen et al. 2016)
+      how = "2·sqrt(Σ kept outputs · widest output) (checkpointed segments, Chen et al. 2016)";
     }
     t.add("activations", r.batch * kept * r.act_bytes, "b·" + how + "·β",
           fmt::format("{}·{}·{}", r.batch, big(kept), num(r.act_bytes)));

@@ -26,11 +26,14 @@ struct Builder {
     bn.elements = static_cast<std::int64_t>(out) * out_hw * out_hw;
     layers.push_back(bn);
   }
-  void elementwise(std::string name, std::int64_t elements) {
+  // kept false: an in-place op (torchvision's ReLU(inplace=True), `out += identity`), whose
+  // output is its input's memory.
+  void elementwise(std::string name, std::int64_t elements, bool kept = true) {
     Layer l;
     l.op = "elementwise";
     l.name = std::move(name);
     l.elements = elements;
+    l.kept = kept;
     layers.push_back(l);
   }
 };
@@ -60,7 +63,7 @@ Result<std::vector<Layer>> resnet_layers(const ResNetConfig& config) {
   Builder b;
   int hw = (config.image_size + 1) / 2;  // 7×7 stride-2 stem
   b.conv("stem", 3, 64, 7, 2, hw);
-  b.elementwise("stem.relu", 64LL * hw * hw);
+  b.elementwise("stem.relu", 64LL * hw * hw, false);
   hw = (hw + 1) / 2;  // 3×3 stride-2 max pool
   b.elementwise("stem.maxpool", 64LL * hw * hw);
   int in = 64;
@@ -75,17 +78,20 @@ Result<std::vector<Layer>> resnet_layers(const ResNetConfig& config) {
       const std::int64_t width_elements = static_cast<std::int64_t>(width) * out_hw * out_hw;
       if (shape->bottleneck) {
         b.conv(name + ".conv1", in, width, 1, 1, hw);
-        b.elementwise(name + ".relu1", static_cast<std::int64_t>(width) * hw * hw);
+        b.elementwise(name + ".relu1", static_cast<std::int64_t>(width) * hw * hw, false);
         b.conv(name + ".conv2", width, width, 3, stride, out_hw);
-        b.elementwise(name + ".relu2", width_elements);
+        b.elementwise(name + ".relu2", width_elements, false);
         b.conv(name + ".conv3", width, out, 1, 1, out_hw);
       } else {
         b.conv(name + ".conv1", in, width, 3, stride, out_hw);
-        b.elementwise(name + ".relu1", width_elements);
+        b.elementwise(name + ".relu1", width_elements, false);
         b.conv(name + ".conv2", width, out, 3, 1, out_hw);
       }
-      if (stride != 1 || in != out) b.conv(name + ".downsample", in, out, 1, stride, out_hw);
-      b.elementwise(name + ".add_relu", static_cast<std::int64_t>(out) * out_hw * out_hw);
+      if (stride != 1 || in != out) {
+        b.conv(name + ".downsample", in, out, 1, stride, out_hw);
+        b.layers.back().kept = false;  // its BatchNorm's output: only the residual add reads it
+      }
+      b.elementwise(name + ".add_relu", static_cast<std::int64_t>(out) * out_hw * out_hw, false);
       in = out;
       hw = out_hw;
     }

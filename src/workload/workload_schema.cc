@@ -123,6 +123,7 @@ const std::vector<FieldSpec<Layer>>& layer_fields() {
       {"bidirectional", &L::bidirectional, kOptional},
       {"steps", &L::steps, kOptional, "", {}, count_range(1e9)},
       {"kind", &L::kind, kOptional, "", {"batchnorm", "layernorm", "groupnorm"}},
+      {"kept", &L::kept, kOptional},
       {"channels", &L::channels, kOptional, "", {}, count_range(1e6)},
       {"elements", &L::elements, kOptional, "", {}, count_range(1e12)},
       {"heads", &L::heads, kOptional, "", {}, count_range(1e4)},

@@ -61,9 +61,9 @@ expect(0 "the longest sequence that fit" recommend llama-3.1-70b --method qlora 
 expect(0 "per kUSD" compare resnet50 --gpus rtx-4090,rtx-3090)
 # ResNet-50's default batch 256 needs about 24 GB: a 12 GB card runs the largest batch it holds,
 # unless --batch asks for one batch on every card.
-expect(0 "yes, batch 169" compare resnet50 --gpus rtx-4090,rtx-4070-ti)
-expect(0 "rtx-4070-ti (batch 169)" compare resnet50 --gpus rtx-4090,rtx-4070-ti --html -)
-expect(0 "no (offloaded)" compare resnet50 --gpus rtx-4090,rtx-4070-ti --batch 256)
+expect(0 "yes, batch 161" compare resnet50 --gpus rtx-4090,rtx-3070)
+expect(0 "rtx-3070 (batch 161)" compare resnet50 --gpus rtx-4090,rtx-3070 --html -)
+expect(0 "no (offloaded)" compare resnet50 --gpus rtx-4090,rtx-3070 --batch 256)
 expect(0 "busy 27.4% of the time (7200 h)" cost resnet50 --precision fp16 --gpu rtx-4090 --hours-per-month 200)
 expect(2 "excludes" cost --gpu rtx-4090 --hours-per-month 200 --utilisation 0.3)
 

@@ -117,11 +117,11 @@ TEST(PerfModel, AModelThatDoesNotFitIsOffloadedAndSaysSo) {
 }
 
 TEST(PerfModel, ACardThatCannotHoldTheBatchRunsTheLargestThatFitsWhenAsked) {
-  // ResNet-50 at batch 256 in fp16 needs about 24 GB; the RTX 4070 Ti has 12.
+  // ResNet-50 at batch 384 in fp16 needs about 18 GB; the RTX 4070 Ti has 12.
   const Workload& w = **zoo().find("resnet50");
   const Gpu& gpu = *catalog().gpu("rtx-4070-ti");
   RunConfig c;
-  c.batch = 256;
+  c.batch = 384;
   const auto offloaded = predict_largest_fitting(w, gpu, c, flat(0.8, 0.8), catalog(), false);
   ASSERT_TRUE(offloaded.ok());
   EXPECT_FALSE(offloaded->fits);
@@ -130,7 +130,7 @@ TEST(PerfModel, ACardThatCannotHoldTheBatchRunsTheLargestThatFitsWhenAsked) {
   ASSERT_TRUE(shrunk.ok());
   EXPECT_TRUE(shrunk->fits);
   EXPECT_EQ(*shrunk->config.batch, estimate_memory(w, gpu, c)->max_batch);
-  EXPECT_LT(*shrunk->config.batch, 256);
+  EXPECT_LT(*shrunk->config.batch, 384);
   EXPECT_GT(*shrunk->config.batch, 100);
   // Images per second barely depend on the batch once it fills the GPU; offloading costs more.
   EXPECT_GT(shrunk->throughput, 1.5 * offloaded->throughput);
