@@ -46,6 +46,11 @@ struct RunConfig {
   // (torchtune: 8); 0: a fused kernel that never upcasts them (unsloth, Liger).
   int loss_chunks = 1;
   int grad_accum = 1;  // micro-batches per optimizer step
+  // Models made of components (diffusion: unet or transformer, text encoders, vae): the ones
+  // trained (default: the workload's, the UNet or transformer) and the frozen ones whose outputs
+  // were computed before training (cached latents, precomputed text embeddings), so that they
+  // are not in GPU memory.
+  std::vector<std::string> train_components, cached_components;
   // ZeRO-3/FSDP: the checkpoint is loaded as a full state dict into the sharded model, which
   // materializes the unsharded weights on every GPU beside its shard (PyTorch FSDP
   // FULL_STATE_DICT loading, as LitGPT's 2024 fine-tuning scripts did). The peak is the larger

@@ -22,6 +22,7 @@ struct Recipe {
   std::string devices;      // single (one GPU) or multi (sharded over several)
   std::string config_file;  // the tool's file or script the defaults come from
   std::string as_of;        // when the source was read, YYYY-MM
+  std::string model;        // the zoo workload its config was written for; empty: any LLM
   RunConfig run;            // the settings below, in a run
   std::vector<std::string> keys;  // the run settings the recipe sets (RunConfig field names)
   Provenance provenance;

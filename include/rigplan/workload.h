@@ -51,6 +51,56 @@ struct ResNetConfig {
   int num_classes = 1000;
 };
 
+// One resolution level of a diffusion UNet (diffusers UNet2DConditionModel: one entry of
+// block_out_channels, transformer_layers_per_block and the attention heads).
+struct UNetLevel {
+  int channels = 0;
+  int transformer_layers = 0;  // 0: a plain DownBlock2D / UpBlock2D, no attention
+  int heads = 0;               // attention heads of its transformer blocks
+};
+
+// One part of an image-generation model, as diffusers names it (unet, transformer,
+// text_encoder, text_encoder_2, text_encoder_3, vae), built as layers by its `kind`
+// (docs/workloads.md, "Diffusion models"). Which fields apply depends on the kind.
+struct DiffusionComponent {
+  std::string name;
+  std::string kind;     // unet, flux, mmdit, clip-text, t5-encoder, vae
+  bool trains = false;  // a full fine-tune trains it (the UNet or the diffusion transformer)
+  std::int64_t published_params = 0;  // 0: none published for this part
+  std::string params_source;
+  // unet, vae
+  int in_channels = 0;  // latent channels in (unet); 3 image channels (vae)
+  int layers_per_block = 2;
+  std::vector<UNetLevel> levels;
+  // unet
+  int cross_attention_dim = 0;
+  bool linear_projection = false;  // proj_in / proj_out as linear layers (SDXL), not 1×1 convs
+  int addition_embed_dim = 0;      // SDXL's text_time embedding input (2816); 0: none
+  int mid_transformer_layers = 0;  // the mid block's transformer blocks and their heads
+  int mid_heads = 0;
+  // flux, mmdit, clip-text, t5-encoder
+  int hidden_size = 0, num_layers = 0, num_heads = 0;
+  // flux: single-stream blocks after the num_layers double-stream ones
+  int single_layers = 0;
+  int joint_attention_dim = 0;    // width of the text embeddings the transformer reads
+  int pooled_projection_dim = 0;  // width of the pooled text embedding
+  bool guidance_embeds = false;   // flux-dev's distilled-guidance embedder
+  int patch_size = 2;             // latent pixels per image token along each side
+  int latent_channels = 0;        // flux, mmdit, vae
+  int text_tokens = 0;            // flux, mmdit: tokens of the text stream
+  // clip-text, t5-encoder
+  int ffn_size = 0, vocab_size = 0;
+  int tokens = 0;           // sequence the encoder reads (77 for CLIP)
+  bool projection = false;  // clip-text: CLIPTextModelWithProjection's text_projection
+  // vae
+  bool quant_conv = true;  // quant_conv / post_quant_conv (SD 1.x, SDXL; not Flux or SD 3)
+};
+
+struct DiffusionConfig {
+  int resolution = 0;  // training resolution in pixels (square images); --resolution changes it
+  std::vector<DiffusionComponent> components;
+};
+
 // One layer (or `count` identical ones) of a network described as a layer list. Shapes are per
 // sample; which fields apply depends on `op` (docs/workloads.md).
 struct Layer {
@@ -83,10 +133,20 @@ struct Layer {
   // attention
   int heads = 0, head_dim = 0;
   std::int64_t query_len = 0, key_len = 0;
+  // The part of the model it belongs to (a DiffusionComponent's name); empty: the only one.
+  std::string component;
   // Whether the backward pass keeps this layer's output as a new tensor: false for an in-place
   // op (ReLU(inplace=True), `out += identity`) whose output is its input's memory, and for an
   // output that only an add reads (the add saves nothing).
   bool kept = true;
+  // Runs at inference only: a training step loads its weights but never runs it (the VAE
+  // decoder of a diffusion model).
+  bool inference_only = false;
+  // linear: the LoRA target name it answers to (q, k, v, o, gate, up, down); empty: none.
+  std::string lora;
+  // norm: the number of parameters per channel (2 with scale and shift, 1 for RMSNorm, 0
+  // without affine parameters).
+  int norm_params_per_channel = 2;
 };
 
 struct Workload {
@@ -102,7 +162,8 @@ struct Workload {
   std::string throughput_unit;
   std::optional<TransformerConfig> transformer;
   std::optional<ResNetConfig> resnet;
-  std::vector<Layer> layers;  // the layer list; generated for a ResNet
+  std::optional<DiffusionConfig> diffusion;
+  std::vector<Layer> layers;  // the layer list; generated for a ResNet and a diffusion model
   Provenance provenance;
 };
 
@@ -115,6 +176,8 @@ struct ParamCounts {
   std::int64_t active = 0;     // used per token: MoE counts top-k experts only
 };
 ParamCounts count_params(const Workload& workload);
+// Parameters of one layer of a layer list (not times its count).
+std::int64_t layer_params(const Layer& layer);
 
 // The largest model rigplan plans (a thousand times the largest trained today): every size
 // derived from a model this large fits in 64-bit integers and is exact in doubles.
@@ -139,6 +202,11 @@ struct LinearShape {
   std::int64_t in = 0, out = 0;
 };
 std::vector<LinearShape> layer_linears(const TransformerConfig& t);
+
+// The workload at another input resolution (square images, pixels): a diffusion model's
+// training resolution, or a ResNet's image size. Other workloads have no resolution to change:
+// a kInvalidInput Status that says so.
+Result<Workload> at_resolution(const Workload& workload, int pixels);
 
 // The zoo: workloads by id, alias or name.
 class NameIndex;

@@ -12,6 +12,7 @@
 
 #include "rigplan/input.h"
 #include "rigplan/recipe.h"
+#include "util/strings.h"
 
 namespace rigplan::cli {
 
@@ -72,8 +73,11 @@ Result<std::shared_ptr<const Zoo>> CliContext::load_zoo() const {
   return std::shared_ptr<const Zoo>(std::make_shared<Zoo>(std::move(zoo).value()));
 }
 
-Result<Workload> CliContext::resolve_workload(const Zoo& zoo, const std::string& name,
-                                              const std::string& hf_config) const {
+namespace {
+
+// A workload by name from the zoo, or imported from a Hugging Face config.json.
+Result<Workload> named_workload(const Zoo& zoo, const std::string& name,
+                                const std::string& hf_config) {
   if (!hf_config.empty()) {
     if (!name.empty()) {
       return Status::invalid_input("give a workload name or --hf-config FILE, not both");
@@ -90,13 +94,24 @@ Result<Workload> CliContext::resolve_workload(const Zoo& zoo, const std::string&
   return **found;
 }
 
+}  // namespace
+
+Result<Workload> CliContext::resolve_workload(const Zoo& zoo, const std::string& name,
+                                              const std::string& hf_config,
+                                              std::optional<int> resolution) const {
+  auto workload = named_workload(zoo, name, hf_config);
+  if (!workload || !resolution) return workload;
+  return at_resolution(*workload, *resolution);
+}
+
 Result<CliContext::RunInputs> CliContext::load_run_inputs(const std::string& name,
-                                                          const std::string& hf_config) const {
+                                                          const std::string& hf_config,
+                                                          std::optional<int> resolution) const {
   auto catalog = load();
   if (!catalog) return catalog.status();
   auto zoo = load_zoo();
   if (!zoo) return zoo.status();
-  auto workload = resolve_workload(**zoo, name, hf_config);
+  auto workload = resolve_workload(**zoo, name, hf_config, resolution);
   if (!workload) return workload.status();
   return RunInputs{std::move(catalog).value(), std::move(zoo).value(), std::move(workload).value()};
 }
@@ -150,6 +165,15 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--lora-rank", o.run.lora_rank, "LoRA rank")->capture_default_str();
   cmd->add_option("--lora-targets", o.lora_targets,
                   "Comma-separated: q,k,v,o,gate,up,down or all (default q,v)");
+  cmd->add_option("--train-components", o.train_components,
+                  "Diffusion models: the components trained, comma-separated (default: the UNet "
+                  "or transformer; e.g. unet,text_encoder for DreamBooth)");
+  cmd->add_option("--cached-components", o.cached_components,
+                  "Diffusion models: frozen components whose outputs were precomputed (cached "
+                  "latents, text embeddings), so not in GPU memory, e.g. text_encoder_2,vae");
+  cmd->add_option("--resolution", o.resolution,
+                  "Image models: the input resolution in pixels (default: the workload's, e.g. "
+                  "1024 for SDXL and Flux)");
   cmd->add_flag("--pure-16bit", o.run.pure_16bit,
                 "All state in 16 bit, no fp32 master copy (\"bf16-true\")");
   cmd->add_option("--batch", o.run.batch, "Batch per GPU (default: the workload's)");
@@ -181,18 +205,9 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
 
 Result<RunConfig> run_config(const RunOptions& o) {
   RunConfig run = o.run;
-  if (!o.lora_targets.empty()) {
-    run.lora_targets.clear();
-    std::string item;
-    for (char c : o.lora_targets + ",") {
-      if (c == ',') {
-        if (!item.empty()) run.lora_targets.push_back(item);
-        item.clear();
-      } else if (c != ' ') {
-        item += c;
-      }
-    }
-  }
+  if (!o.lora_targets.empty()) run.lora_targets = split(o.lora_targets, ',');
+  if (!o.train_components.empty()) run.train_components = split(o.train_components, ',');
+  if (!o.cached_components.empty()) run.cached_components = split(o.cached_components, ',');
   if (o.recipe.empty()) return run;
   // The RunConfig field each option sets, for the options a recipe may set.
   static const std::pair<const char*, const char*> kOptionKeys[] = {
@@ -216,7 +231,9 @@ Result<RunConfig> run_config(const RunOptions& o) {
       {"--no-flash", "flash_attention"},
       {"--zero", "zero"},
       {"--offload", "offload"},
-      {"--full-state-load", "full_state_load"}};
+      {"--full-state-load", "full_state_load"},
+      {"--train-components", "train_components"},
+      {"--cached-components", "cached_components"}};
   std::vector<std::string> given;
   for (const auto& [option, key] : kOptionKeys) {
     const CLI::Option* opt = o.cmd ? o.cmd->get_option_no_throw(option) : nullptr;

@@ -40,9 +40,11 @@ struct CliContext {
 
   // The zoo: the embedded workloads plus --workloads DIR.
   Result<std::shared_ptr<const Zoo>> load_zoo() const;
-  // A workload by name from the zoo, or imported from a Hugging Face config.json.
+  // A workload by name from the zoo, or imported from a Hugging Face config.json; at another
+  // input resolution when one is given (--resolution, at_resolution).
   Result<Workload> resolve_workload(const Zoo& zoo, const std::string& name,
-                                    const std::string& hf_config) const;
+                                    const std::string& hf_config,
+                                    std::optional<int> resolution = {}) const;
 
   // What a run-level command needs: the catalog, the zoo and the workload it names.
   struct RunInputs {
@@ -50,7 +52,8 @@ struct CliContext {
     std::shared_ptr<const Zoo> zoo;
     Workload workload;
   };
-  Result<RunInputs> load_run_inputs(const std::string& name, const std::string& hf_config) const;
+  Result<RunInputs> load_run_inputs(const std::string& name, const std::string& hf_config,
+                                    std::optional<int> resolution = {}) const;
 
   // What a command over a measurement file needs: the catalog, the zoo and the file's text.
   struct MeasurementInputs {
@@ -109,7 +112,9 @@ struct RunOptions {
   std::string workload, hf_config;
   RunConfig run;
   std::string lora_targets;  // comma-separated, as typed
-  std::string recipe;        // --recipe: a recipe id or a tool name (data/recipes/)
+  std::string train_components, cached_components;  // comma-separated, as typed
+  std::optional<int> resolution;  // --resolution: image models at another input size, px
+  std::string recipe;             // --recipe: a recipe id or a tool name (data/recipes/)
   const CLI::App* cmd = nullptr;
 };
 void add_run_options(CLI::App* cmd, RunOptions& o);

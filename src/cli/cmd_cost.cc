@@ -76,7 +76,7 @@ void run_cost(CliContext& ctx, const CostOptions& o) {
   } else {
     auto zoo = ctx.load_zoo();
     if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    auto w = ctx.resolve_workload(**zoo, o.run.workload, o.run.hf_config);
+    auto w = ctx.resolve_workload(**zoo, o.run.workload, o.run.hf_config, o.run.resolution);
     if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
     workload = std::move(w).value();
     r.workload = &*workload;

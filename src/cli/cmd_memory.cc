@@ -35,7 +35,7 @@ std::vector<std::pair<std::string, MemoryEstimate>> html_bars(const Workload& wo
 }
 
 void run_memory(CliContext& ctx, const MemoryOptions& o) {
-  auto inputs = ctx.load_run_inputs(o.run.workload, o.run.hf_config);
+  auto inputs = ctx.load_run_inputs(o.run.workload, o.run.hf_config, o.run.resolution);
   if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
   const Workload& workload = inputs->workload;
   auto gpu = inputs->catalog->find_gpu(o.gpu);

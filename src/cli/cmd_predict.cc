@@ -21,7 +21,7 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--gpus", o.run.gpus, "Number of GPUs")->capture_default_str();
   cmd->add_flag("--explain", explain, "Time per operator class");
   cmd->callback([&ctx, &o, &gpu_name, &explain] {
-    auto inputs = ctx.load_run_inputs(o.workload, o.hf_config);
+    auto inputs = ctx.load_run_inputs(o.workload, o.hf_config, o.resolution);
     if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
     const Catalog& catalog = *inputs->catalog;
     const Workload& workload = inputs->workload;
@@ -50,7 +50,7 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       "--html", html_file,
       "Also write a self-contained HTML report with charts to this file (-: to stdout only)");
   cmd->callback([&ctx, &o, &gpu_list, &reference, &html_file] {
-    auto inputs = ctx.load_run_inputs(o.workload, o.hf_config);
+    auto inputs = ctx.load_run_inputs(o.workload, o.hf_config, o.resolution);
     if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
     auto run = run_config(o);
     if (!run) return void(ctx.exit_code = ctx.fail(run.status()));

@@ -72,7 +72,7 @@ void run_recommend(CliContext& ctx, RecommendOptions& o) {
   if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
   RecommendRequest request = o.request;
   if (!o.run.workload.empty() || !o.run.hf_config.empty()) {
-    auto w = ctx.resolve_workload(**zoo, o.run.workload, o.run.hf_config);
+    auto w = ctx.resolve_workload(**zoo, o.run.workload, o.run.hf_config, o.run.resolution);
     if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
     request.workload = std::move(w).value();
     auto run = run_config(o.run);

@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 
+#include "model/components.h"
 #include "model/memory_constants.h"
 #include "rigplan/input.h"
 #include "rigplan/schema.h"
@@ -59,7 +60,19 @@ struct Run {
   int seq = 1;
   int dp = 1;  // data-parallel degree
   int mp = 1;  // model-parallel degree (tensor x pipeline)
+  // Layer lists: what each layer does in this run (model/components.h).
+  ComponentPlan plan;
+  double base_trained = 0;  // parameters a full fine-tune trains
+  double loaded = 0;        // parameters in GPU memory
 };
+
+// Whether LoRA has layers to adapt: a transformer's projections, or the tagged attention and
+// MLP linears of a layer list (diffusion models); a CNN has none.
+bool has_adapter_targets(const Workload& w) {
+  if (w.transformer) return true;
+  return std::any_of(w.layers.begin(), w.layers.end(),
+                     [](const Layer& l) { return !l.lora.empty(); });
+}
 
 struct Terms {
   std::vector<MemoryTerm> list;
@@ -89,11 +102,15 @@ double lora_params(const Run& r) {
     }
     return per_layer * r.w.transformer->total_layers();
   }
-  // A layer list: LoRA on every linear layer (attention projections in practice).
+  // A layer list: LoRA on the trained components' linears that answer to a target name (or on
+  // every linear layer of a list that names none).
+  const bool tagged = has_adapter_targets(r.w);
   double total = 0;
-  for (const auto& l : r.w.layers) {
-    if (l.op == "linear")
-      total += static_cast<double>(r.c.lora_rank) * (l.in_features + l.out_features) * l.count;
+  for (size_t i = 0; i < r.w.layers.size(); ++i) {
+    const Layer& l = r.w.layers[i];
+    if (l.op != "linear" || r.plan.roles[i] != LayerRole::kTrained) continue;
+    if (tagged && (l.lora.empty() || !targeted(l.lora))) continue;
+    total += static_cast<double>(r.c.lora_rank) * (l.in_features + l.out_features) * l.count;
   }
   return total;
 }
@@ -163,9 +180,9 @@ double largest_tensor(const Workload& w) {
 // offloaded or paged goes to `host`.
 void parameter_terms(const Run& r, const ParamCounts& p, Terms& t, Terms& host) {
   const bool full = r.c.method == "full";
-  const double total = static_cast<double>(p.total);
-  const double trainable = r.train ? (full ? total : lora_params(r)) : 0;
-  const double frozen = r.train && full ? 0 : total;
+  const double total = r.loaded;
+  const double trainable = r.train ? (full ? r.base_trained : lora_params(r)) : 0;
+  const double frozen = total - (r.train && full ? r.base_trained : 0);
   const double bits = *bits_per_weight(r.c.weights);
   const FrozenWeights fw = frozen_weights(r, p, frozen);
 
@@ -419,25 +436,44 @@ void activation_terms(const Run& r, Terms& t) {
     }
     return;
   }
-  // A layer list: the outputs the backward pass keeps (Layer::kept).
-  double kept = 0, widest = 0;
-  for (const auto& l : r.w.layers) {
+  // A layer list: the outputs the backward pass keeps (the trained components' layers), and the
+  // live tensors of a layer that only runs forward (frozen components, and inference).
+  double kept = 0, widest_trained = 0, widest_forward = 0;
+  for (size_t i = 0; i < r.w.layers.size(); ++i) {
+    const Layer& l = r.w.layers[i];
+    const LayerRole role = r.plan.roles[i];
+    if (role == LayerRole::kCached || role == LayerRole::kIdle) continue;
     const double out = layer_output(l, r.c.flash_attention);
-    if (l.kept) kept += out * l.count;
-    widest = std::max(widest, out);
-  }
-  if (r.train) {
-    std::string how = "Σ kept layer outputs";
-    if (r.c.checkpointing) {
-      kept = 2 * std::sqrt(kept * widest);  // sqrt(n) segments (Chen et al. 2016)
-      how = "2·sqrt(Σ kept outputs · widest output) (checkpointed segments, Chen et al. 2016)";
+    if (r.train && role == LayerRole::kTrained) {
+      if (l.kept) kept += out * l.count;
+      widest_trained = std::max(widest_trained, out);
+    } else {
+      widest_forward = std::max(widest_forward, out);
     }
-    t.add("activations", r.batch * kept * r.act_bytes, "b·" + how + "·β",
-          fmt::format("{}·{}·{}", r.batch, big(kept), num(r.act_bytes)));
-  } else {
-    t.add("activations", r.batch * widest * 2 * r.act_bytes, "b·2·(widest layer output)·β",
-          fmt::format("{}·2·{}·{}", r.batch, big(widest), num(r.act_bytes)));
   }
+  const double forward_bytes = r.batch * widest_forward * 2 * r.act_bytes;
+  if (!r.train) {
+    t.add("activations", forward_bytes, "b·2·(widest layer output)·β",
+          fmt::format("{}·2·{}·{}", r.batch, big(widest_forward), num(r.act_bytes)));
+    return;
+  }
+  std::string how = "Σ kept layer outputs";
+  if (r.c.checkpointing) {
+    kept = 2 * std::sqrt(kept * widest_trained);  // sqrt(n) segments (Chen et al. 2016)
+    how = "2·sqrt(Σ kept outputs · widest output) (checkpointed segments, Chen et al. 2016)";
+  }
+  const double kept_bytes = r.batch * kept * r.act_bytes;
+  if (forward_bytes > kept_bytes) {
+    // A frozen component's forward (a VAE encoding its images) peaks above what the trained
+    // layers keep; it runs before them, so the larger of the two is the peak.
+    t.add("activations", forward_bytes,
+          "b·2·(widest output of a frozen component's forward)·β, above what the trained layers "
+          "keep",
+          fmt::format("{}·2·{}·{}", r.batch, big(widest_forward), num(r.act_bytes)));
+    return;
+  }
+  t.add("activations", kept_bytes, "b·" + how + "·β",
+        fmt::format("{}·{}·{}", r.batch, big(kept), num(r.act_bytes)));
 }
 
 // `checkpointing` is full recompute; `recompute` names the policy and agrees with it.
@@ -553,6 +589,16 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   c.seq_len = r.seq;
   r.mp = static_cast<int>(model_parallel);
   r.dp = c.gpus / r.mp;
+  auto plan = plan_components(w, c);
+  if (!plan) return plan.status();
+  r.plan = std::move(plan).value();
+  if (w.diffusion && r.train) c.train_components = r.plan.trained;
+  if (w.layers.empty()) {
+    r.base_trained = r.loaded = static_cast<double>(count_params(w).total);
+  } else {
+    r.base_trained = r.plan.trained_params;
+    r.loaded = r.plan.loaded_params;
+  }
   return r;
 }
 
@@ -565,8 +611,7 @@ MemoryEstimate evaluate(const Run& r, double capacity_gb) {
   activation_terms(r, t);
   MemoryEstimate e;
   e.config = r.c;
-  e.trainable_params =
-      r.train ? (r.c.method == "full" ? static_cast<double>(params.total) : lora_params(r)) : 0;
+  e.trainable_params = r.train ? (r.c.method == "full" ? r.base_trained : lora_params(r)) : 0;
   if (r.c.full_state_load && r.c.zero >= 3 && r.dp > 1) {
     // A full state dict loaded into the sharded model (PyTorch FSDP FULL_STATE_DICT, as LitGPT's
     // 2024 scripts load their checkpoints): the measured LitGPT FSDP peaks are the step plus the
@@ -752,13 +797,14 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
       a.c.recompute = "full";
     };
     if (!run->c.checkpointing) try_change("--checkpointing", checkpoint);
-    if (run->c.method == "full") {
+    const bool adapters = has_adapter_targets(workload);
+    if (run->c.method == "full" && adapters) {
       try_change("--method lora", [](Run& a) {
         a.c.method = "lora";
         a.c.weights.clear();
       });
     }
-    if (run->c.method != "qlora") {
+    if (run->c.method != "qlora" && adapters) {
       try_change("--method qlora", [](Run& a) {
         a.c.method = "qlora";
         a.c.weights.clear();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/components.h"
 #include "model/perf_constants.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
@@ -138,9 +139,12 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
   ops.push_back(elementwise(tokens * d * beta * 2));
 }
 
-void layer_ops(const Workload& w, double batch, double beta, bool flash, const Rates& rates,
-               std::vector<Op>& ops) {
-  for (const auto& l : w.layers) {
+// Operators of one forward pass of the layers of a layer list that have `role` in the run.
+void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole role,
+               double batch, double beta, bool flash, const Rates& rates, std::vector<Op>& ops) {
+  for (size_t i = 0; i < w.layers.size(); ++i) {
+    if (roles[i] != role) continue;
+    const Layer& l = w.layers[i];
     const double count = l.count;
     if (l.op == "conv2d" || l.op == "conv_transpose2d") {
       const double kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
@@ -364,7 +368,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   const int dp = c.gpus / (tp * pp);
   const double batch = *c.batch, seq = *c.seq_len;
 
-  std::vector<Op> ops;
+  std::vector<Op> ops, forward_only;
   if (w.transformer && decode) {
     // One token per sequence: every weight is read once; the KV cache of the context too.
     const TransformerConfig& t = *w.transformer;
@@ -395,7 +399,16 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
       for (auto& op : ops) op.count /= pp;
     }
   } else {
-    layer_ops(w, batch, beta, c.flash_attention, rates, ops);
+    // Trained layers run forward and backward; frozen ones (text encoders, a VAE encoding its
+    // images) forward only; idle and cached components not at all.
+    auto plan = plan_components(w, c);
+    if (!plan) return plan.status();
+    layer_ops(w, plan->roles, train ? LayerRole::kTrained : LayerRole::kFrozen, batch, beta,
+              c.flash_attention, rates, ops);
+    if (train) {
+      layer_ops(w, plan->roles, LayerRole::kFrozen, batch, beta, c.flash_attention, rates,
+                forward_only);
+    }
   }
 
   Timing timing;
@@ -409,6 +422,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     // a forward.
     const double recompute = c.checkpointing ? 1 : 0;
     time_ops(ops, 1 + (frozen ? 1 : 2) + recompute, 1 + 2 + recompute, rates, cal, timing);
+    time_ops(forward_only, 1, 1, rates, cal, timing);
     if (c.method == "qlora" && w.transformer) {
       // Each 4-bit weight is dequantized to 16 bit before its matmul, in the forward, again for
       // the activation gradient, and in a recomputed forward: packed codes read, 16-bit written.

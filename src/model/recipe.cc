@@ -45,6 +45,8 @@ const std::vector<FieldSpec<RunConfig>>& run_config_fields() {
       {"zero", &R::zero, kOptional, "", {}, input::kZero.range()},
       {"offload", &R::offload, kOptional, "", {"none", "optimizer", "cpu"}},
       {"full_state_load", &R::full_state_load, kOptional},
+      {"train_components", &R::train_components, kOptional},
+      {"cached_components", &R::cached_components, kOptional},
   };
   return kFields;
 }
@@ -54,23 +56,25 @@ namespace {
 using namespace toml_decode;
 
 struct RecipeRecord {
-  std::string id, tool, name, devices, config_file, as_of;
+  std::string id, tool, name, devices, config_file, as_of, model;
 };
 
 const std::vector<FieldSpec<RecipeRecord>>& recipe_fields() {
   using R = RecipeRecord;
-  constexpr bool kRequired = true;
+  constexpr bool kRequired = true, kOptional = false;
   static const std::vector<FieldSpec<R>> kFields = {
       {"id", &R::id, kRequired},
       {"tool",
        &R::tool,
        kRequired,
        "",
-       {"torchtune", "litgpt", "peft-trl", "unsloth", "axolotl", "deepspeed", "fsdp-qlora"}},
+       {"torchtune", "litgpt", "peft-trl", "unsloth", "axolotl", "deepspeed", "fsdp-qlora",
+        "diffusers", "ai-toolkit"}},
       {"name", &R::name, kRequired},
       {"devices", &R::devices, kRequired, "", {"single", "multi"}},
       {"config_file", &R::config_file, kRequired},
       {"as_of", &R::as_of, kRequired},
+      {"model", &R::model, kOptional},
   };
   return kFields;
 }
@@ -88,9 +92,8 @@ void decode_recipe(RawEntry raw, Problems& problems, std::vector<Recipe>& out) {
   std::vector<std::string_view> also = keys_of(run_config_fields());
   also.insert(also.end(), std::begin(kProvenanceKeys), std::end(kProvenanceKeys));
   decode_fields(ctx, raw.table, recipe_fields(), record, also);
-  Recipe recipe{
-      record.id, record.tool, record.name, record.devices, record.config_file, record.as_of,
-      {},        {},          {}};
+  Recipe recipe{record.id,    record.tool,  record.name, record.devices, record.config_file,
+                record.as_of, record.model, {},          {},             {}};
   std::vector<std::string_view> present;
   for (auto&& [k, v] : raw.table) present.push_back(k.str());
   // Unknown keys are reported by the first pass only.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <deque>
 #include <cmath>
 #include <map>
 
@@ -110,6 +111,9 @@ Result<RunConfig> run_of(const Row& row) {
   if (const std::string link = row.text("link"); !link.empty())
     c.link = link == "nvlink" ? "nvlink-bridge" : link;
   if (!row.text("recompute").empty()) c.recompute = row.text("recompute");
+  // Component lists, as --train-components takes them ("unet,text_encoder").
+  c.train_components = split_list(row.text("train_components"));
+  c.cached_components = split_list(row.text("cached_components"));
   auto rank = row.count("lora_rank", input::kLoraRank);
   auto batch = row.count("batch_per_gpu", input::kBatch, /*zero_is_empty=*/true);
   auto seq = row.count("seq_len", input::kSeq, /*zero_is_empty=*/true);
@@ -209,6 +213,7 @@ struct Parsed {
   std::vector<RunConfig> runs;
   std::vector<std::string> ref_flags;
   std::vector<bool> whole_process;  // memory measured by nvidia-smi: context and reserve included
+  std::deque<Workload> resized;     // zoo workloads at a row's `resolution`
 };
 
 Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::string& path,
@@ -261,6 +266,17 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     if (!run) return run.status();
     auto gpu = catalog.find_gpu(out.gpu);
     auto workload = zoo.find(out.workload);
+    auto resolution = row.number("resolution", 0);
+    if (!resolution) return resolution.status();
+    if (workload && *resolution > 0) {
+      auto resized = at_resolution(**workload, static_cast<int>(*resolution));
+      if (!resized) {
+        return Status::invalid_input(fmt::format("{}:{}: column 'resolution': {}", path, out.line,
+                                                 resized.status().message()));
+      }
+      parsed.resized.push_back(std::move(resized).value());
+      workload = &parsed.resized.back();
+    }
     if (!gpu)
       out.skipped = gpu.status().message();
     else if (!workload)

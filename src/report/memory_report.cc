@@ -11,7 +11,7 @@ namespace {
 
 double round2(double x) { return std::round(x * 100) / 100; }
 
-std::string run_summary(const RunConfig& c) {
+std::string run_summary(const Workload& w, const RunConfig& c) {
   std::string out = fmt::format("{}, {}", c.mode, c.precision);
   if (c.weights != "bf16" && c.weights != "f16" && c.weights != "fp32")
     out += ", weights " + c.weights;
@@ -28,8 +28,14 @@ std::string run_summary(const RunConfig& c) {
           c.loss_chunks == 0 ? ", fused loss" : fmt::format(", loss in {} chunks", c.loss_chunks);
     if (c.zero > 0) out += fmt::format(", ZeRO-{}", c.zero);
     if (c.offload != "none") out += fmt::format(", offload {}", c.offload);
+    if (!c.train_components.empty())
+      out += fmt::format(", training {}", join(c.train_components, " + "));
   }
-  out += fmt::format(", batch {}, seq {}", *c.batch, *c.seq_len);
+  if (!c.cached_components.empty())
+    out += fmt::format(", {} cached", join(c.cached_components, " + "));
+  // An image model's input is its resolution, not a sequence.
+  out += w.diffusion ? fmt::format(", batch {}, {} px", *c.batch, w.diffusion->resolution)
+                     : fmt::format(", batch {}, seq {}", *c.batch, *c.seq_len);
   if (c.gpus > 1) out += fmt::format(", {} GPUs", c.gpus);
   return out;
 }
@@ -90,7 +96,9 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
             {"optimizer_in_backward", c.optimizer_in_backward},
             {"loss_chunks", c.loss_chunks},
             {"grad_accum", c.grad_accum},
-            {"full_state_load", c.full_state_load}}},
+            {"full_state_load", c.full_state_load},
+            {"train_components", c.train_components},
+            {"cached_components", c.cached_components}}},
           {"total_gb", round2(e.total_gb)},
           {"allocated_gb", round2(e.allocated_gb)},
           {"capacity_gb", round2(e.capacity_gb)},
@@ -111,7 +119,7 @@ std::string memory_text(const Workload& workload, const Gpu& gpu, const MemoryEs
                         bool explain) {
   std::string out =
       fmt::format("{} on {} ({} GB marketed = {:.2f} GB): {}\n\n", workload.id, gpu.id,
-                  format_number(gpu.memory_gb), e.capacity_gb, run_summary(e.config));
+                  format_number(gpu.memory_gb), e.capacity_gb, run_summary(workload, e.config));
   std::vector<Table::Column> columns = {{"term"}, {"GB", Table::Align::kRight}};
   if (explain) {
     columns.push_back({"formula"});
@@ -170,7 +178,7 @@ std::string memory_html(const Workload& workload, const Gpu& gpu,
   std::vector<chart::Section> sections;
   if (!estimates.empty()) {
     const MemoryEstimate& e = estimates.front().second;
-    chart::Section s{fmt::format("{} on {}: {}", workload.id, gpu.id, run_summary(e.config)),
+    chart::Section s{fmt::format("{} on {}: {}", workload.id, gpu.id, run_summary(workload, e.config)),
                      {verdict(workload, gpu, e)},
                      {},
                      {chart::svg(bars)}};

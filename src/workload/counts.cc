@@ -36,7 +36,7 @@ I mlp_params(const TransformerConfig& t) {
   return p;
 }
 
-I layer_params(const Layer& l) {
+I exact_layer_params(const Layer& l) {
   const I kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
   if (l.op == "conv2d" || l.op == "conv_transpose2d") {
     // groups divide in_channels (checked by the loader)
@@ -52,7 +52,7 @@ I layer_params(const Layer& l) {
     const I h = l.hidden_size;
     return (l.bidirectional ? 2 : 1) * 4 * (static_cast<I>(l.input_size) * h + h * h + 2 * h);
   }
-  if (l.op == "norm") return 2.0 * l.channels;
+  if (l.op == "norm") return static_cast<I>(l.norm_params_per_channel) * l.channels;
   return 0;
 }
 
@@ -84,6 +84,8 @@ double layer_forward_flops(const Layer& l) {
 }
 
 }  // namespace
+
+std::int64_t layer_params(const Layer& layer) { return whole(exact_layer_params(layer)); }
 
 FlopCounts count_flops(const Workload& w, int batch, int seq_len) {
   FlopCounts f;
@@ -130,7 +132,7 @@ ParamCounts count_params(const Workload& w) {
   if (!w.transformer) {
     I total = 0, embedding = 0;
     for (const auto& l : w.layers) {
-      const I p = layer_params(l) * l.count;
+      const I p = exact_layer_params(l) * l.count;
       total += p;
       if (l.op == "embedding") embedding += p;
     }

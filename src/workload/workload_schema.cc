@@ -122,14 +122,70 @@ const std::vector<FieldSpec<Layer>>& layer_fields() {
       {"hidden_size", &L::hidden_size, kOptional, "", {}, count_range(1e6)},
       {"bidirectional", &L::bidirectional, kOptional},
       {"steps", &L::steps, kOptional, "", {}, count_range(1e9)},
-      {"kind", &L::kind, kOptional, "", {"batchnorm", "layernorm", "groupnorm"}},
-      {"kept", &L::kept, kOptional},
+      {"kind", &L::kind, kOptional, "", {"batchnorm", "layernorm", "groupnorm", "rmsnorm"}},
       {"channels", &L::channels, kOptional, "", {}, count_range(1e6)},
       {"elements", &L::elements, kOptional, "", {}, count_range(1e12)},
       {"heads", &L::heads, kOptional, "", {}, count_range(1e4)},
       {"head_dim", &L::head_dim, kOptional, "", {}, count_range(1e5)},
       {"query_len", &L::query_len, kOptional, "", {}, count_range(1e9)},
       {"key_len", &L::key_len, kOptional, "", {}, count_range(1e9)},
+      {"component", &L::component, kOptional},
+      {"kept", &L::kept, kOptional},
+      {"inference_only", &L::inference_only, kOptional},
+      {"lora", &L::lora, kOptional, "", {"q", "k", "v", "o", "gate", "up", "down"}},
+      {"params_per_channel", &L::norm_params_per_channel, kOptional, "", {}, size_range(2)},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<DiffusionConfig>>& diffusion_fields() {
+  using D = DiffusionConfig;
+  static const std::vector<FieldSpec<D>> kFields = {
+      {"resolution", &D::resolution, kRequired, "px", {}, {16, 16384, true}},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<DiffusionComponent>>& diffusion_component_fields() {
+  using C = DiffusionComponent;
+  static const std::vector<FieldSpec<C>> kFields = {
+      {"name", &C::name, kRequired},
+      {"kind", &C::kind, kRequired, "", {"unet", "flux", "mmdit", "clip-text", "t5-encoder", "vae"}},
+      {"trains", &C::trains, kRequired},
+      {"published_params", &C::published_params, kOptional, "", {}, size_range(1e14)},
+      {"params_source", &C::params_source, kOptional},
+      {"in_channels", &C::in_channels, kOptional, "", {}, count_range(1e4)},
+      {"layers_per_block", &C::layers_per_block, kOptional, "", {}, count_range(100)},
+      {"cross_attention_dim", &C::cross_attention_dim, kOptional, "", {}, count_range(1e6)},
+      {"linear_projection", &C::linear_projection, kOptional},
+      {"addition_embed_dim", &C::addition_embed_dim, kOptional, "", {}, size_range(1e6)},
+      {"mid_transformer_layers", &C::mid_transformer_layers, kOptional, "", {}, size_range(1e3)},
+      {"mid_heads", &C::mid_heads, kOptional, "", {}, size_range(1e4)},
+      {"hidden_size", &C::hidden_size, kOptional, "", {}, count_range(1e6)},
+      {"num_layers", &C::num_layers, kOptional, "", {}, count_range(1e4)},
+      {"num_heads", &C::num_heads, kOptional, "", {}, count_range(1e4)},
+      {"single_layers", &C::single_layers, kOptional, "", {}, size_range(1e4)},
+      {"joint_attention_dim", &C::joint_attention_dim, kOptional, "", {}, count_range(1e6)},
+      {"pooled_projection_dim", &C::pooled_projection_dim, kOptional, "", {}, count_range(1e6)},
+      {"guidance_embeds", &C::guidance_embeds, kOptional},
+      {"patch_size", &C::patch_size, kOptional, "", {}, count_range(64)},
+      {"latent_channels", &C::latent_channels, kOptional, "", {}, count_range(1e4)},
+      {"text_tokens", &C::text_tokens, kOptional, "tokens", {}, count_range(1e6)},
+      {"ffn_size", &C::ffn_size, kOptional, "", {}, count_range(1e7)},
+      {"vocab_size", &C::vocab_size, kOptional, "", {}, count_range(1e8)},
+      {"tokens", &C::tokens, kOptional, "tokens", {}, count_range(1e6)},
+      {"projection", &C::projection, kOptional},
+      {"quant_conv", &C::quant_conv, kOptional},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<UNetLevel>>& unet_level_fields() {
+  using U = UNetLevel;
+  static const std::vector<FieldSpec<U>> kFields = {
+      {"channels", &U::channels, kRequired, "", {}, count_range(1e5)},
+      {"transformer_layers", &U::transformer_layers, kOptional, "", {}, size_range(1e3)},
+      {"heads", &U::heads, kOptional, "", {}, size_range(1e4)},
   };
   return kFields;
 }

@@ -10,5 +10,8 @@ const std::vector<FieldSpec<Workload>>& workload_fields();
 const std::vector<FieldSpec<TransformerConfig>>& transformer_fields();
 const std::vector<FieldSpec<ResNetConfig>>& resnet_fields();
 const std::vector<FieldSpec<Layer>>& layer_fields();
+const std::vector<FieldSpec<DiffusionConfig>>& diffusion_fields();
+const std::vector<FieldSpec<DiffusionComponent>>& diffusion_component_fields();
+const std::vector<FieldSpec<UNetLevel>>& unet_level_fields();
 
 }  // namespace rigplan

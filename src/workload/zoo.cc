@@ -4,6 +4,7 @@
 #include "catalog/name_index.h"
 #include "catalog/toml_decode.h"
 #include "util/embedded_file.h"
+#include "workload/diffusion.h"
 #include "workload/resnet.h"
 #include "workload/workload_schema.h"
 
@@ -67,7 +68,51 @@ void check_transformer(const TransformerConfig& t, const EntryContext& ctx) {
   }
 }
 
-constexpr std::string_view kArchitectureKeys[] = {"transformer", "resnet", "layers"};
+constexpr std::string_view kArchitectureKeys[] = {"transformer", "resnet", "diffusion", "layers"};
+
+// [workload.diffusion] with its [[workload.diffusion.component]] tables (and a UNet's or
+// autoencoder's [[...component.level]] tables), built into layers at its resolution.
+void decode_diffusion(const toml::table& table, const EntryContext& ctx, Workload& w) {
+  w.diffusion.emplace();
+  const EntryContext sub = ctx.within(table, "diffusion");
+  constexpr std::string_view kComponents[] = {"component"};
+  decode_fields(sub, table, diffusion_fields(), *w.diffusion, kComponents);
+  const auto* list = table.get_as<toml::array>("component");
+  if (!list || !list->is_array_of_tables() || list->empty()) {
+    sub.error("component", "needs [[workload.diffusion.component]] tables");
+    return;
+  }
+  for (const auto& node : *list) {
+    const toml::table& c = *node.as_table();
+    DiffusionComponent component;
+    const EntryContext in =
+        ctx.within(c, fmt::format("diffusion component {}", w.diffusion->components.size() + 1));
+    constexpr std::string_view kLevels[] = {"level"};
+    decode_fields(in, c, diffusion_component_fields(), component, kLevels);
+    if (const auto* levels = c.get_as<toml::array>("level")) {
+      for (const auto& level_node : *levels) {
+        const auto* level_table = level_node.as_table();
+        if (!level_table) {
+          in.error("level", "expected [[...component.level]] tables");
+          break;
+        }
+        UNetLevel level;
+        const EntryContext at = ctx.within(
+            *level_table, fmt::format("diffusion component {} level {}",
+                                      w.diffusion->components.size() + 1, component.levels.size() + 1));
+        decode_fields(at, *level_table, unet_level_fields(), level, {});
+        component.levels.push_back(level);
+      }
+    }
+    w.diffusion->components.push_back(std::move(component));
+  }
+  auto layers = diffusion_layers(*w.diffusion);
+  if (layers) {
+    w.layers = std::move(layers).value();
+  } else {
+    sub.error("", layers.status().message());
+  }
+}
 
 Workload decode_workload(const EntryContext& ctx) {
   Workload w;
@@ -99,6 +144,10 @@ Workload decode_workload(const EntryContext& ctx) {
       sub.error("depth", layers.status().message());
     }
   }
+  if (const auto* d = ctx.table().get_as<toml::table>("diffusion")) {
+    ++architectures;
+    decode_diffusion(*d, ctx, w);
+  }
   if (const auto* list = ctx.table().get_as<toml::array>("layers")) {
     ++architectures;
     for (const auto& node : *list) {
@@ -116,13 +165,39 @@ Workload decode_workload(const EntryContext& ctx) {
   }
   if (architectures != 1) {
     ctx.error("",
-              "needs exactly one architecture: [workload.transformer], [workload.resnet] or "
-              "[[workload.layers]]");
+              "needs exactly one architecture: [workload.transformer], [workload.resnet], "
+              "[workload.diffusion] or [[workload.layers]]");
   }
   return w;
 }
 
 }  // namespace
+
+Result<Workload> at_resolution(const Workload& workload, int pixels) {
+  Workload out = workload;
+  if (workload.diffusion) {
+    out.diffusion->resolution = pixels;
+    auto layers = diffusion_layers(*out.diffusion);
+    if (!layers) return layers.status();
+    out.layers = std::move(layers).value();
+    return out;
+  }
+  if (workload.resnet) {
+    if (pixels < 32 || pixels > 8192) {
+      return Status::invalid_input(fmt::format(
+          "--resolution {} is not accepted for {}; expected 32 to 8192 px", pixels, workload.id));
+    }
+    out.resnet->image_size = pixels;
+    auto layers = resnet_layers(*out.resnet);
+    if (!layers) return layers.status();
+    out.layers = std::move(layers).value();
+    return out;
+  }
+  return Status::invalid_input(
+      fmt::format("--resolution applies to image models built from their configuration (the "
+                  "diffusion models and the ResNets); {} has a fixed input shape",
+                  workload.id));
+}
 
 Zoo::Zoo() = default;
 Zoo::~Zoo() = default;

@@ -35,7 +35,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "mixtral-8x7b", "gemma-2b", "gemma-7b", "gemma-2-9b", "phi-2",
                       "phi-3-mini-4k-instruct", "falcon-7b", "tiny-llama", "stablelm-base-alpha-3b",
                       "qwen2.5-7b", "qwen2.5-72b", "phi-1.5", "falcon-40b", "codellama-34b",
-                      "bloomz-7b1", "t0-3b", "mt0-xxl"),
+                      "bloomz-7b1", "t0-3b", "mt0-xxl", "sdxl", "flux.1-dev", "flux.1-schnell",
+                      "sd3-medium"),
     [](const auto& test) {
       std::string name = test.param;
       for (char& c : name) {
@@ -84,6 +85,68 @@ TEST(Zoo, FindsWorkloadsByTheirHuggingFaceNames) {
   ASSERT_FALSE(typo.ok());
   EXPECT_NE(typo.status().message().find("did you mean 'llama-2-7b'"), std::string::npos)
       << typo.status().message();
+}
+
+// Each part of an image-generation model, built from its configuration, against the count
+// published for that part (the UNet, the transformer, each text encoder, the VAE).
+TEST(Diffusion, EveryComponentIsWithinOnePercentOfItsPublishedCount) {
+  for (const char* id : {"stable-diffusion-1.5", "sdxl", "flux.1-dev", "flux.1-schnell",
+                         "sd3-medium"}) {
+    const Workload& w = **zoo().find(id);
+    ASSERT_TRUE(w.diffusion) << id;
+    for (const auto& c : w.diffusion->components) {
+      double params = 0;
+      for (const auto& l : w.layers) {
+        if (l.component == c.name) params += static_cast<double>(layer_params(l)) * l.count;
+      }
+      ASSERT_GT(c.published_params, 0) << id << " " << c.name;
+      EXPECT_NEAR(params / static_cast<double>(c.published_params), 1.0, 0.01)
+          << id << " " << c.name << ": " << params << " vs " << c.published_params;
+    }
+  }
+}
+
+// Independent of the data files: the component sizes as the released checkpoints give them.
+TEST(Diffusion, CountsMatchTheReleasedCheckpoints) {
+  auto part = [](const char* id, const char* component) {
+    std::int64_t params = 0;
+    for (const auto& l : (*zoo().find(id))->layers) {
+      if (l.component == component) params += layer_params(l) * l.count;
+    }
+    return params;
+  };
+  EXPECT_EQ(part("stable-diffusion-1.5", "unet"), 859'520'964);
+  EXPECT_EQ(part("sdxl", "unet"), 2'567'463'684);
+  EXPECT_EQ(part("sdxl", "text_encoder_2"), 694'659'840);
+  EXPECT_EQ(part("sdxl", "vae"), 83'653'863);
+  EXPECT_EQ(part("flux.1-dev", "transformer"), 11'901'408'320);
+  EXPECT_EQ(part("flux.1-dev", "text_encoder_2"), 4'762'310'656);
+  EXPECT_EQ(part("flux.1-dev", "vae"), 83'819'683);
+  EXPECT_EQ(part("sd3-medium", "transformer"), 2'028'328'000);
+}
+
+TEST(Diffusion, ResolutionRebuildsTheLayers) {
+  const Workload& sdxl = **zoo().find("sdxl");
+  auto half = at_resolution(sdxl, 512);
+  ASSERT_TRUE(half.ok()) << half.status().message();
+  EXPECT_EQ(count_params(*half).total, count_params(sdxl).total);
+  // The UNet's convolutions and linears scale with the latent area: a quarter at half the side.
+  auto unet_flops = [](const Workload& w) {
+    Workload unet = w;
+    std::erase_if(unet.layers, [](const Layer& l) { return l.component != "unet"; });
+    return count_flops(unet, 1, 1).forward;
+  };
+  EXPECT_NEAR(unet_flops(*half) / unet_flops(sdxl), 0.25, 0.03);
+  auto odd = at_resolution(sdxl, 1000);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().message(),
+            "resolution 1000 px is not accepted; expected a multiple of 16 (the latent is 8× "
+            "smaller and packed 2×2)");
+  auto llm = at_resolution(**zoo().find("llama-2-7b"), 512);
+  ASSERT_FALSE(llm.ok());
+  EXPECT_EQ(llm.status().message(),
+            "--resolution applies to image models built from their configuration (the diffusion "
+            "models and the ResNets); llama-2-7b has a fixed input shape");
 }
 
 TEST(ResNet, GeneratesTheTorchvisionFamily) {

@@ -1,0 +1,495 @@
+// The layers of image-generation models, as diffusers builds them (diffusers 0.30: models/unets/
+// unet_2d_condition.py and unet_2d_blocks.py, models/transformers/transformer_flux.py and
+// transformer_sd3.py, models/autoencoders/autoencoder_kl.py; transformers CLIPTextModel and
+// T5EncoderModel). Shapes are per image. Which outputs the backward pass keeps follows what each
+// op saves in PyTorch autograd: a convolution or linear layer saves its input, a norm its input,
+// SiLU and GELU their input, an add nothing; so the output of a convolution that only a residual
+// add reads is not kept (Layer::kept).
+#include "workload/diffusion.h"
+
+#include <fmt/format.h>
+
+namespace rigplan {
+namespace {
+
+using I = std::int64_t;
+
+struct Builder {
+  std::vector<Layer> layers;
+  std::string component;
+  bool inference_only = false;
+
+  Layer& add(std::string op, std::string name) {
+    Layer l;
+    l.op = std::move(op);
+    l.name = component + "." + std::move(name);
+    l.component = component;
+    l.inference_only = inference_only;
+    layers.push_back(std::move(l));
+    return layers.back();
+  }
+  Layer& conv(std::string name, int in, int out, int kernel, int stride, int out_hw) {
+    Layer& l = add("conv2d", std::move(name));
+    l.in_channels = in;
+    l.out_channels = out;
+    l.kernel = kernel;
+    l.stride = stride;
+    l.bias = true;
+    l.out_h = l.out_w = out_hw;
+    return l;
+  }
+  Layer& linear(std::string name, int in, int out, I tokens, bool bias = true,
+                std::string lora = "") {
+    Layer& l = add("linear", std::move(name));
+    l.in_features = in;
+    l.out_features = out;
+    l.tokens = tokens;
+    l.bias = bias;
+    l.lora = std::move(lora);
+    return l;
+  }
+  // kind: groupnorm, layernorm (params_per_channel 0 without affine parameters), or rmsnorm.
+  Layer& norm(std::string name, std::string kind, int channels, I elements, int per_channel) {
+    Layer& l = add("norm", std::move(name));
+    l.kind = std::move(kind);
+    l.channels = channels;
+    l.elements = elements;
+    l.norm_params_per_channel = per_channel;
+    return l;
+  }
+  Layer& attention(std::string name, int heads, int head_dim, I query, I key) {
+    Layer& l = add("attention", std::move(name));
+    l.heads = heads;
+    l.head_dim = head_dim;
+    l.query_len = query;
+    l.key_len = key;
+    return l;
+  }
+  Layer& elementwise(std::string name, I elements, bool kept = true) {
+    Layer& l = add("elementwise", std::move(name));
+    l.elements = elements;
+    l.kept = kept;
+    return l;
+  }
+  Layer& embedding(std::string name, I rows, int dim, I lookups) {
+    Layer& l = add("embedding", std::move(name));
+    l.num_embeddings = rows;
+    l.dim = dim;
+    l.lookups = lookups;
+    return l;
+  }
+};
+
+// ResnetBlock2D: GroupNorm, SiLU, 3×3 conv, (+ time embedding), GroupNorm, SiLU, 3×3 conv,
+// 1×1 shortcut when the width changes, residual add. `temb` 0: none (the autoencoder's).
+void resnet(Builder& b, const std::string& name, int in, int out, int hw, int temb) {
+  const I area = static_cast<I>(hw) * hw;
+  b.norm(name + ".norm1", "groupnorm", in, in * area, 2);
+  b.elementwise(name + ".silu1", in * area);
+  b.conv(name + ".conv1", in, out, 3, 1, hw).kept = temb == 0;
+  if (temb > 0) {
+    b.linear(name + ".time_emb_proj", temb, out, 1);
+    b.elementwise(name + ".add_temb", out * area);
+  }
+  b.norm(name + ".norm2", "groupnorm", out, out * area, 2);
+  b.elementwise(name + ".silu2", out * area);
+  b.conv(name + ".conv2", out, out, 3, 1, hw).kept = false;
+  if (in != out) b.conv(name + ".conv_shortcut", in, out, 1, 1, hw).kept = false;
+  b.elementwise(name + ".residual", out * area);
+}
+
+// Transformer2DModel with `layers` BasicTransformerBlocks (self-attention, cross-attention to
+// the text, GEGLU feed-forward) of width c over hw×hw tokens.
+void transformer_2d(Builder& b, const std::string& name, int c, int layers, int heads, int hw,
+                    const DiffusionComponent& u, int text) {
+  const I n = static_cast<I>(hw) * hw;
+  b.norm(name + ".norm", "groupnorm", c, c * n, 2);
+  if (u.linear_projection) {
+    b.linear(name + ".proj_in", c, c, n);
+  } else {
+    b.conv(name + ".proj_in", c, c, 1, 1, hw);
+  }
+  auto rows = [&](Layer& l) -> Layer& {
+    l.count = layers;
+    return l;
+  };
+  const std::string blk = fmt::format("{}.blocks(x{})", name, layers);
+  const int head_dim = c / heads;
+  rows(b.norm(blk + ".norm1", "layernorm", c, c * n, 2));
+  for (const char* p : {"q", "k", "v"})
+    rows(b.linear(fmt::format("{}.attn1.to_{}", blk, p), c, c, n, false, p));
+  rows(b.attention(blk + ".attn1", heads, head_dim, n, n));
+  rows(b.linear(blk + ".attn1.to_out", c, c, n, true, "o")).kept = false;
+  rows(b.elementwise(blk + ".residual1", c * n));
+  rows(b.norm(blk + ".norm2", "layernorm", c, c * n, 2));
+  rows(b.linear(blk + ".attn2.to_q", c, c, n, false, "q"));
+  rows(b.linear(blk + ".attn2.to_k", u.cross_attention_dim, c, text, false, "k"));
+  rows(b.linear(blk + ".attn2.to_v", u.cross_attention_dim, c, text, false, "v"));
+  rows(b.attention(blk + ".attn2", heads, head_dim, n, text));
+  rows(b.linear(blk + ".attn2.to_out", c, c, n, true, "o")).kept = false;
+  rows(b.elementwise(blk + ".residual2", c * n));
+  rows(b.norm(blk + ".norm3", "layernorm", c, c * n, 2));
+  rows(b.linear(blk + ".ff.geglu_proj", c, 8 * c, n, true, "up"));
+  rows(b.elementwise(blk + ".ff.gelu_gate", 4 * c * n));
+  rows(b.linear(blk + ".ff.out", 4 * c, c, n, true, "down")).kept = false;
+  rows(b.elementwise(blk + ".residual3", c * n));
+  if (u.linear_projection) {
+    b.linear(name + ".proj_out", c, c, n).kept = false;
+  } else {
+    b.conv(name + ".proj_out", c, c, 1, 1, hw).kept = false;
+  }
+  b.elementwise(name + ".residual", c * n);
+}
+
+Status unet(Builder& b, const DiffusionComponent& u, int latent_hw, int text) {
+  bool heads_ok = u.mid_transformer_layers == 0 || u.mid_heads > 0;
+  for (const auto& level : u.levels) {
+    heads_ok = heads_ok && (level.transformer_layers == 0 ||
+                            (level.heads > 0 && level.channels % level.heads == 0));
+  }
+  if (u.levels.empty() || u.cross_attention_dim <= 0 || u.in_channels <= 0 || !heads_ok) {
+    return Status::invalid_input(
+        fmt::format("component '{}' (unet) needs in_channels, cross_attention_dim and [[level]] "
+                    "tables whose attention heads divide their channels",
+                    u.name));
+  }
+  const int c0 = u.levels.front().channels, temb = 4 * c0;
+  int hw = latent_hw;
+  b.conv("conv_in", u.in_channels, c0, 3, 1, hw);
+  b.linear("time_embedding.linear_1", c0, temb, 1);
+  b.linear("time_embedding.linear_2", temb, temb, 1);
+  if (u.addition_embed_dim > 0) {
+    b.linear("add_embedding.linear_1", u.addition_embed_dim, temb, 1);
+    b.linear("add_embedding.linear_2", temb, temb, 1);
+  }
+  const int levels = static_cast<int>(u.levels.size());
+  int out = c0;
+  std::vector<int> skips = {c0};
+  for (int i = 0; i < levels; ++i) {
+    const UNetLevel& level = u.levels[static_cast<size_t>(i)];
+    for (int j = 0; j < u.layers_per_block; ++j) {
+      const std::string name = fmt::format("down_blocks.{}.{}", i, j);
+      resnet(b, name + ".resnet", out, level.channels, hw, temb);
+      out = level.channels;
+      if (level.transformer_layers > 0)
+        transformer_2d(b, name + ".attentions", out, level.transformer_layers, level.heads, hw, u,
+                       text);
+      skips.push_back(out);
+    }
+    if (i + 1 < levels) {
+      hw = (hw + 1) / 2;
+      b.conv(fmt::format("down_blocks.{}.downsampler", i), out, out, 3, 2, hw);
+      skips.push_back(out);
+    }
+  }
+  resnet(b, "mid_block.resnets.0", out, out, hw, temb);
+  if (u.mid_transformer_layers > 0) {
+    transformer_2d(b, "mid_block.attentions", out, u.mid_transformer_layers, u.mid_heads, hw, u,
+                   text);
+  }
+  resnet(b, "mid_block.resnets.1", out, out, hw, temb);
+  for (int i = 0; i < levels; ++i) {
+    const UNetLevel& level = u.levels[static_cast<size_t>(levels - 1 - i)];
+    for (int j = 0; j <= u.layers_per_block; ++j) {
+      const std::string name = fmt::format("up_blocks.{}.{}", i, j);
+      const int skip = skips.back();
+      skips.pop_back();
+      b.elementwise(name + ".concat_skip", static_cast<I>(out + skip) * hw * hw);
+      resnet(b, name + ".resnet", out + skip, level.channels, hw, temb);
+      out = level.channels;
+      if (level.transformer_layers > 0)
+        transformer_2d(b, name + ".attentions", out, level.transformer_layers, level.heads, hw, u,
+                       text);
+    }
+    if (i + 1 < levels) {
+      hw *= 2;
+      b.elementwise(fmt::format("up_blocks.{}.upsample_nearest", i), static_cast<I>(out) * hw * hw);
+      b.conv(fmt::format("up_blocks.{}.upsampler", i), out, out, 3, 1, hw);
+    }
+  }
+  b.norm("conv_norm_out", "groupnorm", c0, static_cast<I>(c0) * hw * hw, 2);
+  b.elementwise("conv_norm_out.silu", static_cast<I>(c0) * hw * hw);
+  b.conv("conv_out", c0, u.in_channels, 3, 1, hw);
+  return {};
+}
+
+// Timestep (and guidance, pooled-text) embedders: 256 sinusoidal channels -> d -> d.
+void embedder(Builder& b, const std::string& name, int in, int d) {
+  b.linear(name + ".linear_1", in, d, 1);
+  b.elementwise(name + ".silu", d);
+  b.linear(name + ".linear_2", d, d, 1);
+}
+
+// AdaLayerNormZero-style modulation: SiLU(temb), a linear to `chunks`·d, a LayerNorm without
+// affine parameters over the tokens and the scale and shift.
+void ada_norm(Builder& b, const std::string& name, int d, int chunks, I tokens) {
+  b.elementwise(name + ".silu", d);
+  b.linear(name + ".linear", d, chunks * d, 1);
+  b.norm(name + ".norm", "layernorm", d, d * tokens, 0);
+  b.elementwise(name + ".modulate", d * tokens);
+}
+
+// Joint attention of an image stream (n tokens) and a text stream (t tokens): their own
+// projections, one attention over both; `rms` adds Flux's RMSNorm on queries and keys.
+void joint_attention(Builder& b, const std::string& name, int d, int heads, I n, I t, bool rms,
+                     bool text_out) {
+  const int head_dim = d / heads;
+  for (const char* p : {"q", "k", "v"}) b.linear(fmt::format("{}.to_{}", name, p), d, d, n, true, p);
+  for (const char* p : {"q", "k", "v"})
+    b.linear(fmt::format("{}.add_{}_proj", name, p), d, d, t, true, p);
+  if (rms) {
+    for (const char* p : {"norm_q", "norm_k"}) {
+      b.norm(fmt::format("{}.{}", name, p), "rmsnorm", head_dim, d * n, 1);
+      b.norm(fmt::format("{}.{}_added", name, p), "rmsnorm", head_dim, d * t, 1);
+    }
+    b.elementwise(name + ".rope", 2 * d * (n + t));
+  }
+  b.attention(name + ".attention", heads, head_dim, n + t, n + t);
+  b.linear(name + ".to_out", d, d, n, true, "o").kept = false;
+  if (text_out) b.linear(name + ".to_add_out", d, d, t, true, "o").kept = false;
+}
+
+// A GELU feed-forward d -> 4d -> d over `tokens`, its gated residual add.
+void feed_forward(Builder& b, const std::string& name, int d, I tokens) {
+  b.linear(name + ".proj", d, 4 * d, tokens, true, "up");
+  b.elementwise(name + ".gelu", 4 * d * tokens);
+  b.linear(name + ".out", 4 * d, d, tokens, true, "down").kept = false;
+  b.elementwise(name + ".gated_residual", d * tokens);
+}
+
+Status check_transformer(const DiffusionComponent& c) {
+  if (c.hidden_size <= 0 || c.num_layers <= 0 || c.num_heads <= 0 ||
+      c.hidden_size % c.num_heads != 0 || c.latent_channels <= 0 || c.text_tokens <= 0 ||
+      c.joint_attention_dim <= 0 || c.pooled_projection_dim <= 0) {
+    return Status::invalid_input(
+        fmt::format("component '{}' ({}) needs hidden_size, num_layers, num_heads dividing "
+                    "hidden_size, latent_channels, text_tokens, joint_attention_dim and "
+                    "pooled_projection_dim",
+                    c.name, c.kind));
+  }
+  return {};
+}
+
+// FluxTransformer2DModel: double-stream blocks (image and text with their own weights, one
+// joint attention), then single-stream blocks over the concatenated tokens (attention and MLP
+// side by side); latents packed 2×2 into tokens.
+Status flux(Builder& b, const DiffusionComponent& f, int latent_hw) {
+  if (Status s = check_transformer(f); !s.ok()) return s;
+  const int d = f.hidden_size, heads = f.num_heads;
+  const I n = static_cast<I>(latent_hw / f.patch_size) * (latent_hw / f.patch_size);
+  const I t = f.text_tokens;
+  const int packed = f.latent_channels * f.patch_size * f.patch_size;
+  b.linear("x_embedder", packed, d, n);
+  embedder(b, "time_text_embed.timestep_embedder", 256, d);
+  if (f.guidance_embeds) embedder(b, "time_text_embed.guidance_embedder", 256, d);
+  embedder(b, "time_text_embed.text_embedder", f.pooled_projection_dim, d);
+  b.linear("context_embedder", f.joint_attention_dim, d, t);
+  const size_t double_begin = b.layers.size();
+  ada_norm(b, "transformer_blocks.norm1", d, 6, n);
+  ada_norm(b, "transformer_blocks.norm1_context", d, 6, t);
+  joint_attention(b, "transformer_blocks.attn", d, heads, n, t, true, true);
+  b.elementwise("transformer_blocks.gated_residual", d * n);
+  b.elementwise("transformer_blocks.gated_residual_context", d * t);
+  b.norm("transformer_blocks.norm2", "layernorm", d, d * n, 0);
+  b.norm("transformer_blocks.norm2_context", "layernorm", d, d * t, 0);
+  feed_forward(b, "transformer_blocks.ff", d, n);
+  feed_forward(b, "transformer_blocks.ff_context", d, t);
+  for (size_t i = double_begin; i < b.layers.size(); ++i) b.layers[i].count = f.num_layers;
+  const size_t single_begin = b.layers.size();
+  const I all = n + t;
+  ada_norm(b, "single_transformer_blocks.norm", d, 3, all);
+  b.linear("single_transformer_blocks.proj_mlp", d, 4 * d, all, true, "up");
+  b.elementwise("single_transformer_blocks.gelu", 4 * d * all);
+  for (const char* p : {"q", "k", "v"})
+    b.linear(fmt::format("single_transformer_blocks.attn.to_{}", p), d, d, all, true, p);
+  for (const char* p : {"norm_q", "norm_k"})
+    b.norm(fmt::format("single_transformer_blocks.attn.{}", p), "rmsnorm", d / heads, d * all, 1);
+  b.elementwise("single_transformer_blocks.attn.rope", 2 * d * all);
+  b.attention("single_transformer_blocks.attn.attention", heads, d / heads, all, all);
+  b.elementwise("single_transformer_blocks.concat_attn_mlp", 5 * d * all);
+  b.linear("single_transformer_blocks.proj_out", 5 * d, d, all, true, "o").kept = false;
+  b.elementwise("single_transformer_blocks.gated_residual", d * all);
+  for (size_t i = single_begin; i < b.layers.size(); ++i) b.layers[i].count = f.single_layers;
+  ada_norm(b, "norm_out", d, 2, n);
+  b.linear("proj_out", d, packed, n);
+  return {};
+}
+
+// SD3Transformer2DModel (MMDiT): joint blocks with both streams; the last block keeps only the
+// image stream's output (context_pre_only: no text output projection or feed-forward).
+Status mmdit(Builder& b, const DiffusionComponent& m, int latent_hw) {
+  if (Status s = check_transformer(m); !s.ok()) return s;
+  const int d = m.hidden_size, heads = m.num_heads;
+  const int patches = latent_hw / m.patch_size;
+  const I n = static_cast<I>(patches) * patches;
+  const I t = m.text_tokens;
+  b.conv("pos_embed.proj", m.latent_channels, d, m.patch_size, m.patch_size, patches);
+  b.elementwise("pos_embed.add", d * n);
+  embedder(b, "time_text_embed.timestep_embedder", 256, d);
+  embedder(b, "time_text_embed.text_embedder", m.pooled_projection_dim, d);
+  b.linear("context_embedder", m.joint_attention_dim, d, t);
+  for (int last = 0; last < 2; ++last) {
+    const size_t begin = b.layers.size();
+    const std::string blk = last ? "transformer_blocks.last" : "transformer_blocks";
+    ada_norm(b, blk + ".norm1", d, 6, n);
+    ada_norm(b, blk + ".norm1_context", d, last ? 2 : 6, t);
+    joint_attention(b, blk + ".attn", d, heads, n, t, false, !last);
+    b.elementwise(blk + ".gated_residual", d * n);
+    b.norm(blk + ".norm2", "layernorm", d, d * n, 0);
+    feed_forward(b, blk + ".ff", d, n);
+    if (!last) {
+      b.elementwise(blk + ".gated_residual_context", d * t);
+      b.norm(blk + ".norm2_context", "layernorm", d, d * t, 0);
+      feed_forward(b, blk + ".ff_context", d, t);
+    }
+    const int count = last ? 1 : m.num_layers - 1;
+    for (size_t i = begin; i < b.layers.size(); ++i) b.layers[i].count = count;
+  }
+  ada_norm(b, "norm_out", d, 2, n);
+  b.linear("proj_out", d, m.patch_size * m.patch_size * m.latent_channels, n);
+  return {};
+}
+
+// CLIPTextModel(WithProjection) and T5EncoderModel: a transformer encoder over `tokens`.
+Status text_encoder(Builder& b, const DiffusionComponent& e) {
+  if (e.hidden_size <= 0 || e.num_layers <= 0 || e.num_heads <= 0 || e.ffn_size <= 0 ||
+      e.vocab_size <= 0 || e.tokens <= 0) {
+    return Status::invalid_input(fmt::format(
+        "component '{}' ({}) needs hidden_size, num_layers, num_heads, ffn_size, vocab_size and "
+        "tokens",
+        e.name, e.kind));
+  }
+  const bool t5 = e.kind == "t5-encoder";
+  const int d = e.hidden_size;
+  const I t = e.tokens;
+  // T5 norms are RMSNorm (a scale only) and its linears have no biases.
+  const int norm_params = t5 ? 1 : 2;
+  const std::string norm_kind = t5 ? "rmsnorm" : "layernorm";
+  b.embedding("token_embedding", e.vocab_size, d, t);
+  if (t5) {
+    b.embedding("relative_attention_bias (first layer)", 32, e.num_heads, 1);
+  } else {
+    b.embedding("position_embedding", t, d, t);
+  }
+  const size_t begin = b.layers.size();
+  const std::string blk = fmt::format("layers(x{})", e.num_layers);
+  b.norm(blk + ".norm1", norm_kind, d, d * t, norm_params);
+  for (const char* p : {"q", "k", "v"})
+    b.linear(fmt::format("{}.{}_proj", blk, p), d, d, t, !t5, p);
+  b.attention(blk + ".self_attn", e.num_heads, d / e.num_heads, t, t);
+  b.linear(blk + ".out_proj", d, d, t, !t5, "o");
+  b.norm(blk + ".norm2", norm_kind, d, d * t, norm_params);
+  if (t5) b.linear(blk + ".wi_0 (gate)", d, e.ffn_size, t, false, "gate");
+  b.linear(blk + (t5 ? ".wi_1" : ".fc1"), d, e.ffn_size, t, !t5, "up");
+  b.elementwise(blk + ".gelu", static_cast<I>(e.ffn_size) * t);
+  b.linear(blk + (t5 ? ".wo" : ".fc2"), e.ffn_size, d, t, !t5, "down");
+  for (size_t i = begin; i < b.layers.size(); ++i) b.layers[i].count = e.num_layers;
+  b.norm("final_layer_norm", norm_kind, d, d * t, norm_params);
+  if (e.projection) b.linear("text_projection", d, d, 1, false);
+  return {};
+}
+
+void vae_attention(Builder& b, const std::string& name, int c, int hw) {
+  const I n = static_cast<I>(hw) * hw;
+  b.norm(name + ".group_norm", "groupnorm", c, c * n, 2);
+  for (const char* p : {"q", "k", "v"}) b.linear(fmt::format("{}.to_{}", name, p), c, c, n);
+  b.attention(name + ".attention", 1, c, n, n);
+  b.linear(name + ".to_out", c, c, n).kept = false;
+  b.elementwise(name + ".residual", c * n);
+}
+
+// AutoencoderKL: the encoder runs when a training step encodes its images (unless the latents
+// are cached); the decoder only at inference.
+Status vae(Builder& b, const DiffusionComponent& v, int resolution) {
+  if (v.levels.empty() || v.latent_channels <= 0 || v.in_channels <= 0) {
+    return Status::invalid_input(fmt::format(
+        "component '{}' (vae) needs in_channels, latent_channels and [[level]] tables", v.name));
+  }
+  const int levels = static_cast<int>(v.levels.size());
+  int hw = resolution, out = v.levels.front().channels;
+  b.conv("encoder.conv_in", v.in_channels, out, 3, 1, hw);
+  for (int i = 0; i < levels; ++i) {
+    const int c = v.levels[static_cast<size_t>(i)].channels;
+    for (int j = 0; j < v.layers_per_block; ++j) {
+      resnet(b, fmt::format("encoder.down_blocks.{}.resnets.{}", i, j), out, c, hw, 0);
+      out = c;
+    }
+    if (i + 1 < levels) {
+      hw /= 2;
+      b.conv(fmt::format("encoder.down_blocks.{}.downsampler", i), c, c, 3, 2, hw);
+    }
+  }
+  resnet(b, "encoder.mid_block.resnets.0", out, out, hw, 0);
+  vae_attention(b, "encoder.mid_block.attention", out, hw);
+  resnet(b, "encoder.mid_block.resnets.1", out, out, hw, 0);
+  b.norm("encoder.conv_norm_out", "groupnorm", out, static_cast<I>(out) * hw * hw, 2);
+  b.elementwise("encoder.silu", static_cast<I>(out) * hw * hw);
+  b.conv("encoder.conv_out", out, 2 * v.latent_channels, 3, 1, hw);
+  if (v.quant_conv) b.conv("quant_conv", 2 * v.latent_channels, 2 * v.latent_channels, 1, 1, hw);
+
+  b.inference_only = true;
+  if (v.quant_conv) b.conv("post_quant_conv", v.latent_channels, v.latent_channels, 1, 1, hw);
+  out = v.levels.back().channels;
+  b.conv("decoder.conv_in", v.latent_channels, out, 3, 1, hw);
+  resnet(b, "decoder.mid_block.resnets.0", out, out, hw, 0);
+  vae_attention(b, "decoder.mid_block.attention", out, hw);
+  resnet(b, "decoder.mid_block.resnets.1", out, out, hw, 0);
+  for (int i = 0; i < levels; ++i) {
+    const int c = v.levels[static_cast<size_t>(levels - 1 - i)].channels;
+    for (int j = 0; j <= v.layers_per_block; ++j) {
+      resnet(b, fmt::format("decoder.up_blocks.{}.resnets.{}", i, j), out, c, hw, 0);
+      out = c;
+    }
+    if (i + 1 < levels) {
+      hw *= 2;
+      b.elementwise(fmt::format("decoder.up_blocks.{}.upsample_nearest", i),
+                    static_cast<I>(out) * hw * hw);
+      b.conv(fmt::format("decoder.up_blocks.{}.upsampler", i), out, out, 3, 1, hw);
+    }
+  }
+  b.norm("decoder.conv_norm_out", "groupnorm", out, static_cast<I>(out) * hw * hw, 2);
+  b.elementwise("decoder.silu", static_cast<I>(out) * hw * hw);
+  b.conv("decoder.conv_out", out, v.in_channels, 3, 1, hw);
+  b.inference_only = false;
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<Layer>> diffusion_layers(const DiffusionConfig& config) {
+  // The latent is the image downsampled by the autoencoder: 8× in every model here (three
+  // stride-2 levels of four).
+  int downsample = 1;
+  int text_tokens = 0;
+  for (const auto& c : config.components) {
+    if (c.kind == "vae") downsample = 1 << (static_cast<int>(c.levels.size()) - 1);
+    if (c.kind == "clip-text" && text_tokens == 0) text_tokens = c.tokens;
+  }
+  if (config.resolution % (downsample * 2) != 0) {
+    return Status::invalid_input(
+        fmt::format("resolution {} px is not accepted; expected a multiple of {} (the latent is "
+                    "{}× smaller and packed 2×2)",
+                    config.resolution, downsample * 2, downsample));
+  }
+  const int latent_hw = config.resolution / downsample;
+  Builder b;
+  for (const auto& c : config.components) {
+    b.component = c.name;
+    Status s;
+    if (c.kind == "unet") {
+      s = unet(b, c, latent_hw, text_tokens);
+    } else if (c.kind == "flux") {
+      s = flux(b, c, latent_hw);
+    } else if (c.kind == "mmdit") {
+      s = mmdit(b, c, latent_hw);
+    } else if (c.kind == "clip-text" || c.kind == "t5-encoder") {
+      s = text_encoder(b, c);
+    } else {
+      s = vae(b, c, config.resolution);
+    }
+    if (!s.ok()) return s;
+  }
+  return std::move(b.layers);
+}
+
+}  // namespace rigplan
