@@ -111,8 +111,9 @@ struct Preset {
   std::string dettmers_source;
   struct TaskSpec {
     std::string workload;
-    RunConfig run;
+    RunConfig run;  // with the task's recipe applied
     double share = 1;
+    std::optional<int> resolution;  // image models at another input size (at_resolution)
   };
   std::vector<TaskSpec> tasks;
   std::optional<double> hours_per_month;

@@ -5,6 +5,7 @@
 #include "catalog/toml_decode.h"
 #include "model/run_fields.h"
 #include "rigplan/input.h"
+#include "rigplan/recipe.h"
 #include "rigplan/recommend.h"
 #include "util/embedded_file.h"
 
@@ -26,6 +27,8 @@ struct PresetRecord {
 struct TaskRecord {
   std::string workload;
   double share = 1;
+  std::string recipe;  // a recipe id or tool name (data/recipes/); the task's own settings win
+  std::optional<int> resolution;
   RunConfig run;
 };
 
@@ -67,6 +70,8 @@ const std::vector<FieldSpec<TaskRecord>>& task_fields() {
   static const std::vector<FieldSpec<T>> kFields = {
       {"workload", &T::workload, kRequired},
       {"share", &T::share, kOptional, "", {}, input::kShare.range()},
+      {"recipe", &T::recipe, kOptional},
+      {"resolution", &T::resolution, kOptional, "px", {}, {16, 16384, true}},
   };
   return kFields;
 }
@@ -100,6 +105,21 @@ Preset assemble(const PresetRecord& r) {
   c.max_gpus = r.max_gpus;
   c.system = r.system;
   return p;
+}
+
+// The task's recipe under the run settings the task writes itself.
+void apply_task_recipe(const toml::table& table, const EntryContext& ctx, TaskRecord& task) {
+  std::vector<std::string> given;
+  for (const auto& f : run_config_fields()) {
+    if (table.get(f.key)) given.emplace_back(f.key);
+  }
+  const bool method_given = table.get("method") != nullptr;
+  const auto& recipes = embedded_recipes();
+  auto recipe = find_recipe(recipes, task.recipe, task.run.method, method_given, task.run.gpus);
+  if (!recipe) return ctx.error("recipe", recipe.status().message());
+  auto run = apply_recipe(**recipe, task.run, given, recipes);
+  if (!run) return ctx.error("recipe", run.status().message());
+  task.run = std::move(run).value();
 }
 
 }  // namespace
@@ -139,7 +159,8 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
             for (auto&& [k, v] : table) present.push_back(k.str());
             decode_fields(sub, table, task_fields(), task, keys_of(run_config_fields()));
             decode_fields(sub, table, run_config_fields(), task.run, present);
-            preset.tasks.push_back({task.workload, task.run, task.share});
+            if (!task.recipe.empty()) apply_task_recipe(table, sub, task);
+            preset.tasks.push_back({task.workload, task.run, task.share, task.resolution});
           }
         }
         if (preset.hours_per_month.has_value() == preset.work.has_value()) {
@@ -191,7 +212,16 @@ Result<Demand> preset_demand(const Preset& preset, const Zoo& zoo) {
     if (!w) {
       return Status::invalid_input(fmt::format("preset '{}': {}", preset.id, w.status().message()));
     }
-    d.tasks.push_back({**w, t.run, t.share});
+    if (!t.resolution) {
+      d.tasks.push_back({**w, t.run, t.share});
+      continue;
+    }
+    auto sized = at_resolution(**w, *t.resolution);
+    if (!sized) {
+      return Status::invalid_input(
+          fmt::format("preset '{}': {}", preset.id, sized.status().message()));
+    }
+    d.tasks.push_back({std::move(sized).value(), t.run, t.share});
   }
   return d;
 }
