@@ -31,6 +31,11 @@ struct ValidationRow {
   int batch_per_gpu = 0;       // throughput: the batch predicted, published or assumed
   std::string workload_class;  // throughput: "cnn, 1 GPU", "transformer, multi-GPU", ...
   std::string skipped;         // why there is no prediction; empty when predicted
+  // peak_memory_gb: the measured run fit its GPU; 1 when rigplan predicts it does not, else 0.
+  std::optional<double> fit_error;
+  // The `split` cell: "fit" for a row a model term was shaped on, "held-out" for one that was
+  // not; empty when the file does not say.
+  std::string split;
 };
 
 struct ValidationSummary {
@@ -43,7 +48,7 @@ struct ValidationSummary {
   std::optional<double> baseline_median_rel_err, baseline_mean_rel_err;  // memory-bandwidth ratio
   std::optional<double> mean_abs_pct_err;                                // peak_memory_gb rows
   std::optional<double> mean_abs_err_gb;                                 // peak_memory_gb rows
-  std::optional<double> fits_accuracy;  // fits rows, and memory rows read as fits / OOM
+  std::optional<double> fits_accuracy;  // fits rows, and memory rows (each measured run fit)
   int memory_rows = 0, fits_rows = 0, throughput_rows = 0;
 };
 
@@ -52,6 +57,8 @@ struct ValidationReport {
   ValidationSummary overall;
   std::vector<ValidationSummary> groups;   // one per group prefix, in first-seen order
   std::vector<ValidationSummary> classes;  // throughput rows by workload class and GPU count
+  // Rows by their `split` cell, per group prefix and overall ("litgpt-qlora, held-out").
+  std::vector<ValidationSummary> splits;
   bool leave_one_gpu_out = false;
   // Told (fits done, fits in all) as the held-out fits go, the slow part; last (n, n).
   std::function<void(size_t, size_t)> progress;

@@ -181,6 +181,8 @@ ValidationSummary summarize(std::string group, const std::vector<const Validatio
       ++s.memory_rows;
       pct.push_back(*r->error);
       abs_gb.push_back(std::abs(*r->predicted - r->measured));
+      ++fits_n;
+      if (*r->fit_error == 0) ++fits_right;
     } else {
       ++s.fits_rows;
       ++fits_n;
@@ -203,6 +205,26 @@ ValidationSummary summarize(std::string group, const std::vector<const Validatio
   }
   if (fits_n > 0) s.fits_accuracy = static_cast<double>(fits_right) / fits_n;
   return s;
+}
+
+// The rows marked fit or held-out, per group prefix that has them and overall.
+std::vector<ValidationSummary> split_summaries(const std::vector<ValidationRow>& rows,
+                                               const std::vector<std::string>& prefixes) {
+  std::vector<ValidationSummary> out;
+  for (const std::string_view split : {"fit", "held-out"}) {
+    std::vector<const ValidationRow*> all;
+    for (const auto& prefix : prefixes) {
+      std::vector<const ValidationRow*> in;
+      for (const auto& r : rows) {
+        if (r.split == split && r.group.substr(0, r.group.find('/')) == prefix) in.push_back(&r);
+      }
+      if (in.empty()) continue;
+      out.push_back(summarize(fmt::format("{}, {}", prefix, split), in));
+      all.insert(all.end(), in.begin(), in.end());
+    }
+    if (!all.empty()) out.push_back(summarize(fmt::format("all, {}", split), all));
+  }
+  return out;
 }
 
 // A parsed measurement file: rows with their runs resolved against the catalog and zoo.
@@ -248,6 +270,12 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     out.group = row.text("group");
     out.gpu = row.text("gpu");
     out.workload = row.text("workload");
+    out.split = row.text("split");
+    if (!out.split.empty() && out.split != "fit" && out.split != "held-out") {
+      return Status::invalid_input(fmt::format(
+          "{}:{}: column 'split': '{}' is not accepted; expected 'fit' or 'held-out'", path,
+          out.line, out.split));
+    }
     out.metric = row.text("metric");
     out.unit = row.text("unit");
     if (std::find(std::begin(kMetrics), std::end(kMetrics), out.metric) == std::end(kMetrics)) {
@@ -390,6 +418,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
       // torch.cuda.max_memory_allocated (the default) counts tensors only.
       out.predicted = parsed.whole_process[i] ? estimate->total_gb : estimate->allocated_gb;
       out.error = std::abs(*out.predicted / out.measured - 1) * 100;
+      out.fit_error = estimate->fits ? 0 : 1;  // it was measured, so it fit
     }
   }
 
@@ -490,6 +519,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
     }
     report.classes.push_back(summarize(cls, rows));
   }
+  report.splits = split_summaries(report.rows, prefixes);
   // Every class together, single-GPU and multi-GPU apart: the accuracy bars of docs/performance.md.
   for (const std::string_view count : {", 1 GPU", ", multi-GPU"}) {
     std::vector<const ValidationRow*> rows;

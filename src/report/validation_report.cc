@@ -50,6 +50,8 @@ Json to_json(const ValidationReport& report) {
           r.baseline_error ? Json(std::round(*r.baseline_error * 10000) / 10000) : Json(nullptr);
       row["class"] = r.workload_class;
     }
+    if (r.fit_error) row["fit_error"] = *r.fit_error;
+    if (!r.split.empty()) row["split"] = r.split;
     if (!r.skipped.empty()) row["skipped"] = r.skipped;
     rows.push_back(row);
   }
@@ -57,10 +59,13 @@ Json to_json(const ValidationReport& report) {
   for (const auto& g : report.groups) groups.push_back(summary_json(g));
   Json classes = Json::array();
   for (const auto& c : report.classes) classes.push_back(summary_json(c));
+  Json splits = Json::array();
+  for (const auto& c : report.splits) splits.push_back(summary_json(c));
   return {{"leave_one_gpu_out", report.leave_one_gpu_out},
           {"summary", summary_json(report.overall)},
           {"groups", groups},
           {"classes", classes},
+          {"splits", splits},
           {"rows", rows}};
 }
 
@@ -81,7 +86,10 @@ std::string validation_text(const ValidationReport& report) {
     }
     std::string error = r.metric == "fits"         ? (*r.error == 0 ? "right" : "WRONG")
                         : r.metric == "throughput" ? fmt::format("{:.1f}%", *r.error * 100)
-                                                   : fmt::format("{:.1f}%", *r.error);
+                                                   : fmt::format("{:.1f}%{}", *r.error,
+                                                                 r.fit_error == 1.0
+                                                                     ? " (predicted not to fit)"
+                                                                     : "");
     rows.add_row({std::to_string(r.line), r.group, r.gpu, r.metric, format_number(r.measured),
                   fmt::format("{:.2f}", *r.predicted), error});
   }
@@ -116,6 +124,10 @@ std::string validation_text(const ValidationReport& report) {
   if (!report.classes.empty()) {
     summary.add_row({"by workload class:"});
     for (const auto& c : report.classes) add(c);
+  }
+  if (!report.splits.empty()) {
+    summary.add_row({"by split (fit: evidence a term was shaped on; held-out: not):"});
+    for (const auto& c : report.splits) add(c);
   }
   out += fmt::format(
       "\nThroughput errors are relative to each group's ref row{}; the absolute error is "
