@@ -65,6 +65,8 @@ inline constexpr NumberField kTensorParallel{"tp", 1, 1'048'576, true};
 inline constexpr NumberField kPipelineParallel{"pp", 1, 1'048'576, true};
 inline constexpr NumberField kLossChunks{"loss-chunks", 0, 1024, true};  // 0: a fused loss
 inline constexpr NumberField kGradAccum{"grad-accum", 1, 1'000'000, true};
+// Image models: a diffusion model's training resolution or a ResNet's image size (square).
+inline constexpr NumberField kResolution{"resolution", 16, 16384, true, false, "px"};
 
 // --- The job and its constraints (recommend, cost; presets) ---
 inline constexpr NumberField kTokens{"tokens", 0, 1e18, false, true};

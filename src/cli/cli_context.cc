@@ -130,13 +130,32 @@ Result<CliContext::MeasurementInputs> CliContext::load_measurement_inputs(
 
 namespace {
 // The options add_run_options adds that describe the run (not which workload).
-constexpr std::string_view kRunOptions[] = {
-    "--recipe",         "--mode",         "--precision",    "--weights",
-    "--method",         "--optimizer",    "--lora-rank",    "--lora-targets",
-    "--pure-16bit",     "--batch",        "--seq",          "--checkpointing",
-    "--recompute",      "--activation-offload", "--optimizer-in-backward", "--loss-chunks",
-    "--grad-accum",     "--zero",         "--offload",      "--full-state-load",
-    "--tp",             "--pp",           "--link"};
+constexpr std::string_view kRunOptions[] = {"--recipe",
+                                            "--mode",
+                                            "--precision",
+                                            "--weights",
+                                            "--method",
+                                            "--optimizer",
+                                            "--lora-rank",
+                                            "--lora-targets",
+                                            "--pure-16bit",
+                                            "--batch",
+                                            "--seq",
+                                            "--checkpointing",
+                                            "--recompute",
+                                            "--activation-offload",
+                                            "--optimizer-in-backward",
+                                            "--loss-chunks",
+                                            "--grad-accum",
+                                            "--zero",
+                                            "--offload",
+                                            "--full-state-load",
+                                            "--tp",
+                                            "--pp",
+                                            "--link",
+                                            "--train-components",
+                                            "--cached-components",
+                                            "--resolution"};
 }  // namespace
 
 bool is_run_option(std::string_view name) {

@@ -22,6 +22,7 @@ constexpr const NumberField* kAll[] = {
     &kPipelineParallel,
     &kLossChunks,
     &kGradAccum,
+    &kResolution,
     &kTokens,
     &kSamples,
     &kImages,

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <deque>
 #include <cmath>
+#include <deque>
 #include <map>
 
 #include "rigplan/input.h"
@@ -272,9 +272,9 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     out.workload = row.text("workload");
     out.split = row.text("split");
     if (!out.split.empty() && out.split != "fit" && out.split != "held-out") {
-      return Status::invalid_input(fmt::format(
-          "{}:{}: column 'split': '{}' is not accepted; expected 'fit' or 'held-out'", path,
-          out.line, out.split));
+      return Status::invalid_input(
+          fmt::format("{}:{}: column 'split': '{}' is not accepted; expected 'fit' or 'held-out'",
+                      path, out.line, out.split));
     }
     out.metric = row.text("metric");
     out.unit = row.text("unit");
@@ -294,10 +294,10 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     if (!run) return run.status();
     auto gpu = catalog.find_gpu(out.gpu);
     auto workload = zoo.find(out.workload);
-    auto resolution = row.number("resolution", 0);
+    auto resolution = row.count("resolution", input::kResolution);
     if (!resolution) return resolution.status();
-    if (workload && *resolution > 0) {
-      auto resized = at_resolution(**workload, static_cast<int>(*resolution));
+    if (workload && *resolution) {
+      auto resized = at_resolution(**workload, **resolution);
       if (!resized) {
         return Status::invalid_input(fmt::format("{}:{}: column 'resolution': {}", path, out.line,
                                                  resized.status().message()));

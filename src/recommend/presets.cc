@@ -71,7 +71,7 @@ const std::vector<FieldSpec<TaskRecord>>& task_fields() {
       {"workload", &T::workload, kRequired},
       {"share", &T::share, kOptional, "", {}, input::kShare.range()},
       {"recipe", &T::recipe, kOptional},
-      {"resolution", &T::resolution, kOptional, "px", {}, {16, 16384, true}},
+      {"resolution", &T::resolution, kOptional, "px", {}, input::kResolution.range()},
   };
   return kFields;
 }

@@ -1,5 +1,7 @@
 #include "workload/workload_schema.h"
 
+#include "rigplan/input.h"
+
 namespace rigplan {
 namespace {
 
@@ -141,7 +143,7 @@ const std::vector<FieldSpec<Layer>>& layer_fields() {
 const std::vector<FieldSpec<DiffusionConfig>>& diffusion_fields() {
   using D = DiffusionConfig;
   static const std::vector<FieldSpec<D>> kFields = {
-      {"resolution", &D::resolution, kRequired, "px", {}, {16, 16384, true}},
+      {"resolution", &D::resolution, kRequired, "px", {}, input::kResolution.range()},
   };
   return kFields;
 }
@@ -150,7 +152,11 @@ const std::vector<FieldSpec<DiffusionComponent>>& diffusion_component_fields() {
   using C = DiffusionComponent;
   static const std::vector<FieldSpec<C>> kFields = {
       {"name", &C::name, kRequired},
-      {"kind", &C::kind, kRequired, "", {"unet", "flux", "mmdit", "clip-text", "t5-encoder", "vae"}},
+      {"kind",
+       &C::kind,
+       kRequired,
+       "",
+       {"unet", "flux", "mmdit", "clip-text", "t5-encoder", "vae"}},
       {"trains", &C::trains, kRequired},
       {"published_params", &C::published_params, kOptional, "", {}, size_range(1e14)},
       {"params_source", &C::params_source, kOptional},

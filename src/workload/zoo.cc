@@ -3,6 +3,7 @@
 
 #include "catalog/name_index.h"
 #include "catalog/toml_decode.h"
+#include "rigplan/input.h"
 #include "util/embedded_file.h"
 #include "workload/diffusion.h"
 #include "workload/resnet.h"
@@ -97,9 +98,10 @@ void decode_diffusion(const toml::table& table, const EntryContext& ctx, Workloa
           break;
         }
         UNetLevel level;
-        const EntryContext at = ctx.within(
-            *level_table, fmt::format("diffusion component {} level {}",
-                                      w.diffusion->components.size() + 1, component.levels.size() + 1));
+        const EntryContext at =
+            ctx.within(*level_table, fmt::format("diffusion component {} level {}",
+                                                 w.diffusion->components.size() + 1,
+                                                 component.levels.size() + 1));
         decode_fields(at, *level_table, unet_level_fields(), level, {});
         component.levels.push_back(level);
       }
@@ -174,6 +176,7 @@ Workload decode_workload(const EntryContext& ctx) {
 }  // namespace
 
 Result<Workload> at_resolution(const Workload& workload, int pixels) {
+  if (Status s = input::check(input::kResolution, pixels); !s.ok()) return s;
   Workload out = workload;
   if (workload.diffusion) {
     out.diffusion->resolution = pixels;
@@ -183,9 +186,9 @@ Result<Workload> at_resolution(const Workload& workload, int pixels) {
     return out;
   }
   if (workload.resnet) {
-    if (pixels < 32 || pixels > 8192) {
+    if (pixels < 32) {  // five stride-2 stages
       return Status::invalid_input(fmt::format(
-          "--resolution {} is not accepted for {}; expected 32 to 8192 px", pixels, workload.id));
+          "--resolution {} is not accepted for {}; expected at least 32 px", pixels, workload.id));
     }
     out.resnet->image_size = pixels;
     auto layers = resnet_layers(*out.resnet);
