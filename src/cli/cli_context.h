@@ -111,7 +111,7 @@ class Progress {
 struct RunOptions {
   std::string workload, hf_config;
   RunConfig run;
-  std::string lora_targets;  // comma-separated, as typed
+  std::string lora_targets;                         // comma-separated, as typed
   std::string train_components, cached_components;  // comma-separated, as typed
   std::optional<int> resolution;  // --resolution: image models at another input size, px
   std::string recipe;             // --recipe: a recipe id or a tool name (data/recipes/)

@@ -41,8 +41,7 @@ Result<ComponentPlan> plan_components(const Workload& w, const RunConfig& c) {
     }
   }
   if (Status s = check_names(w, "train-components", c.train_components, names); !s.ok()) return s;
-  if (Status s = check_names(w, "cached-components", c.cached_components, names); !s.ok())
-    return s;
+  if (Status s = check_names(w, "cached-components", c.cached_components, names); !s.ok()) return s;
   ComponentPlan plan;
   plan.trained = c.train_components.empty() ? trains : c.train_components;
   plan.cached = c.cached_components;

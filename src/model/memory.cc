@@ -393,12 +393,14 @@ double layer_output(const Layer& l, bool flash) {
   if (l.op == "linear") return static_cast<double>(l.tokens) * l.out_features;
   if (l.op == "embedding") return static_cast<double>(l.lookups) * l.dim;
   if (l.op == "lstm")
-    return static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * l.hidden_size * 6;  // 4 gates, c, h
+    return static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * l.hidden_size *
+           6;  // 4 gates, c, h
   if (l.op == "attention") {
     // Memory-efficient attention keeps the output and a log-sum-exp per query and head; plain
     // attention keeps the scores and their softmax.
-    return flash ? static_cast<double>(l.heads) * static_cast<double>(l.query_len) * (l.head_dim + 2)
-                 : 2.0 * l.heads * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);
+    return flash
+               ? static_cast<double>(l.heads) * static_cast<double>(l.query_len) * (l.head_dim + 2)
+               : 2.0 * l.heads * static_cast<double>(l.query_len) * static_cast<double>(l.key_len);
   }
   return static_cast<double>(l.elements);
 }

@@ -140,8 +140,8 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
 }
 
 // Operators of one forward pass of the layers of a layer list that have `role` in the run.
-void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole role,
-               double batch, double beta, bool flash, const Rates& rates, std::vector<Op>& ops) {
+void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole role, double batch,
+               double beta, bool flash, const Rates& rates, std::vector<Op>& ops) {
   for (size_t i = 0; i < w.layers.size(); ++i) {
     if (roles[i] != role) continue;
     const Layer& l = w.layers[i];

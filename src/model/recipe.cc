@@ -92,8 +92,16 @@ void decode_recipe(RawEntry raw, Problems& problems, std::vector<Recipe>& out) {
   std::vector<std::string_view> also = keys_of(run_config_fields());
   also.insert(also.end(), std::begin(kProvenanceKeys), std::end(kProvenanceKeys));
   decode_fields(ctx, raw.table, recipe_fields(), record, also);
-  Recipe recipe{record.id,    record.tool,  record.name, record.devices, record.config_file,
-                record.as_of, record.model, {},          {},             {}};
+  Recipe recipe{record.id,
+                record.tool,
+                record.name,
+                record.devices,
+                record.config_file,
+                record.as_of,
+                record.model,
+                {},
+                {},
+                {}};
   std::vector<std::string_view> present;
   for (auto&& [k, v] : raw.table) present.push_back(k.str());
   // Unknown keys are reported by the first pass only.

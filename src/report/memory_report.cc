@@ -178,10 +178,11 @@ std::string memory_html(const Workload& workload, const Gpu& gpu,
   std::vector<chart::Section> sections;
   if (!estimates.empty()) {
     const MemoryEstimate& e = estimates.front().second;
-    chart::Section s{fmt::format("{} on {}: {}", workload.id, gpu.id, run_summary(workload, e.config)),
-                     {verdict(workload, gpu, e)},
-                     {},
-                     {chart::svg(bars)}};
+    chart::Section s{
+        fmt::format("{} on {}: {}", workload.id, gpu.id, run_summary(workload, e.config)),
+        {verdict(workload, gpu, e)},
+        {},
+        {chart::svg(bars)}};
     s.table.push_back({"term", "GB", "formula", "values"});
     for (const auto& t : e.terms)
       s.table.push_back({t.name, fmt::format("{:.2f}", t.gb), t.formula, t.values});

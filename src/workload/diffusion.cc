@@ -234,7 +234,8 @@ void ada_norm(Builder& b, const std::string& name, int d, int chunks, I tokens) 
 void joint_attention(Builder& b, const std::string& name, int d, int heads, I n, I t, bool rms,
                      bool text_out) {
   const int head_dim = d / heads;
-  for (const char* p : {"q", "k", "v"}) b.linear(fmt::format("{}.to_{}", name, p), d, d, n, true, p);
+  for (const char* p : {"q", "k", "v"})
+    b.linear(fmt::format("{}.to_{}", name, p), d, d, n, true, p);
   for (const char* p : {"q", "k", "v"})
     b.linear(fmt::format("{}.add_{}_proj", name, p), d, d, t, true, p);
   if (rms) {

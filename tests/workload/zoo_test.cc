@@ -90,8 +90,8 @@ TEST(Zoo, FindsWorkloadsByTheirHuggingFaceNames) {
 // Each part of an image-generation model, built from its configuration, against the count
 // published for that part (the UNet, the transformer, each text encoder, the VAE).
 TEST(Diffusion, EveryComponentIsWithinOnePercentOfItsPublishedCount) {
-  for (const char* id : {"stable-diffusion-1.5", "sdxl", "flux.1-dev", "flux.1-schnell",
-                         "sd3-medium"}) {
+  for (const char* id :
+       {"stable-diffusion-1.5", "sdxl", "flux.1-dev", "flux.1-schnell", "sd3-medium"}) {
     const Workload& w = **zoo().find(id);
     ASSERT_TRUE(w.diffusion) << id;
     for (const auto& c : w.diffusion->components) {
