@@ -106,6 +106,10 @@ inline constexpr NumberField kMaxPrice{"max-price", 0, 1e9, false, false, "USD"}
 inline constexpr NumberField kMaxHourlyPrice{"max-price", 0, 1e6, false, false, "USD/h"};
 inline constexpr NumberField kMinCores{"min-cores", 0, 100'000, true};
 
+// --- Measurement files (validate) ---
+// A measured throughput or peak memory; a `fits` row's value is 0 or 1.
+inline constexpr NumberField kMeasuredValue{"value", 0, 1e12, false, true};
+
 // --- rigplan serve ---
 inline constexpr NumberField kPort{"port", 0, 65'535, true};
 inline constexpr NumberField kCacheEntries{"cache", 0, 1'000'000, true};

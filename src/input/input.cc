@@ -51,6 +51,7 @@ constexpr const NumberField* kAll[] = {
     &kMaxPrice,
     &kMaxHourlyPrice,
     &kMinCores,
+    &kMeasuredValue,
     &kPort,
     &kCacheEntries,
     &kCacheMegabytes,

@@ -289,6 +289,14 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     if (std::isnan(*value)) {
       return Status::invalid_input(fmt::format("{}:{}: column 'value' is empty", path, out.line));
     }
+    const bool fits = out.metric == "fits";
+    if (const std::string why = input::problem(input::kMeasuredValue, *value);
+        fits ? *value != 0 && *value != 1 : !why.empty()) {
+      return Status::invalid_input(fmt::format(
+          "{}:{}: column 'value': '{}' {}", path, out.line,
+          utf8_prefix(row.text("value"), kShownCell),
+          fits ? "is not accepted for metric 'fits'; expected 0 (does not fit) or 1 (fits)" : why));
+    }
     out.measured = *value;
     auto run = run_of(row);
     if (!run) return run.status();

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -148,6 +149,21 @@ TEST(Reproducers, MeasurementCountsMustBeWholeAndInRange) {
       {{"validate", path},
        path + ":2: column 'grad_checkpointing': '2' is not accepted; expected 0 or 1, true or "
               "false, yes or no"});
+  // A measured 0 or -5 images/s was validated, with an error of inf% and 3660%.
+  for (const auto& [metric, cell, why] : std::vector<std::array<std::string, 3>>{
+           {"throughput", "0", "is out of range; expected a number > 0 and <= 1000000000000"},
+           {"throughput", "-5", "is out of range; expected a number > 0 and <= 1000000000000"},
+           {"peak_memory_gb", "1e300",
+            "is out of range; expected a number > 0 and <= 1000000000000"},
+           {"fits", "2",
+            "is not accepted for metric 'fits'; expected 0 (does not fit) or 1 (fits)"},
+       }) {
+    const std::string measured =
+        write_file("value.csv", header + "t/x,1,rtx-4090,1,resnet50,train,fp16,,,,,64,,," + metric +
+                                    "," + cell + ",images/s,test\n");
+    expect_refused(
+        {{"validate", measured}, measured + ":2: column 'value': '" + cell + "' " + why});
+  }
 }
 
 // Every number option of every command refuses what is not a finite number in its range (issue
