@@ -182,12 +182,10 @@ Response Handler::run(std::string_view path, const Params& params) const {
     if (std::find(std::begin(kRefused), std::end(kRefused), key) != std::end(kRefused)) {
       return json_error(400, fmt::format("rigplan serve: --{} is not accepted over HTTP", key));
     }
-    // --key=value keeps a value that starts with '-' a value; a bare or "true" key is a flag.
-    if (value.empty() || value == "true") {
-      args.push_back("--" + key);
-    } else if (value != "false") {
-      args.push_back(fmt::format("--{}={}", key, value));
-    }
+    // --key=value keeps a value that starts with '-' a value; a bare or "true" key is a flag,
+    // passed as --key=true so that an option that needs a value cannot take the next argument.
+    if (value != "false")
+      args.push_back(fmt::format("--{}={}", key, value.empty() ? "true" : value));
   }
   if (report) {
     args.push_back("--html");

@@ -94,6 +94,22 @@ TEST_F(ServeTest, BadParametersGetTheCommandsOwnMessage) {
             server_->cli({"recommend", "resnet50", "--json"}).err);
 }
 
+TEST_F(ServeTest, ABareKeyIsAFlagAndNeverTakesTheNextParameter) {
+  // `batch=` became a bare --batch, which took the next argument, --gpu=rtx-4090, as its value.
+  auto res = client().Get("/api/memory?workload=llama-2-7b&batch=&gpu=rtx-4090");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
+            "Could not convert: --batch = true\nRun with --help for more information.");
+  res = client().Get("/api/memory?workload=llama-2-7b&gpu=rtx-4090&checkpointing&no-flash=true");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, server_
+                           ->cli({"memory", "llama-2-7b", "--gpu", "rtx-4090", "--checkpointing",
+                                  "--no-flash", "--json"})
+                           .out);
+}
+
 TEST_F(ServeTest, ParallelDegreesThatOverflowAreA400AndTheServerLives) {
   // tp × pp wrapped to 0 and `gpus % 0` ended the server with SIGFPE (issue 20).
   auto res = client().Get("/api/memory?workload=llama-2-7b&gpu=rtx-4090&tp=65536&pp=65536");
