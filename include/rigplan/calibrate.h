@@ -15,10 +15,13 @@ struct ThroughputSample {
   const Gpu* gpu = nullptr;
   RunConfig run;
   double measured = 0;
-  int ref = -1;  // index of the group's ref sample; itself for a ref row
+  int ref = -1;  // index of the group's ref sample; itself for a ref row and an absolute row
+  std::string metric = "throughput";  // throughput, ttft_ms, tpot_ms
+  bool absolute = false;              // a row of a group without a ref, scored on its own
 };
 
-// Predicted throughput of each sample under a calibration (0 where the run is malformed).
+// The predicted value of each sample's metric under a calibration (0 where the run is malformed
+// or the prediction has no such value).
 std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples,
                                     const Calibration& calibration, const Catalog& catalog);
 

@@ -56,6 +56,7 @@ struct Gpu {
   std::optional<double> fp16_fp16acc_tflops;  // dense tensor FP16, FP16 accumulate
   std::optional<double> bf16_tflops;          // dense tensor BF16
   std::optional<double> fp8_tflops;           // dense tensor FP8
+  std::optional<double> fp4_tflops;           // dense tensor FP4 (Blackwell: NVFP4, MXFP4)
   std::optional<double> int8_tops;            // dense tensor INT8
   double memory_gb = 0;
   std::string memory_type;

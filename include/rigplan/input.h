@@ -67,6 +67,11 @@ inline constexpr NumberField kLossChunks{"loss-chunks", 0, 1024, true};  // 0: a
 inline constexpr NumberField kGradAccum{"grad-accum", 1, 1'000'000, true};
 // Image models: a diffusion model's training resolution or a ResNet's image size (square).
 inline constexpr NumberField kResolution{"resolution", 16, 16384, true, false, "px"};
+// Inference (docs/inference.md): sequences an engine decodes together, the share of each GPU it
+// claims, and the load of a serving run.
+inline constexpr NumberField kMaxSeqs{"max-seqs", 1, 1'000'000, true};
+inline constexpr NumberField kMemoryUtilization{"gpu-memory-utilization", 0, 1, false, true};
+inline constexpr NumberField kRequestRate{"request-rate", 0, 1e9, false, true, "requests/s"};
 
 // --- The job and its constraints (recommend, cost; presets) ---
 inline constexpr NumberField kTokens{"tokens", 0, 1e18, false, true};

@@ -15,10 +15,10 @@ namespace rigplan {
 
 // How a workload is run. Empty strings and zeros take the documented defaults.
 struct RunConfig {
-  std::string mode = "train";   // train, infer (prefill and decode are inference)
-  std::string precision;        // fp32, tf32, fp16, bf16, fp8; default: the workload's
-  std::string weights;          // storage of the weights: f16, bf16, fp32, fp8, int8, nf4, nf4-dq,
-                                // q4_0, q4_k_m, q5_k_m, q8_0, int4; default: per precision
+  std::string mode = "train";  // train, or inference: infer (= prefill), prefill, decode, serve
+  std::string precision;       // fp32, tf32, fp16, bf16, fp8; default: the workload's
+  std::string weights;         // storage of the weights: a format of data/engines (f16, bf16, fp32,
+                               // fp8, int8, int4, nvfp4, nf4, q4_k_m, ...); default: per precision
   std::string method = "full";  // full, lora, qlora
   // adamw, adam8bit, paged-adamw, paged-adamw8bit (bitsandbytes paged: host-pageable states),
   // sgd, sgd-momentum, adafactor
@@ -62,6 +62,17 @@ struct RunConfig {
   // Throughput of a run known to have run (a measurement): skip the offload penalty even when
   // the memory model says it does not fit.
   bool known_to_fit = false;
+
+  // Inference (docs/inference.md). The engine that runs it, an id or alias of data/engines
+  // (pytorch, vllm, sglang, tensorrt-llm, llama.cpp, ollama); default: pytorch for training,
+  // vllm for inference. `seq_len` is the prompt, `gen_tokens` the tokens generated after it and
+  // `batch` the sequences of one model replica (serve: those in flight; default: the most the
+  // KV cache holds).
+  std::string engine;
+  std::string kv_cache;                      // KV-cache format: auto, fp8, int8, q8_0, q4_0
+  std::optional<int> max_seqs;               // the most sequences decoded together
+  std::optional<double> request_rate;        // serve: requests per second, per setup
+  std::optional<double> memory_utilization;  // vLLM --gpu-memory-utilization and the like
 };
 
 struct MemoryTerm {
@@ -90,6 +101,13 @@ struct MemoryEstimate {
                            // 0: not within 1024
   std::vector<std::string> suggestions;  // when it does not fit: changes that make it fit
   std::vector<std::string> warnings;     // computed as asked, but unusual (run_warnings)
+  // Inference: what the engine lets the run use (its memory_utilization of the GPU, or all of it),
+  // the room left there for the KV cache, and the most sequences of seq + gen_tokens tokens
+  // the room holds, within the engine's limit.
+  double available_gb = 0;
+  double kv_room_gb = 0;
+  int max_sequences = 0;
+  std::vector<std::string> notes;  // defaults the estimate assumed (engine, split), one each
 };
 
 // A malformed configuration (zero batch, negative rank, unknown precision) is a kInvalidInput
@@ -117,7 +135,8 @@ Status check_link(std::string_view link);
 // configuration on many GPUs estimate it once and compare its total with each capacity.
 double capacity_gb(const Gpu& gpu);
 
-// Bits per weight of a storage format (nf4: 4.5 with its fp32 block scales), nullopt if unknown.
+// Bits per weight of a storage format of data/engines (nf4: 4.5 with its fp32 block scales),
+// nullopt if unknown.
 std::optional<double> bits_per_weight(std::string_view format);
 
 }  // namespace rigplan

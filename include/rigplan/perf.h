@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,21 @@ struct WorkloadCalibration {
   std::string fitted_on;  // what it was fitted to
 };
 
+// Fitted efficiencies of an inference engine on one calibration key
+// (data/calibration/inference.toml): fractions of the weight format's tensor rate and of the
+// memory bandwidth its kernels reach.
+struct EngineCalibration {
+  std::string engine;
+  std::string architecture;  // a calibration key
+  double gemm_efficiency = 0.7;
+  double memory_efficiency = 0.8;
+  int rows = 0;  // measurements behind it
+  std::string fitted_on;
+};
+
 struct Calibration {
   std::vector<ArchCalibration> archs;
+  std::vector<EngineCalibration> engines;
   std::vector<WorkloadCalibration> workloads;
   // Error band of the absolute throughput per workload class (cnn, transformer, rnn, recsys): what
   // 68% of the leave-one-GPU-out single-GPU predictions stayed within.
@@ -52,6 +66,20 @@ struct Calibration {
 
 const Calibration& embedded_calibration();
 Result<Calibration> load_calibration(const std::vector<CatalogFile>& files);
+
+// Serving under continuous batching (mode "serve", docs/inference.md), for the whole setup.
+struct ServingPrediction {
+  double ttft_ms = 0;  // time to the first token of a request
+  double tpot_ms = 0;  // time per output token after the first
+  double output_tokens_per_s = 0;
+  double requests_per_s = 0;
+  double concurrency = 0;   // sequences in flight per replica (mean)
+  int max_concurrency = 0;  // the most the KV cache and the engine hold per replica
+  int replicas = 1;
+  bool saturated = false;  // the request rate is beyond what the setup serves
+  std::string limited_by;  // what caps max_concurrency: kv-cache or the engine's max-seqs
+  std::string load;        // how the load was set: max-load, concurrency, request-rate
+};
 
 // Time of one class of operators in a step.
 struct PerfTerm {
@@ -74,8 +102,9 @@ struct Prediction {
   std::string workload_class;
   std::vector<PerfTerm> terms;
   bool fits = true;
-  std::string note;                   // e.g. why a run is offloaded or does not fit
-  std::vector<std::string> warnings;  // of the memory estimate (run_warnings)
+  std::string note;                          // e.g. why a run is offloaded or does not fit
+  std::vector<std::string> warnings;         // of the memory estimate (run_warnings)
+  std::optional<ServingPrediction> serving;  // mode serve
 };
 
 // mode "train": a training step; "infer"/"prefill": a forward pass over the prompt;

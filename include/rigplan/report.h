@@ -76,6 +76,18 @@ std::string memory_html(const Workload& workload, const Gpu& gpu,
 Json to_json(const Workload& workload);
 std::string show_text(const Workload& workload);
 
+// `rigplan engines`: an engine with every figure and its source, the formats it runs
+// (rigplan/engine.h).
+}  // namespace rigplan::report
+namespace rigplan {
+struct Engine;
+class Engines;
+}  // namespace rigplan
+namespace rigplan::report {
+Json to_json(const Engine& engine, const Engines& engines);
+std::string engines_text(const Engines& engines);
+std::string show_text(const Engine& engine, const Engines& engines);
+
 // `rigplan validate`: each row and the summaries (PRODUCT.md's `summary` keys).
 Json to_json(const ValidationReport& report);
 std::string validation_text(const ValidationReport& report);

@@ -2,8 +2,10 @@
 // is a CSV with the header group,ref,gpu,num_gpus,workload,mode,precision,weights,method,
 // optimizer,lora_rank,batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source in any
 // order; the optional columns lora_targets, zero, offload, pure_bf16, flash_attention,
-// full_state_load and memory_metric refine the run. Rows rigplan cannot predict are counted and
-// listed with the reason.
+// full_state_load and memory_metric refine the run, and engine, input_len, output_len,
+// concurrency, request_rate, tp, pp and kv_cache describe inference runs (metrics throughput,
+// ttft_ms and tpot_ms). Speed rows of a group without a ref row are absolute rows. Rows rigplan
+// cannot predict are counted and listed with the reason.
 #pragma once
 
 #include <functional>
@@ -28,6 +30,7 @@ struct ValidationRow {
   std::optional<double> abs_error;       // throughput: |predicted / measured - 1|
   std::optional<double> baseline_error;  // throughput: relative error of the bandwidth-ratio guess
   bool is_ref = false;         // the group's reference row (relative error 0 by definition)
+  bool absolute = false;       // a speed row of a group without a ref: scored on its own
   int batch_per_gpu = 0;       // throughput: the batch predicted, published or assumed
   std::string workload_class;  // throughput: "cnn, 1 GPU", "transformer, multi-GPU", ...
   std::string skipped;         // why there is no prediction; empty when predicted
@@ -44,7 +47,10 @@ struct ValidationSummary {
   int skipped = 0;    // rows not predicted
   std::optional<double> median_rel_err, mean_rel_err,
       max_rel_err;                       // throughput rows (refs excluded)
-  std::optional<double> median_abs_err;  // |predicted / measured - 1|
+  std::optional<double> median_abs_err;  // |predicted / measured - 1|, ratio rows
+  // Absolute rows (groups without a ref row): |predicted / measured - 1|.
+  int n_absolute = 0;
+  std::optional<double> median_abs_rel_err, mean_abs_rel_err;
   std::optional<double> baseline_median_rel_err, baseline_mean_rel_err;  // memory-bandwidth ratio
   std::optional<double> mean_abs_pct_err;                                // peak_memory_gb rows
   std::optional<double> mean_abs_err_gb;                                 // peak_memory_gb rows

@@ -31,6 +31,7 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
       {"fp16_fp16acc_tflops", &g.fp16_fp16acc_tflops},
       {"bf16_tflops", &g.bf16_tflops},
       {"fp8_tflops", &g.fp8_tflops},
+      {"fp4_tflops", &g.fp4_tflops},
       {"int8_tops", &g.int8_tops}};
   for (const auto& [key, rate] : tensor_rates) {
     if (!rate->has_value()) continue;

@@ -64,6 +64,7 @@ const std::vector<FieldSpec<Gpu>>& gpu_fields() {
       {"fp16_fp16acc_tflops", &G::fp16_fp16acc_tflops, kOptional, "TFLOPS", {}, kTflops},
       {"bf16_tflops", &G::bf16_tflops, kOptional, "TFLOPS", {}, kTflops},
       {"fp8_tflops", &G::fp8_tflops, kOptional, "TFLOPS", {}, kTflops},
+      {"fp4_tflops", &G::fp4_tflops, kOptional, "TFLOPS", {}, kTflops},
       {"int8_tops", &G::int8_tops, kOptional, "TOPS", {}, kTflops},
       {"memory_gb", &G::memory_gb, kRequired, "GB", {}, positive(4096)},
       {"memory_type",

@@ -155,7 +155,30 @@ constexpr std::string_view kRunOptions[] = {"--recipe",
                                             "--link",
                                             "--train-components",
                                             "--cached-components",
-                                            "--resolution"};
+                                            "--resolution",
+                                            "--engine",
+                                            "--gen-tokens",
+                                            "--kv-cache",
+                                            "--max-seqs",
+                                            "--request-rate",
+                                            "--gpu-memory-utilization"};
+
+// The inference options of a run: engine, lengths, KV cache, serving load.
+void add_inference_options(CLI::App* cmd, RunConfig& run) {
+  cmd->add_option("--engine", run.engine,
+                  "Inference engine: pytorch, vllm, sglang, tensorrt-llm, llama.cpp, ollama "
+                  "(default: pytorch to train, vllm for inference; `rigplan engines list`)");
+  cmd->add_option("--gen-tokens,--output-len", run.gen_tokens,
+                  "Inference: tokens generated after the prompt");
+  cmd->add_option("--kv-cache", run.kv_cache, "KV-cache format: auto, fp8, int8, q8_0, q4_0");
+  cmd->add_option("--max-seqs", run.max_seqs,
+                  "Inference: the most sequences decoded together (default: the engine's)");
+  cmd->add_option("--request-rate", run.request_rate,
+                  "--mode serve: requests per second (default: as many sequences as fit)");
+  cmd->add_option("--gpu-memory-utilization", run.memory_utilization,
+                  "Share of each GPU the engine claims (default: the engine's, vLLM 0.9)");
+}
+
 }  // namespace
 
 bool is_run_option(std::string_view name) {
@@ -171,12 +194,14 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
                   "A fine-tuning tool's defaults (data/recipes/): a recipe id or a tool name "
                   "(torchtune, litgpt, peft-trl, unsloth, axolotl, deepspeed, fsdp-qlora); options "
                   "given here win");
-  cmd->add_option("--mode", o.run.mode, "train, infer, prefill or decode")->capture_default_str();
+  cmd->add_option("--mode", o.run.mode, "train, infer, prefill, decode or serve")
+      ->capture_default_str();
+  add_inference_options(cmd, o.run);
   cmd->add_option("--precision", o.run.precision,
                   "fp32, tf32, fp16, bf16, fp8 (default: the workload's)");
-  cmd->add_option(
-      "--weights", o.run.weights,
-      "Weight format: f16, bf16, fp32, fp8, int8, int4, nf4, nf4-dq, q4_k_m, q5_k_m, q8_0");
+  cmd->add_option("--weights", o.run.weights,
+                  "Weight format: f16, bf16, fp32, fp8, int8, int4 (awq, gptq), nvfp4, mxfp4, nf4, "
+                  "nf4-dq, q4_0, q4_k_m, q5_k_m, q6_k, q8_0");
   cmd->add_option("--method", o.run.method, "full, lora or qlora")->capture_default_str();
   cmd->add_option("--optimizer", o.run.optimizer,
                   "adamw, adam8bit, paged-adamw, paged-adamw8bit, sgd, sgd-momentum, adafactor")
@@ -195,8 +220,11 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
                   "1024 for SDXL and Flux)");
   cmd->add_flag("--pure-16bit", o.run.pure_16bit,
                 "All state in 16 bit, no fp32 master copy (\"bf16-true\")");
-  cmd->add_option("--batch", o.run.batch, "Batch per GPU (default: the workload's)");
-  cmd->add_option("--seq", o.run.seq_len, "Sequence length (default: the workload's)");
+  cmd->add_option("--batch,--concurrency", o.run.batch,
+                  "Batch per GPU (default: the workload's); inference: sequences per model "
+                  "replica, in flight when serving (default: as many as fit)");
+  cmd->add_option("--seq,--input-len", o.run.seq_len,
+                  "Sequence length; inference: prompt tokens (default: the workload's)");
   cmd->add_flag("--checkpointing", o.run.checkpointing,
                 "Activation checkpointing of every layer (recomputes the forward)");
   cmd->add_option("--recompute", o.run.recompute,
@@ -211,9 +239,9 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--grad-accum", o.run.grad_accum, "Micro-batches per optimizer step")
       ->capture_default_str();
   cmd->add_option("--zero", o.run.zero, "ZeRO stage 0-3 (3 = FSDP full shard)");
-  cmd->add_option(
-      "--offload", o.run.offload,
-      "none, optimizer (ZeRO-Offload) or cpu (optimizer, and the weights with --zero 3)");
+  cmd->add_option("--offload", o.run.offload,
+                  "none, optimizer (ZeRO-Offload) or cpu (optimizer, and the weights with --zero "
+                  "3)");
   cmd->add_flag("--full-state-load", o.run.full_state_load,
                 "ZeRO-3/FSDP: the checkpoint loaded as a full state dict (LitGPT)");
   cmd->add_option("--tp", o.run.tensor_parallel, "Tensor-parallel degree");

@@ -153,6 +153,7 @@ void add_regions_command(CLI::App& app, CliContext& ctx);
 void add_catalog_command(CLI::App& app, CliContext& ctx);
 void add_overview_command(CLI::App& app, CliContext& ctx);
 void add_workloads_command(CLI::App& app, CliContext& ctx);
+void add_engines_command(CLI::App& app, CliContext& ctx);
 void add_memory_command(CLI::App& app, CliContext& ctx);
 void add_validate_command(CLI::App& app, CliContext& ctx);
 void add_predict_command(CLI::App& app, CliContext& ctx);

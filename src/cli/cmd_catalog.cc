@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_context.h"
+#include "rigplan/engine.h"
 
 namespace rigplan::cli {
 namespace {
@@ -30,11 +31,21 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
   command->require_subcommand(1);
 
   auto& dir = ctx.keep<std::string>();
+  auto& engines_dir = ctx.keep<std::string>();
   auto* check = command->add_subcommand(
       "check",
-      "Validate a catalog directory (default: the catalog in use) and report every problem");
+      "Validate a catalog directory (default: the catalog in use) and the inference engines "
+      "(data/engines), and report every problem");
   check->add_option("dir", dir, "Catalog directory");
-  check->callback([&ctx, &dir] {
+  check->add_option("--engines", engines_dir,
+                    "Directory of engine files to check (default: the embedded data/engines)");
+  check->callback([&ctx, &dir, &engines_dir] {
+    // The engines and their formats are checked with the catalog.
+    Result<std::vector<CatalogFile>> engine_files =
+        engines_dir.empty() ? Result<std::vector<CatalogFile>>(embedded_engine_files_list())
+                            : read_catalog_dir(engines_dir);
+    const Result<Engines> engines =
+        engine_files ? load_engines(*engine_files) : Result<Engines>(engine_files.status());
     Result<std::shared_ptr<const Catalog>> loaded = Status::internal("not loaded");
     if (dir.empty()) {
       loaded = ctx.load();
@@ -49,7 +60,14 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
       }
     }
     if (ctx.json) {
-      report::Json out = {{"ok", loaded.ok()}};
+      report::Json out = {{"ok", loaded.ok() && engines.ok()}};
+      if (engines) {
+        out["engines"] = {{"engines", engines->engines.size()},
+                          {"weight_formats", engines->formats.size()},
+                          {"kv_formats", engines->kv_formats.size()}};
+      } else {
+        out["engine_problems"] = engines.status().message();
+      }
       if (loaded) {
         out["counts"] = counts_json(**loaded);
         report::Json stale = report::Json::array();
@@ -73,11 +91,13 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
         out["summary"] = std::string(text);
       }
       ctx.print_json(out);
+      const Status& failed = !loaded ? loaded.status() : engines.status();
       ctx.exit_code =
-          loaded ? kExitOk : (loaded.status().is_user_error() ? kExitBadInput : kExitInternal);
+          failed.ok() ? kExitOk : (failed.is_user_error() ? kExitBadInput : kExitInternal);
       return;
     }
     if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    if (!engines) return void(ctx.exit_code = ctx.fail(engines.status()));
     const Catalog& c = **loaded;
     *ctx.out << fmt::format(
         "catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects, {} base systems, "
@@ -85,6 +105,9 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
         c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(), c.interconnects.size(),
         c.systems.size(), c.circuits.size(), c.psus.size(), c.nics.size(), c.boards.size(),
         c.chassis.size());
+    *ctx.out << fmt::format("engines OK: {} engines, {} weight formats, {} KV-cache formats\n",
+                            engines->engines.size(), engines->formats.size(),
+                            engines->kv_formats.size());
     const auto stale = stale_prices(c, today(), kStaleAfterDays);
     if (!stale.empty()) {
       *ctx.err << fmt::format(

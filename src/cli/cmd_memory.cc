@@ -62,8 +62,6 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
       "Memory breakdown of a workload on a GPU: does it fit, the largest batch, how many GPUs");
   add_run_options(cmd, o.run);
   cmd->add_option("--gpu", o.gpu, "GPU id or name")->required();
-  cmd->add_option("--gen-tokens", o.run.run.gen_tokens,
-                  "Inference: tokens generated after the prompt");
   cmd->add_flag("!--no-flash", o.run.run.flash_attention,
                 "Attention without FlashAttention (keeps s×s scores)");
   cmd->add_option("--gpus", o.run.run.gpus, "GPUs")->capture_default_str();

@@ -7,7 +7,9 @@
 #include <map>
 #include <set>
 
+#include "model/inference_perf.h"
 #include "rigplan/calibration_fit.h"
+#include "rigplan/engine.h"
 #include "util/stats.h"
 
 namespace rigplan {
@@ -46,15 +48,42 @@ double objective(const std::vector<ThroughputSample>& samples, const std::vector
   return sum;
 }
 
+// An inference run of an LLM: its speed comes from the engine's efficiencies, not the arch's.
+bool is_inference(const ThroughputSample& s) {
+  return s.workload->transformer && s.run.mode != "train";
+}
+
+// The engine id of an inference sample (its run may name an alias).
+std::string engine_of(const ThroughputSample& s) {
+  auto engine = embedded_engines().find_engine(s.run.engine);
+  return engine ? (*engine)->id : s.run.engine;
+}
+
+double huber(double e) {
+  return e <= kHuberDelta ? e * e : 2 * kHuberDelta * e - kHuberDelta * kHuberDelta;
+}
+
+}  // namespace
+
+namespace {
+
+double sample_value(const ThroughputSample& s, const Calibration& calibration,
+                    const Catalog& catalog) {
+  auto p = predict(*s.workload, *s.gpu, s.run, calibration, catalog);
+  if (!p) return 0;
+  if (s.metric == "throughput") return p->throughput;
+  if (p->serving) return s.metric == "ttft_ms" ? p->serving->ttft_ms : p->serving->tpot_ms;
+  // Decode: the time of a step is the time per output token.
+  return s.metric == "tpot_ms" && p->config.mode == "decode" ? p->step_time_s * 1e3 : 0;
+}
+
 }  // namespace
 
 std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples,
                                     const Calibration& calibration, const Catalog& catalog) {
   std::vector<double> out(samples.size(), 0);
-  for (size_t i = 0; i < samples.size(); ++i) {
-    auto p = predict(*samples[i].workload, *samples[i].gpu, samples[i].run, calibration, catalog);
-    if (p) out[i] = p->throughput;
-  }
+  for (size_t i = 0; i < samples.size(); ++i)
+    out[i] = sample_value(samples[i], calibration, catalog);
   return out;
 }
 
@@ -64,6 +93,61 @@ double relative_error(const std::vector<ThroughputSample>& samples,
   return std::abs((predicted[i] / predicted[r]) / (samples[i].measured / samples[r].measured) - 1);
 }
 
+namespace {
+
+// The engines' efficiencies per calibration key, fitted to the inference samples in use: the
+// Huber loss of log(predicted / measured) (absolute, so that the level is right as well as the
+// ratios) plus a weak pull towards the engine's priors (data/engines). Coordinate descent over
+// multiplicative steps, as for the architectures.
+void fit_engines(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
+                 const Catalog& catalog, Calibration& c) {
+  c.engines.clear();
+  std::map<std::pair<std::string, std::string>, std::vector<size_t>> by_key;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (use[i] && is_inference(samples[i]))
+      by_key[{engine_of(samples[i]), calibration_key(*samples[i].gpu)}].push_back(i);
+  }
+  const Engines& engines = embedded_engines();
+  for (const auto& [key, rows] : by_key) {
+    auto engine = engines.find_engine(key.first);
+    if (!engine) continue;
+    const EngineCalibration prior =
+        engine_efficiency(Calibration{}, **engine, *samples[rows[0]].gpu);
+    c.engines.push_back(prior);
+    EngineCalibration& e = c.engines.back();
+    e.rows = static_cast<int>(rows.size());
+    auto loss = [&] {
+      double sum = 0;
+      for (size_t i : rows) {
+        const double p = sample_value(samples[i], c, catalog);
+        sum += p > 0 ? huber(std::abs(std::log(p / samples[i].measured))) : 1;
+      }
+      return sum +
+             kPriorWeight * (std::pow(std::log(e.gemm_efficiency / prior.gemm_efficiency), 2) +
+                             std::pow(std::log(e.memory_efficiency / prior.memory_efficiency), 2));
+    };
+    double best = loss();
+    for (int sweep = 0; sweep < kSweeps; ++sweep) {
+      for (double EngineCalibration::*param :
+           {&EngineCalibration::gemm_efficiency, &EngineCalibration::memory_efficiency}) {
+        const double base = e.*param;
+        double chosen = base;
+        for (double step : kSteps) {
+          e.*param = std::clamp(base * step, kMinEfficiency, 1.0);
+          if (e.*param == base) continue;
+          if (const double score = loss(); score < best) {
+            best = score;
+            chosen = e.*param;
+          }
+        }
+        e.*param = chosen;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
                             const std::vector<bool>& use, const Calibration& start,
                             const Catalog& catalog) {
@@ -71,7 +155,7 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
   c.workloads.clear();  // the efficiencies are fitted against the operator model alone
   std::set<std::string> present;
   for (size_t i = 0; i < samples.size(); ++i) {
-    if (use[i]) present.insert(calibration_key(*samples[i].gpu));
+    if (use[i] && !is_inference(samples[i])) present.insert(calibration_key(*samples[i].gpu));
   }
   for (const auto& arch : present) {
     bool known = false;
@@ -84,6 +168,7 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
   for (size_t i = 0; i < samples.size(); ++i) {
     const size_t r = static_cast<size_t>(std::max(samples[i].ref, 0));
     if (!use[i] && !(r < use.size() && use[r] && samples[r].ref >= 0)) continue;
+    if (is_inference(samples[i])) continue;
     by_arch[calibration_key(*samples[i].gpu)].push_back(i);
   }
   auto repredict = [&](const std::string& arch) {
@@ -127,6 +212,7 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
   for (const auto& [workload, logs] : log_ratios) {
     c.workloads.push_back({workload, std::exp(median(logs)), static_cast<int>(logs.size()), ""});
   }
+  fit_engines(samples, use, catalog, c);
   return c;
 }
 
@@ -157,20 +243,38 @@ constexpr double kBandShare = 0.68;
 std::string calibration_toml(const Calibration& fitted, const ValidationReport& held_out,
                              std::string_view path, size_t rows, const Date& date) {
   const std::string day = date.to_string();
-  std::string out = fmt::format(
-      "# Fitted efficiencies of the performance model, per calibration key (architecture and\n"
-      "# class: hbm, gddr, geforce), and each measured workload's speed against the model.\n"
-      "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
-      "# Error bands: per workload class, the absolute error |predicted / measured - 1| that 68% "
-      "of\n"
-      "# the leave-one-GPU-out single-GPU predictions stay within.\n"
-      "# See docs/performance.md.\n",
-      path, day, rows);
+  std::string out =
+      fitted.archs.empty() && !fitted.engines.empty()
+          ? fmt::format(
+                "# Fitted efficiencies of the inference engines per calibration key: fractions of "
+                "the\n"
+                "# weight format's tensor rate and of the memory bandwidth their kernels reach.\n"
+                "# Written by `rigplan calibrate {}` on {}: {} rows.\n"
+                "# Error band: the absolute error |predicted / measured - 1| that 68% of the\n"
+                "# leave-one-GPU-out predictions stay within. See docs/inference.md.\n",
+                path, day, rows)
+          : fmt::format(
+                "# Fitted efficiencies of the performance model, per calibration key (architecture "
+                "and\n"
+                "# class: hbm, gddr, geforce), and each measured workload's speed against the "
+                "model.\n"
+                "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
+                "# Error bands: per workload class, the absolute error |predicted / measured - 1| "
+                "that 68% of\n"
+                "# the leave-one-GPU-out single-GPU predictions stay within.\n"
+                "# See docs/performance.md.\n",
+                path, day, rows);
   for (const auto& a : fitted.archs) {
     out += fmt::format(
         "\n[[arch]]\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\nmemory_efficiency = "
         "{:.3f}\ntf32_efficiency = {:.3f}\nfitted_on = \"{}, {}\"\n",
         a.architecture, a.gemm_efficiency, a.memory_efficiency, a.tf32_efficiency, path, day);
+  }
+  for (const auto& e : fitted.engines) {
+    out += fmt::format(
+        "\n[[engine]]\nengine = \"{}\"\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\n"
+        "memory_efficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, {}\"\n",
+        e.engine, e.architecture, e.gemm_efficiency, e.memory_efficiency, e.rows, path, day);
   }
   for (const auto& w : fitted.workloads) {
     out += fmt::format(
@@ -181,8 +285,14 @@ std::string calibration_toml(const Calibration& fitted, const ValidationReport& 
   std::map<std::string, std::vector<double>> errors_by_class;
   for (const auto& r : held_out.rows) {
     const auto comma = r.workload_class.find(", 1 GPU");
-    if (r.abs_error && comma != std::string::npos)
+    if (!r.abs_error || r.metric != "throughput") continue;
+    // Inference rows are classed by engine and phase; they share one band.
+    const bool inference = r.workload_class.find(' ') < r.workload_class.find(',');
+    if (inference) {
+      errors_by_class["inference"].push_back(*r.abs_error);
+    } else if (comma != std::string::npos) {
       errors_by_class[r.workload_class.substr(0, comma)].push_back(*r.abs_error);
+    }
   }
   for (auto& [workload_class, errors] : errors_by_class) {
     std::sort(errors.begin(), errors.end());

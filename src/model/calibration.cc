@@ -39,9 +39,26 @@ const std::vector<FieldSpec<WorkloadCalibration>>& workload_fields() {
   return kFields;
 }
 
+const std::vector<FieldSpec<EngineCalibration>>& engine_fields() {
+  using E = EngineCalibration;
+  static const std::vector<FieldSpec<E>> kFields = {
+      {"engine", &E::engine, true},
+      {"architecture", &E::architecture, true},
+      {"gemm_efficiency", &E::gemm_efficiency, true, "", {}, {0, 1, false}},
+      {"memory_efficiency", &E::memory_efficiency, true, "", {}, {0, 1, false}},
+      {"rows", &E::rows, true, "", {}, {1, 1e6, true}},
+      {"fitted_on", &E::fitted_on, true},
+  };
+  return kFields;
+}
+
 const std::vector<FieldSpec<Band>>& band_fields() {
   static const std::vector<FieldSpec<Band>> kFields = {
-      {"workload_class", &Band::workload_class, true, "", {"cnn", "transformer", "rnn", "recsys"}},
+      {"workload_class",
+       &Band::workload_class,
+       true,
+       "",
+       {"cnn", "transformer", "rnn", "recsys", "inference"}},
       {"rel_error", &Band::rel_error, true, "", {}, {0, 10, false}},
   };
   return kFields;
@@ -60,12 +77,12 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
     for (auto&& [key, node] : root) {
       const auto* array = node.as_array();
       const bool arch = key.str() == "arch", band = key.str() == "band",
-                 workload = key.str() == "workload";
-      if ((!arch && !band && !workload) || !array || !array->is_array_of_tables()) {
-        problems.add(
-            node.source(),
-            fmt::format("unknown section '{}'; expected [[arch]], [[workload]] or [[band]]",
-                        key.str()));
+                 workload = key.str() == "workload", engine = key.str() == "engine";
+      if ((!arch && !band && !workload && !engine) || !array || !array->is_array_of_tables()) {
+        problems.add(node.source(),
+                     fmt::format("unknown section '{}'; expected [[arch]], [[workload]], "
+                                 "[[engine]] or [[band]]",
+                                 key.str()));
         continue;
       }
       for (const auto& item : *array) {
@@ -75,6 +92,10 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
           ArchCalibration a;
           decode_fields(ctx, raw.table, arch_fields(), a, {});
           out.archs.push_back(a);
+        } else if (engine) {
+          EngineCalibration e;
+          decode_fields(ctx, raw.table, engine_fields(), e, {});
+          out.engines.push_back(e);
         } else if (workload) {
           WorkloadCalibration w;
           decode_fields(ctx, raw.table, workload_fields(), w, {});

@@ -9,7 +9,9 @@
 #include <numeric>
 
 #include "model/components.h"
+#include "model/inference_memory.h"
 #include "model/memory_constants.h"
+#include "rigplan/engine.h"
 #include "rigplan/input.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
@@ -19,7 +21,7 @@ namespace {
 
 namespace mc = memory_constants;
 
-constexpr std::string_view kModes[] = {"train", "infer", "prefill", "decode"};
+constexpr std::string_view kModes[] = {"train", "infer", "prefill", "decode", "serve"};
 constexpr std::string_view kPrecisions[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 constexpr std::string_view kMethods[] = {"full", "lora", "qlora"};
 constexpr std::string_view kOptimizers[] = {
@@ -45,9 +47,7 @@ std::string big(double x) {  // 6.74e9 -> "6.74B"
   return format_number(x);
 }
 
-bool is_quantized(const std::string& weights) {
-  return weights != "fp32" && weights != "f16" && weights != "bf16" && weights != "fp16";
-}
+bool is_quantized(const std::string& weights) { return bits_per_weight(weights).value_or(16) < 16; }
 
 // The resolved run: defaults filled in, derived sizes computed once.
 struct Run {
@@ -64,6 +64,10 @@ struct Run {
   ComponentPlan plan;
   double base_trained = 0;  // parameters a full fine-tune trains
   double loaded = 0;        // parameters in GPU memory
+  double capacity_gb = 0;  // of the GPU, for the engine's defaults that depend on it
+  const Engine* engine = nullptr;
+  const WeightFormat* format = nullptr;
+  const KvFormat* kv = nullptr;
 };
 
 // Whether LoRA has layers to adapt: a transformer's projections, or the tagged attention and
@@ -147,7 +151,7 @@ FrozenWeights frozen_weights(const Run& r, const ParamCounts& p, double frozen) 
   const std::string& fmt_w = r.c.weights;
   const double bits = *bits_per_weight(fmt_w);
   if (frozen <= 0) return {};
-  if (is_quantized(fmt_w) && fmt_w.rfind("q", 0) != 0) {  // GGUF bits already average all tensors
+  if (is_quantized(fmt_w) && r.format->covers == "linear") {  // GGUF bits average all tensors
     const double kept = static_cast<double>(p.embedding + p.head);
     return {(frozen - kept) * bits / 8 + kept * 2,
             "(P - P_embed - P_head)·bits/8 + (P_embed + P_head)·2",
@@ -406,36 +410,17 @@ double layer_output(const Layer& l, bool flash) {
 }
 
 void activation_terms(const Run& r, Terms& t) {
-  const double tokens = static_cast<double>(r.batch) * r.seq;
   if (r.w.transformer) {
     if (r.train) return transformer_training_activations(r, t);
     const TransformerConfig& tc = *r.w.transformer;
-    const double d = tc.hidden_size;
-    // Inference: the KV cache for prompt + generated tokens, one layer's live tensors, logits.
-    const double context = r.seq + r.c.gen_tokens;
-    const double kv_bytes = r.c.precision == "fp32" ? 4 : 2;
-    const double kv = 2.0 * tc.num_layers * tc.kv_heads() * tc.head_size() * kv_bytes;
-    if (tc.arch != "encoder") {
-      t.add("kv_cache", r.batch * context * kv / r.c.tensor_parallel,
-            "b·(s + n_gen)·2·L·n_kv·d_head·β_kv",
-            fmt::format("{}·({} + {})·2·{}·{}·{}·{}", r.batch, r.seq, r.c.gen_tokens, tc.num_layers,
-                        tc.kv_heads(), tc.head_size(), num(kv_bytes)));
-    }
-    const double widest =
-        std::max<double>(3.0 * d, static_cast<double>(tc.ffn_size) * (tc.gated() ? 2 : 1));
-    t.add("activations",
-          tokens * widest * r.act_bytes * mc::kPrefillLiveTensors / r.c.tensor_parallel,
-          "b·s·max(3d, F·(2 if gated))·β·2 (one layer's live tensors at prefill)",
-          fmt::format("{}·{}·{}·{}·2", r.batch, r.seq, num(widest), num(r.act_bytes)));
-    if (tc.arch != "encoder") {
-      t.add("logits", tokens * tc.vocab_size * r.act_bytes, "b·s·V·β (logits of the prompt)",
-            fmt::format("{}·{}·{}·{}", r.batch, r.seq, tc.vocab_size, num(r.act_bytes)));
-    }
-    if (is_quantized(r.c.weights)) {
-      const double widest_matrix = static_cast<double>(tc.hidden_size) * tc.ffn_size;
-      t.add("dequantized_matrix", widest_matrix * 2, "d·F·2 B (one matrix dequantized to compute)",
-            fmt::format("{}·{}·2", tc.hidden_size, tc.ffn_size));
-    }
+    // Inference: the KV cache, one prefill chunk's activations and the logits the engine holds.
+    InferenceShape shape{
+        &tc,     r.engine, r.format,       r.kv->bits_per_element, r.act_bytes,
+        r.batch, r.seq,    r.c.gen_tokens, r.c.tensor_parallel,    r.c.pipeline_parallel,
+        0};
+    shape.capacity_gb = r.capacity_gb;
+    if (r.c.precision == "fp32" && r.kv->id == "auto") shape.kv_bits = 32;
+    for (auto& term : inference_terms(shape)) t.list.push_back(std::move(term));
     return;
   }
   // A layer list: the outputs the backward pass keeps (the trained components' layers), and the
@@ -504,6 +489,46 @@ std::string divisors(int n) {
   return out.empty() ? last : fmt::format("{} or {}", join(out, ", "), last);
 }
 
+// The engine, weight format and KV-cache format of a run (data/engines), checked against each
+// other: an engine serves models (training runs in PyTorch) and runs only its formats.
+Status resolve_engine(Run& r) {
+  RunConfig& c = r.c;
+  const Engines& engines = embedded_engines();
+  if (c.engine.empty()) c.engine = r.train ? "pytorch" : "vllm";
+  auto engine = engines.find_engine(c.engine);
+  if (!engine) return Status::invalid_input("--engine: " + engine.status().message());
+  r.engine = *engine;
+  c.engine = r.engine->id;
+  if (r.train && c.engine != "pytorch") {
+    return Status::invalid_input(fmt::format(
+        "--engine {} serves models; training runs in pytorch (give --mode infer, prefill, decode "
+        "or serve)",
+        c.engine));
+  }
+  auto format = engines.find_format(c.weights);
+  if (!format) return Status::invalid_input("--weights: " + format.status().message());
+  r.format = *format;
+  c.weights = r.format->id;
+  if (c.kv_cache.empty()) c.kv_cache = "auto";
+  auto kv = engines.find_kv_format(c.kv_cache);
+  if (!kv) return Status::invalid_input("--kv-cache: " + kv.status().message());
+  r.kv = *kv;
+  c.kv_cache = r.kv->id;
+  if (r.train) return {};
+  const Engine& e = *r.engine;
+  if (!e.runs(c.weights)) {
+    return Status::invalid_input(fmt::format("{} does not run {} weights; it runs {}", e.name,
+                                             c.weights, quoted_list(e.weight_formats, "and")));
+  }
+  if (std::find(e.kv_formats.begin(), e.kv_formats.end(), c.kv_cache) == e.kv_formats.end()) {
+    return Status::invalid_input(fmt::format("{} does not keep its KV cache in {}; it keeps {}",
+                                             e.name, c.kv_cache, quoted_list(e.kv_formats, "or")));
+  }
+  if (Status s = input::check(input::kMemoryUtilization, c.memory_utilization); !s.ok()) return s;
+  if (Status s = input::check(input::kMaxSeqs, c.max_seqs); !s.ok()) return s;
+  return input::check(input::kRequestRate, c.request_rate);
+}
+
 Result<Run> resolve(const Workload& w, const RunConfig& in) {
   Run r{w, in};
   RunConfig& c = r.c;
@@ -546,14 +571,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
                                                                  : "bf16";
     }
   }
-  if (c.weights == "fp16") c.weights = "f16";
-  if (!bits_per_weight(c.weights)) {
-    const std::vector<std::string> formats = {"fp32", "f16",    "bf16", "fp8",    "int8",   "int4",
-                                              "nf4",  "nf4-dq", "q4_0", "q4_k_m", "q5_k_m", "q8_0"};
-    return Status::invalid_input(fmt::format("--weights '{}' is not accepted; expected {}{}",
-                                             shown(c.weights), quoted_list(formats),
-                                             did_you_mean(c.weights, formats)));
-  }
+  if (Status s = resolve_engine(r); !s.ok()) return s;
   if (r.train && c.method == "full" && is_quantized(c.weights)) {
     return Status::invalid_input(fmt::format(
         "full training cannot update {} weights; use --method qlora to train adapters on them",
@@ -604,6 +622,26 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   return r;
 }
 
+// Overheads beyond the allocated tensors: the training model's for training, the engine's for
+// inference.
+void overhead_terms(const Run& r, double allocated_gb, Terms& t) {
+  if (!r.train) {
+    for (auto& term : engine_overhead_terms(*r.engine, allocated_gb, r.mp > 1))
+      t.list.push_back(std::move(term));
+    return;
+  }
+  const double frag = allocated_gb * mc::kFragmentation;
+  t.add("allocator_fragmentation", frag * 1e9,
+        fmt::format("{}% of the allocated total", num(mc::kFragmentation * 100)),
+        fmt::format("{} × {}", num(mc::kFragmentation), gb(allocated_gb * 1e9)));
+  t.add("cuda_context", mc::kCudaContextGb * 1e9, "CUDA context, kernels and library handles",
+        fmt::format("{} GB", num(mc::kCudaContextGb)));
+  if (r.c.gpus > 1) {
+    t.add("nccl_buffers", mc::kNcclBuffersGb * 1e9, "NCCL communicator buffers",
+          fmt::format("{} GB", num(mc::kNcclBuffersGb)));
+  }
+}
+
 // Allocated bytes, fragmentation and context for a resolved run.
 MemoryEstimate evaluate(const Run& r, double capacity_gb) {
   Terms t, host;
@@ -624,41 +662,143 @@ MemoryEstimate evaluate(const Run& r, double capacity_gb) {
           fmt::format("{}·2", big(full / 2)));
   }
   e.allocated_gb = t.bytes() / 1e9;
-  const double frag = e.allocated_gb * mc::kFragmentation;
-  t.add("allocator_fragmentation", frag * 1e9,
-        fmt::format("{}% of the allocated total", num(mc::kFragmentation * 100)),
-        fmt::format("{} × {}", num(mc::kFragmentation), gb(e.allocated_gb * 1e9)));
-  t.add("cuda_context", mc::kCudaContextGb * 1e9, "CUDA context, kernels and library handles",
-        fmt::format("{} GB", num(mc::kCudaContextGb)));
-  if (r.c.gpus > 1) {
-    t.add("nccl_buffers", mc::kNcclBuffersGb * 1e9, "NCCL communicator buffers",
-          fmt::format("{} GB", num(mc::kNcclBuffersGb)));
-  }
+  overhead_terms(r, e.allocated_gb, t);
   e.terms = std::move(t.list);
   e.host_gb = host.bytes() / 1e9;
   e.host_terms = std::move(host.list);
   e.total_gb = 0;
-  for (const auto& term : e.terms) e.total_gb += term.gb;
+  double kv_gb = 0;
+  for (const auto& term : e.terms) {
+    e.total_gb += term.gb;
+    if (term.name == "kv_cache") kv_gb = term.gb;
+  }
   e.capacity_gb = capacity_gb;
-  e.fits = e.total_gb <= capacity_gb;
-  e.headroom_gb = capacity_gb - e.total_gb;
+  e.available_gb = capacity_gb;
+  if (!r.train) {
+    e.available_gb = engine_available_gb(
+        *r.engine, r.c.memory_utilization.value_or(r.engine->memory_utilization), capacity_gb,
+        e.total_gb - kv_gb);
+    // The room for the cache and the sequences of this length it holds, within the engine's limit.
+    e.kv_room_gb = std::max(0.0, e.available_gb - (e.total_gb - kv_gb));
+    if (kv_gb > 0 && r.w.transformer) {
+      const double per_sequence = kv_gb / r.batch;
+      const int limit = r.c.max_seqs.value_or(r.engine->max_sequences(capacity_gb));
+      e.max_sequences = static_cast<int>(std::min(1e6, std::floor(e.kv_room_gb / per_sequence)));
+      if (limit > 0) e.max_sequences = std::min(e.max_sequences, limit);
+    }
+  }
+  e.fits = e.total_gb <= e.available_gb;
+  e.headroom_gb = e.available_gb - e.total_gb;
   return e;
 }
 
+// Whether a replica of the run can be split over n GPUs: tensor parallelism divides the
+// attention heads, a layer split needs a layer per GPU.
+bool splits(const Run& r, int n, const std::string& how) {
+  if (!r.w.transformer) return n == 1;
+  const TransformerConfig& t = *r.w.transformer;
+  return how == "tensor" ? n <= t.num_heads && t.num_heads % n == 0 : n <= t.num_layers;
+}
+
+// Splits each replica of the run over n GPUs, by tensor parallelism or by layers.
+void set_split(Run& r, int n, const std::string& how) {
+  r.c.tensor_parallel = how == "tensor" ? n : 1;
+  r.c.pipeline_parallel = how == "tensor" ? 1 : n;
+  r.mp = n;
+  r.dp = r.c.gpus / n;
+}
+
+Run split_over(Run r, int n, const std::string& how) {
+  set_split(r, n, how);
+  return r;
+}
+
+// `--gpus N` alone, for inference: each replica on as few GPUs as hold it, split the engine's
+// way (vLLM and TensorRT-LLM by tensor parallelism, llama.cpp and PyTorch by layers), and the
+// other GPUs running more replicas. Said in the notes.
+void choose_split(Run& r, std::vector<std::string>& notes) {
+  if (r.c.gpus == 1 || r.c.tensor_parallel > 1 || r.c.pipeline_parallel > 1) return;
+  const std::string& how = r.engine->split;
+  const char* flag = how == "tensor" ? "--tp" : "--pp";
+  if (evaluate(r, r.capacity_gb).fits) {
+    notes.push_back(fmt::format(
+        "{} GPUs run {} replicas of the model, one per GPU ({} or --pp splits one over several)",
+        r.c.gpus, r.c.gpus, flag));
+    return;
+  }
+  int chosen = 0;
+  for (int n = 2; n <= r.c.gpus; n *= 2) {
+    if (r.c.gpus % n != 0 || !splits(r, n, how)) continue;
+    chosen = n;
+    if (evaluate(split_over(r, n, how), r.capacity_gb).fits) break;
+  }
+  if (chosen == 0) return;
+  set_split(r, chosen, how);
+  notes.push_back(fmt::format("{} splits the model over {} GPUs by {} ({} {}){}", r.engine->name,
+                              chosen, how == "tensor" ? "tensor parallelism" : "layers", flag,
+                              chosen,
+                              r.dp > 1 ? fmt::format(", {} replicas", r.dp) : std::string()));
+}
+
+// Serving without a batch: as many sequences in flight as the KV cache and the engine hold.
+void serve_at_capacity(Run& r, std::vector<std::string>& notes) {
+  Run one = r;
+  one.batch = 1;
+  const MemoryEstimate e = evaluate(one, r.capacity_gb);
+  r.batch = std::max(1, e.max_sequences);
+  r.c.batch = r.batch;
+  notes.push_back(fmt::format(
+      "{} sequences in flight per replica: the most the KV cache holds at {} + {} tokens{}",
+      r.batch, r.seq, r.c.gen_tokens,
+      e.max_sequences == r.c.max_seqs.value_or(r.engine->max_sequences(r.capacity_gb))
+          ? fmt::format(" within {}'s limit", r.engine->name)
+          : std::string()));
+}
+
+// Memory is affine in the batch: the largest batch whose total fits what the run may use.
+int largest_batch(const Run& run) {
+  Run one = run, two = run;
+  one.batch = 1;
+  two.batch = 2;
+  const MemoryEstimate a = evaluate(one, run.capacity_gb), b = evaluate(two, run.capacity_gb);
+  const double margin = a.available_gb - a.total_gb;
+  const double slope = (b.available_gb - b.total_gb) - margin;
+  if (margin < 0) return 0;
+  if (slope >= 0) return 1'000'000;
+  return static_cast<int>(std::min(1e6, 1 + std::floor(margin / -slope)));
+}
+
+// Inference: formats with fewer bits the engine runs, best quality first (at most
+// kFormatSuggestions of them), and a smaller KV cache.
+constexpr int kFormatSuggestions = 3;
+template <class TryChange>
+void inference_suggestions(const Run& r, TryChange& try_change) {
+  const Engines& engines = embedded_engines();
+  std::vector<const WeightFormat*> smaller;
+  for (const auto& f : engines.formats) {
+    if (r.engine->runs(f.id) && f.bits_per_weight < r.format->bits_per_weight)
+      smaller.push_back(&f);
+  }
+  std::sort(smaller.begin(), smaller.end(), [](const WeightFormat* a, const WeightFormat* b) {
+    return a->bits_per_weight > b->bits_per_weight;
+  });
+  int found = 0;
+  for (const WeightFormat* f : smaller) {
+    if (found < kFormatSuggestions &&
+        try_change(fmt::format("--weights {}", f->id), [&](Run& a) { a.c.weights = f->id; }))
+      ++found;
+  }
+  if (r.c.kv_cache == "auto" && r.engine->kv_formats.size() > 1) {
+    const std::string kv = r.engine->kv_formats[1];
+    try_change(fmt::format("--kv-cache {}", kv), [&](Run& a) { a.c.kv_cache = kv; });
+  }
+}
 }  // namespace
 
 std::optional<double> bits_per_weight(std::string_view format) {
-  if (format == "fp32") return 32;
-  if (format == "f16" || format == "fp16" || format == "bf16") return 16;
-  if (format == "fp8" || format == "int8") return 8;
-  if (format == "int4") return mc::kInt4G128Bits;
-  if (format == "nf4") return mc::kNf4Bits;
-  if (format == "nf4-dq") return mc::kNf4DqBits;
-  if (format == "q4_0") return mc::kQ40Bits;
-  if (format == "q4_k_m") return mc::kQ4KmBits;
-  if (format == "q5_k_m") return mc::kQ5KmBits;
-  if (format == "q8_0") return mc::kQ8Bits;
-  return std::nullopt;
+  auto found = embedded_engines().find_format(format);
+  if (!found) return std::nullopt;
+  return (*found)->bits_per_weight;
 }
 
 std::vector<std::string> run_warnings(const Workload& workload, const RunConfig& config) {
@@ -716,27 +856,21 @@ double capacity_gb(const Gpu& gpu) { return gpu.memory_gb * mc::kBytesPerMarkete
 
 Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
                                        const RunConfig& config, bool with_searches) {
-  auto run = resolve(workload, config);
-  if (!run) return run.status();
+  auto resolved = resolve(workload, config);
+  if (!resolved) return resolved.status();
   const double capacity = capacity_gb(gpu);
+  Run* run = &resolved.value();
+  run->capacity_gb = capacity;
+  std::vector<std::string> notes;
+  if (!run->train && workload.transformer) {
+    choose_split(*run, notes);
+    if (run->c.mode == "serve" && !config.batch) serve_at_capacity(*run, notes);
+  }
   MemoryEstimate e = evaluate(*run, capacity);
+  e.notes = std::move(notes);
   e.warnings = run_warnings(workload, run->c);
   if (!with_searches) return e;
-
-  // Memory is affine in the batch: solve for the largest batch that fits.
-  Run one = *run, two = *run;
-  one.batch = 1;
-  two.batch = 2;
-  const double t1 = evaluate(one, capacity).total_gb, t2 = evaluate(two, capacity).total_gb;
-  const double per_sample = t2 - t1;
-  if (t1 > capacity) {
-    e.max_batch = 0;
-  } else if (per_sample <= 0) {
-    e.max_batch = 1'000'000;
-  } else {
-    e.max_batch =
-        static_cast<int>(std::min(1e6, std::floor((capacity - (t1 - per_sample)) / per_sample)));
-  }
+  e.max_batch = largest_batch(*run);
 
   // Longest sequence at this batch: memory grows with s (quadratically without flash
   // attention), so search. Bounded by the model's context where it has one.
@@ -758,7 +892,8 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
     e.max_seq_len = lo;
   }
 
-  // Fewest GPUs: shard everything with ZeRO-3 (training) or split the layers (inference).
+  // Fewest GPUs: shard everything with ZeRO-3 (training) or split the model the engine's way
+  // (inference).
   auto on_gpus = [&](int n) {
     Run many = *run;
     many.c.gpus = n;
@@ -767,19 +902,15 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
       many.c.tensor_parallel = many.c.pipeline_parallel = 1;
       many.mp = 1;
       many.dp = n;
-    } else {
-      many.c.tensor_parallel = n;
-      many.c.pipeline_parallel = 1;
-      many.mp = n;
-      many.dp = 1;
+      return evaluate(many, capacity);
     }
-    return evaluate(many, capacity);
+    return evaluate(split_over(many, n, run->engine->split), capacity);
   };
   if (e.fits) {
     e.min_gpus = run->c.gpus;
   } else {
     for (int n = 1; n <= 1024 && e.min_gpus == 0; n *= 2) {
-      if (on_gpus(n).fits) e.min_gpus = n;
+      if ((run->train || splits(*run, n, run->engine->split)) && on_gpus(n).fits) e.min_gpus = n;
     }
   }
   if (e.fits) return e;
@@ -788,10 +919,12 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
   auto try_change = [&](std::string label, auto change) {
     Run alt = *run;
     change(alt);
-    auto resolved = resolve(workload, alt.c);
-    if (!resolved) return;
-    const MemoryEstimate m = evaluate(*resolved, capacity);
+    auto changed = resolve(workload, alt.c);
+    if (!changed) return false;
+    changed->capacity_gb = capacity;
+    const MemoryEstimate m = evaluate(*changed, capacity);
     if (m.fits) e.suggestions.push_back(fmt::format("{} ({:.1f} GB)", label, m.total_gb));
+    return m.fits;
   };
   if (run->train) {
     auto checkpoint = [](Run& a) {
@@ -824,20 +957,18 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
     if (run->c.checkpointing && !run->c.activation_offload)
       try_change("--activation-offload", [](Run& a) { a.c.activation_offload = true; });
   } else {
-    for (const char* format : {"int8", "nf4", "q4_k_m"}) {
-      if (*bits_per_weight(format) < *bits_per_weight(run->c.weights)) {
-        try_change(fmt::format("--weights {}", format), [&](Run& a) { a.c.weights = format; });
-      }
-    }
+    inference_suggestions(*run, try_change);
   }
   if (e.max_batch >= 1 && e.max_batch < run->batch)
     e.suggestions.push_back(fmt::format("--batch {}", e.max_batch));
   if (e.min_gpus > 1) {
-    e.suggestions.push_back(run->train
-                                ? fmt::format("{} GPUs with --zero 3 ({:.1f} GB each)", e.min_gpus,
-                                              on_gpus(e.min_gpus).total_gb)
-                                : fmt::format("{} GPUs with the layers split ({:.1f} GB each)",
-                                              e.min_gpus, on_gpus(e.min_gpus).total_gb));
+    const bool tensor = run->engine->split == "tensor";
+    e.suggestions.push_back(run->train ? fmt::format("{} GPUs with --zero 3 ({:.1f} GB each)",
+                                                     e.min_gpus, on_gpus(e.min_gpus).total_gb)
+                                       : fmt::format("--gpus {} --{} {} ({} split, {:.1f} GB each)",
+                                                     e.min_gpus, tensor ? "tp" : "pp", e.min_gpus,
+                                                     tensor ? "tensor" : "layer",
+                                                     on_gpus(e.min_gpus).total_gb));
   }
   return e;
 }

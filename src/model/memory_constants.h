@@ -22,20 +22,6 @@ constexpr double kNcclBuffersGb = 0.5;  // NCCL communicator buffers per GPU (mo
 // the softmax / cross entropy (models.md 2.6, after llm-analysis).
 constexpr double kLossFp32BytesPerLogit = 4.0;
 
-// bitsandbytes NF4: 4-bit codes + one fp32 absmax per 64 weights = 4.5 bits; double
-// quantization stores the absmax in 8 bit per 256 blocks: 4 + 8/64 + 32/(64*256) = 4.127 bits
-// (Dettmers et al. 2023, QLoRA, section 3).
-constexpr double kNf4Bits = 4.5;
-constexpr double kNf4DqBits = 4.127;
-// GGUF k-quants, bits per weight over a whole Llama-7B file as llama.cpp reports them
-// (llama.cpp quantize tool table: Q4_K_M 4.85, Q5_K_M 5.69, Q8_0 8.50, Q4_0 4.55).
-constexpr double kQ4KmBits = 4.85;
-constexpr double kQ5KmBits = 5.69;
-constexpr double kQ8Bits = 8.5;
-constexpr double kQ40Bits = 4.55;
-// GPTQ/AWQ int4 with group size 128: 4 + (16-bit scale + 4-bit zero)/128 (models.md 2.6).
-constexpr double kInt4G128Bits = 4.16;
-
 // 8-bit Adam (bitsandbytes): two 1-byte states per parameter plus block statistics
 // (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
 constexpr double kAdam8bitBytes = 2.0;

@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "model/components.h"
+#include "model/inference_perf.h"
+#include "model/links.h"
 #include "model/perf_constants.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
@@ -234,38 +236,6 @@ void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_othe
   }
 }
 
-// A GPU's PCIe bandwidth per direction, GB/s: the catalog's interconnect row for its generation
-// and width, else the per-lane rate.
-double pcie_gbps(const Gpu& g, const Catalog& catalog) {
-  const std::string id = fmt::format("pcie-{}-x{}", g.pcie_gen, g.pcie_lanes);
-  for (const auto& ic : catalog.interconnects) {
-    if (ic.id == id) return ic.bw_per_direction_gbps;
-  }
-  return g.pcie_lanes * pc::kPcieGen3LaneGbps * std::pow(2.0, g.pcie_gen - 3);
-}
-
-// Bandwidth per direction that a collective achieves over the run's link, GB/s.
-struct Link {
-  std::string name;
-  double busbw_gbps = 0;
-};
-
-Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog& catalog) {
-  std::string kind = c.link.empty() ? g.gpu_link : c.link;
-  // A bridge joins pairs: beyond two GPUs the ring also crosses PCIe.
-  if (kind == "nvlink-bridge" && gpus_in_node > 2) kind = "pcie";
-  if (kind == "nvswitch" || kind == "nvlink-bridge" || kind == "infinity-fabric") {
-    const double per_direction = g.gpu_link_bw_gbps.value_or(0) / 2;
-    if (per_direction > 0) return {kind, per_direction * pc::kNvlinkEfficiency};
-    kind = "pcie";
-  }
-  const double lane_gbps = pcie_gbps(g, catalog);
-  // GeForce cards have no peer-to-peer over PCIe: collectives go through host memory.
-  const bool p2p = g.segment != "consumer";
-  return {p2p ? "pcie" : "pcie (host-staged, no P2P)",
-          lane_gbps * (p2p ? pc::kPcieP2pEfficiency : pc::kPcieHostEfficiency)};
-}
-
 }  // namespace
 
 std::string calibration_key(const Gpu& gpu) {
@@ -347,6 +317,9 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
                            const Calibration& calibration, const Catalog& catalog,
                            const RunFacts& facts) {
   if (Status s = check_link(config.link); !s.ok()) return s;
+  // An LLM served for inference: the engine's phases (inference_perf.cc).
+  if (w.transformer && facts.memory.config.mode != "train")
+    return predict_inference(w, gpu, calibration, catalog, facts);
   const MemoryEstimate& estimate = facts.memory;
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   Prediction p;
@@ -369,28 +342,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   const double batch = *c.batch, seq = *c.seq_len;
 
   std::vector<Op> ops, forward_only;
-  if (w.transformer && decode) {
-    // One token per sequence: every weight is read once; the KV cache of the context too.
-    const TransformerConfig& t = *w.transformer;
-    const double bits = *bits_per_weight(c.weights);
-    const ParamCounts& pcount = facts.params;
-    Op weights;
-    weights.kind = "gemm";
-    weights.flops = 2 * batch * static_cast<double>(pcount.active - pcount.embedding);
-    weights.bytes = static_cast<double>(pcount.active - pcount.embedding) * bits / 8 / tp;
-    weights.m = batch;
-    weights.n = t.hidden_size;
-    weights.k = t.hidden_size;
-    weights.count = 1;
-    weights.kernels = 8.0 * t.num_layers;
-    ops.push_back(weights);
-    Op cache;
-    cache.kind = "attention";
-    const double ctx = seq + c.gen_tokens;
-    cache.flops = 4 * batch * ctx * t.num_heads * t.head_size() * t.num_layers / tp;
-    cache.bytes = batch * ctx * 2.0 * t.num_layers * t.kv_heads() * t.head_size() * 2 / tp;
-    ops.push_back(cache);
-  } else if (w.transformer) {
+  if (w.transformer) {
     transformer_ops(*w.transformer, batch * seq, seq, beta, c.flash_attention, tp, rates, ops);
     // Training pipelines keep every stage busy with micro-batches (the bubble is added below);
     // inference over split layers (llama.cpp-style) runs the stages one after another, so a

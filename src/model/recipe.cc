@@ -16,7 +16,7 @@ const std::vector<FieldSpec<RunConfig>>& run_config_fields() {
   using R = RunConfig;
   constexpr bool kOptional = false;
   static const std::vector<FieldSpec<R>> kFields = {
-      {"mode", &R::mode, kOptional, "", {"train", "infer", "prefill", "decode"}},
+      {"mode", &R::mode, kOptional, "", {"train", "infer", "prefill", "decode", "serve"}},
       {"precision", &R::precision, kOptional, "", {"fp32", "tf32", "fp16", "bf16", "fp8"}},
       {"weights", &R::weights, kOptional},
       {"method", &R::method, kOptional, "", {"full", "lora", "qlora"}},
@@ -47,6 +47,12 @@ const std::vector<FieldSpec<RunConfig>>& run_config_fields() {
       {"full_state_load", &R::full_state_load, kOptional},
       {"train_components", &R::train_components, kOptional},
       {"cached_components", &R::cached_components, kOptional},
+      {"tp", &R::tensor_parallel, kOptional, "", {}, {1, 1024, true}},
+      {"pp", &R::pipeline_parallel, kOptional, "", {}, {1, 1024, true}},
+      // Inference (data/engines): checked against the engine files when the run is resolved.
+      {"engine", &R::engine, kOptional},
+      {"kv_cache", &R::kv_cache, kOptional},
+      {"max_seqs", &R::max_seqs, kOptional, "", {}, {1, 1e6, true}},
   };
   return kFields;
 }

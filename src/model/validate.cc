@@ -22,8 +22,14 @@ constexpr std::string_view kRequiredColumns[] = {
     "group",   "ref",    "gpu",       "num_gpus",  "workload",      "mode",    "precision",
     "weights", "method", "optimizer", "lora_rank", "batch_per_gpu", "seq_len", "grad_checkpointing",
     "metric",  "value",  "unit",      "source"};
-constexpr std::string_view kMetrics[] = {"throughput", "peak_memory_gb", "fits"};
+constexpr std::string_view kMetrics[] = {"throughput", "peak_memory_gb", "fits", "ttft_ms",
+                                         "tpot_ms"};
 constexpr size_t kShownCell = 40;  // bytes of a bad cell quoted in a message
+
+// Metrics of speed, predicted by the performance models and compared as ratios within groups.
+bool is_speed(std::string_view metric) {
+  return metric == "throughput" || metric == "ttft_ms" || metric == "tpot_ms";
+}
 
 class Row {
  public:
@@ -76,6 +82,7 @@ class Row {
                     path_, record_.line, column, utf8_prefix(text(column), kShownCell)));
   }
   int line() const { return record_.line; }
+  const std::string& path() const { return path_; }
 
  private:
   const std::string& path_;
@@ -101,8 +108,10 @@ std::vector<std::string> split_list(const std::string& text) {
 Result<RunConfig> run_of(const Row& row) {
   RunConfig c;
   c.mode = row.text("mode");
-  if (c.mode == "prefill" || c.mode == "decode") c.mode = "infer";
   c.precision = row.text("precision");
+  // A measurement without an engine ran in PyTorch, as every file written before engines did.
+  c.engine = row.text("engine").empty() ? "pytorch" : row.text("engine");
+  c.kv_cache = row.text("kv_cache");
   c.weights = row.text("weights");
   if (!row.text("method").empty()) c.method = row.text("method");
   if (!row.text("optimizer").empty()) c.optimizer = row.text("optimizer");
@@ -123,8 +132,22 @@ Result<RunConfig> run_of(const Row& row) {
   auto pp = row.count("pp", input::kPipelineParallel);
   auto chunks = row.count("loss_chunks", input::kLossChunks);
   auto accum = row.count("grad_accum", input::kGradAccum);
-  for (const auto* r : {&rank, &batch, &seq, &gpus, &zero, &tp, &pp, &chunks, &accum}) {
+  // Inference: the prompt, the tokens generated, the sequences in flight of a serving run.
+  auto prompt = row.count("input_len", input::kGenTokens);
+  auto output = row.count("output_len", input::kGenTokens);
+  auto concurrency = row.count("concurrency", input::kBatch, /*zero_is_empty=*/true);
+  for (const auto* r : {&rank, &batch, &seq, &gpus, &zero, &tp, &pp, &chunks, &accum, &prompt,
+                        &output, &concurrency}) {
     if (!r->ok()) return r->status();
+  }
+  auto rate = row.number("request_rate", 0);
+  if (!rate) return rate.status();
+  if (*rate != 0) {
+    if (const std::string why = input::problem(input::kRequestRate, *rate); !why.empty()) {
+      return Status::invalid_input(
+          fmt::format("{}:{}: column 'request_rate': '{}' {}", row.path(), row.line(),
+                      utf8_prefix(row.text("request_rate"), kShownCell), why));
+    }
   }
   auto ckpt = row.flag("grad_checkpointing", false);
   auto pure = row.flag("pure_bf16", false);
@@ -150,6 +173,12 @@ Result<RunConfig> run_of(const Row& row) {
   c.full_state_load = *full_load;
   c.activation_offload = *act_offload;
   c.optimizer_in_backward = *in_backward;
+  // Inference: the prompt (at least one token of context), the tokens generated, the sequences in
+  // flight or the request rate of a serving run.
+  if (*prompt) c.seq_len = std::max(1, **prompt);
+  c.gen_tokens = output->value_or(0);
+  if (*concurrency) c.batch = *concurrency;
+  if (*rate > 0) c.request_rate = *rate;
   return c;
 }
 
@@ -162,7 +191,7 @@ double mean(const std::vector<double>& v) {
 ValidationSummary summarize(std::string group, const std::vector<const ValidationRow*>& rows) {
   ValidationSummary s;
   s.group = std::move(group);
-  std::vector<double> rel, abs_rel, base, pct, abs_gb;
+  std::vector<double> rel, abs_rel, base, pct, abs_gb, absolute;
   int fits_right = 0, fits_n = 0;
   for (const ValidationRow* r : rows) {
     if (!r->predicted) {
@@ -170,8 +199,13 @@ ValidationSummary summarize(std::string group, const std::vector<const Validatio
       continue;
     }
     ++s.n;
-    if (r->metric == "throughput") {
+    if (is_speed(r->metric)) {
       ++s.throughput_rows;
+      if (r->absolute) {
+        ++s.n_absolute;
+        absolute.push_back(*r->abs_error);
+        continue;
+      }
       if (!r->is_ref) {
         rel.push_back(*r->error);
         if (r->baseline_error) base.push_back(*r->baseline_error);
@@ -195,6 +229,10 @@ ValidationSummary summarize(std::string group, const std::vector<const Validatio
     s.max_rel_err = *std::max_element(rel.begin(), rel.end());
   }
   if (!abs_rel.empty()) s.median_abs_err = median(abs_rel);
+  if (!absolute.empty()) {
+    s.median_abs_rel_err = median(absolute);
+    s.mean_abs_rel_err = mean(absolute);
+  }
   if (!base.empty()) {
     s.baseline_median_rel_err = median(base);
     s.baseline_mean_rel_err = mean(base);
@@ -318,6 +356,11 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     else if (!workload)
       out.skipped = workload.status().message();
     if (workload) out.workload_class = workload_class(**workload);
+    // Inference rows are classed by engine and phase (or latency metric).
+    if (workload && run->mode != "train" && (*workload)->transformer) {
+      out.workload_class =
+          fmt::format("{} {}", run->engine, out.metric == "throughput" ? run->mode : out.metric);
+    }
     parsed.gpus.push_back(gpu ? *gpu : nullptr);
     parsed.workloads.push_back(workload ? *workload : nullptr);
     parsed.runs.push_back(*run);
@@ -329,12 +372,14 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
   return parsed;
 }
 
-// Throughput rows whose group has a predictable ref, as samples; `row_of` maps sample -> row.
+// Speed rows (throughput, TTFT, TPOT) as samples: those of groups with a predictable ref row,
+// and those of groups without any ref, scored on their own (absolute rows); `row_of` maps
+// sample -> row.
 std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& row_of) {
-  std::map<std::string, size_t> ref_row;
+  std::map<std::pair<std::string, std::string>, size_t> ref_row;
   for (size_t i = 0; i < parsed.rows.size(); ++i) {
-    if (parsed.rows[i].metric == "throughput" && parsed.ref_flags[i] == "1")
-      ref_row[parsed.rows[i].group] = i;
+    if (is_speed(parsed.rows[i].metric) && parsed.ref_flags[i] == "1")
+      ref_row[{parsed.rows[i].group, parsed.rows[i].metric}] = i;
   }
   std::vector<ThroughputSample> samples;
   std::map<size_t, int> sample_of_row;
@@ -342,16 +387,19 @@ std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& ro
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t i = 0; i < parsed.rows.size(); ++i) {
       ValidationRow& r = parsed.rows[i];
-      if (r.metric != "throughput" || !r.skipped.empty()) continue;
+      if (!is_speed(r.metric) || !r.skipped.empty()) continue;
       const bool is_ref = parsed.ref_flags[i] == "1";
       if ((pass == 0) != is_ref) continue;
-      auto ref = ref_row.find(r.group);
-      if (ref == ref_row.end() || !parsed.rows[ref->second].skipped.empty() ||
-          !sample_of_row.count(ref->second)) {
+      auto ref = ref_row.find({r.group, r.metric});
+      r.absolute = ref == ref_row.end();
+      if (!r.absolute &&
+          (!parsed.rows[ref->second].skipped.empty() || !sample_of_row.count(ref->second))) {
         if (!is_ref) r.skipped = "its group has no predictable ref row";
         if (!is_ref) continue;
       }
       ThroughputSample s{parsed.workloads[i], parsed.gpus[i], parsed.runs[i], r.measured, -1};
+      s.metric = r.metric;
+      s.absolute = r.absolute;
       // It was measured, so it ran: at the published batch, or where the batch was not published
       // and the workload's default does not fit, at the largest batch that does (as benchmarks
       // size their batches to the card).
@@ -362,7 +410,7 @@ std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& ro
       s.run.known_to_fit = true;
       r.batch_per_gpu = s.run.batch.value_or(s.workload->default_batch);
       sample_of_row[i] = static_cast<int>(samples.size());
-      s.ref = is_ref ? static_cast<int>(samples.size()) : sample_of_row[ref->second];
+      s.ref = is_ref || r.absolute ? static_cast<int>(samples.size()) : sample_of_row[ref->second];
       r.is_ref = is_ref;
       samples.push_back(s);
       row_of.push_back(i);
@@ -414,7 +462,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
   // Memory and fits rows.
   for (size_t i = 0; i < parsed.rows.size(); ++i) {
     ValidationRow& out = parsed.rows[i];
-    if (out.metric == "throughput" || !out.skipped.empty()) continue;
+    if (is_speed(out.metric) || !out.skipped.empty()) continue;
     auto estimate = estimate_memory(*parsed.workloads[i], *parsed.gpus[i], parsed.runs[i], false);
     if (!estimate) {
       out.skipped = estimate.status().message();
@@ -466,8 +514,11 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
         const size_t i = index[k], r = index[k + 1];
         predicted[i] = values[k];
         if (values[k] > 0 && values[k + 1] > 0) {
-          held_out_error[i] = std::abs(
-              (values[k] / values[k + 1]) / (samples[i].measured / samples[r].measured) - 1);
+          held_out_error[i] = samples[i].absolute
+                                  ? std::abs(values[k] / samples[i].measured - 1)
+                                  : std::abs((values[k] / values[k + 1]) /
+                                                 (samples[i].measured / samples[r].measured) -
+                                             1);
         }
       }
     }
@@ -488,13 +539,17 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
     out.abs_error = std::abs(predicted[i] / out.measured - 1);
     out.workload_class +=
         samples[i].run.gpus > 1 || samples[r].run.gpus > 1 ? ", multi-GPU" : ", 1 GPU";
-    out.error = out.is_ref                  ? 0
+    out.error = out.absolute                ? *out.abs_error
+                : out.is_ref                ? 0
                 : options.leave_one_gpu_out ? *held_out_error[i]
                                             : relative_error(samples, predicted, i);
-    // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth.
-    const double guess_i = samples[i].run.gpus * samples[i].gpu->mem_bandwidth_gbps;
-    const double guess_r = samples[r].run.gpus * samples[r].gpu->mem_bandwidth_gbps;
-    out.baseline_error = std::abs((guess_i / guess_r) / (out.measured / samples[r].measured) - 1);
+    if (out.absolute) continue;
+    // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth (latencies
+    // inversely).
+    double guess = samples[i].run.gpus * samples[i].gpu->mem_bandwidth_gbps /
+                   (samples[r].run.gpus * samples[r].gpu->mem_bandwidth_gbps);
+    if (out.metric != "throughput") guess = 1 / guess;
+    out.baseline_error = std::abs(guess / (out.measured / samples[r].measured) - 1);
   }
 
   ValidationReport report;
@@ -507,7 +562,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
     const std::string prefix = r.group.substr(0, r.group.find('/'));
     if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end())
       prefixes.push_back(prefix);
-    if (r.metric == "throughput" && !r.workload_class.empty() &&
+    if (is_speed(r.metric) && !r.workload_class.empty() &&
         std::find(classes.begin(), classes.end(), r.workload_class) == classes.end()) {
       classes.push_back(r.workload_class);
     }
@@ -523,7 +578,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
   for (const auto& cls : classes) {
     std::vector<const ValidationRow*> rows;
     for (const auto& r : report.rows) {
-      if (r.metric == "throughput" && r.workload_class == cls) rows.push_back(&r);
+      if (is_speed(r.metric) && r.workload_class == cls) rows.push_back(&r);
     }
     report.classes.push_back(summarize(cls, rows));
   }
@@ -532,7 +587,7 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
   for (const std::string_view count : {", 1 GPU", ", multi-GPU"}) {
     std::vector<const ValidationRow*> rows;
     for (const auto& r : report.rows) {
-      if (r.metric == "throughput" && r.workload_class.ends_with(count)) rows.push_back(&r);
+      if (is_speed(r.metric) && r.workload_class.ends_with(count)) rows.push_back(&r);
     }
     if (!rows.empty()) report.classes.push_back(summarize(fmt::format("all{}", count), rows));
   }

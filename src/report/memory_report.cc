@@ -13,7 +13,7 @@ double round2(double x) { return std::round(x * 100) / 100; }
 
 std::string run_summary(const Workload& w, const RunConfig& c) {
   std::string out = fmt::format("{}, {}", c.mode, c.precision);
-  if (c.weights != "bf16" && c.weights != "f16" && c.weights != "fp32")
+  if (c.mode != "train" || (c.weights != "bf16" && c.weights != "f16" && c.weights != "fp32"))
     out += ", weights " + c.weights;
   if (c.mode == "train") {
     out += fmt::format(", {}", c.method);
@@ -33,18 +33,32 @@ std::string run_summary(const Workload& w, const RunConfig& c) {
   }
   if (!c.cached_components.empty())
     out += fmt::format(", {} cached", join(c.cached_components, " + "));
+  if (c.mode != "train") {
+    out += fmt::format(", {}", c.engine);
+    if (c.kv_cache != "auto") out += fmt::format(", KV cache {}", c.kv_cache);
+  }
   // An image model's input is its resolution, not a sequence.
   out += w.diffusion ? fmt::format(", batch {}, {} px", *c.batch, w.diffusion->resolution)
                      : fmt::format(", batch {}, seq {}", *c.batch, *c.seq_len);
+  if (c.mode != "train" && c.gen_tokens > 0) out += fmt::format(" + {} generated", c.gen_tokens);
   if (c.gpus > 1) out += fmt::format(", {} GPUs", c.gpus);
+  if (c.tensor_parallel > 1) out += fmt::format(", TP {}", c.tensor_parallel);
+  if (c.pipeline_parallel > 1) out += fmt::format(", PP {}", c.pipeline_parallel);
   return out;
 }
 
 // Whether it fits, the largest batch, the longest sequence, the fewest GPUs and the suggestions.
 std::string verdict(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) {
   std::string out;
+  const bool budget = e.config.mode != "train" && e.available_gb < e.capacity_gb - 1e-9;
   if (e.fits) {
-    out += fmt::format("Fits, with {:.2f} GB to spare. ", e.headroom_gb);
+    out += fmt::format(
+        "Fits, with {:.2f} GB to spare{}. ", e.headroom_gb,
+        budget ? fmt::format(" of the {:.1f} GB {} may use", e.available_gb, e.config.engine) : "");
+  } else if (budget) {
+    out +=
+        fmt::format("Does not fit: needs {:.1f} GB, {} may use {:.1f} GB of the {}'s {:.1f} GB. ",
+                    e.total_gb, e.config.engine, e.available_gb, gpu.id, e.capacity_gb);
   } else {
     out += fmt::format("Does not fit: needs {:.1f} GB, the {} has {:.1f} GB. ", e.total_gb, gpu.id,
                        e.capacity_gb);
@@ -55,8 +69,14 @@ std::string verdict(const Workload& workload, const Gpu& gpu, const MemoryEstima
     out += fmt::format("Longest sequence at this batch: {}. ", e.max_seq_len);
   out += e.min_gpus > 0 ? fmt::format("Fewest GPUs that hold it: {}.\n", e.min_gpus)
                         : std::string("Not within 1024 GPUs.\n");
+  if (e.config.mode != "train" && workload.transformer) {
+    out += fmt::format(
+        "KV cache room: {:.1f} GB, {} sequence{} of {} tokens at once per replica.\n", e.kv_room_gb,
+        e.max_sequences, e.max_sequences == 1 ? "" : "s", *e.config.seq_len + e.config.gen_tokens);
+  }
   if (!e.suggestions.empty()) out += "Would fit with: " + join(e.suggestions, ", ") + ".\n";
   for (const auto& w : e.warnings) out += "Warning: " + w + ".\n";
+  for (const auto& note : e.notes) out += "Assumed: " + note + ".\n";
   return out;
 }
 
@@ -98,7 +118,12 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
             {"grad_accum", c.grad_accum},
             {"full_state_load", c.full_state_load},
             {"train_components", c.train_components},
-            {"cached_components", c.cached_components}}},
+            {"cached_components", c.cached_components},
+            {"tp", c.tensor_parallel},
+            {"pp", c.pipeline_parallel},
+            {"engine", c.engine},
+            {"kv_cache", c.kv_cache},
+            {"gen_tokens", c.gen_tokens}}},
           {"total_gb", round2(e.total_gb)},
           {"allocated_gb", round2(e.allocated_gb)},
           {"capacity_gb", round2(e.capacity_gb)},
@@ -112,6 +137,10 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
           {"host_gb", round2(e.host_gb)},
           {"host_terms", host_terms},
           {"suggestions", e.suggestions},
+          {"available_gb", round2(e.available_gb)},
+          {"kv_room_gb", round2(e.kv_room_gb)},
+          {"max_sequences", e.max_sequences},
+          {"notes", e.notes},
           {"warnings", e.warnings}};
 }
 

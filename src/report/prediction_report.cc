@@ -9,6 +9,34 @@ namespace {
 double round4(double x) { return std::round(x * 1e4) / 1e4; }
 double sig(double x) { return std::stod(fmt::format("{:.5g}", x)); }
 
+Json serving_json(const ServingPrediction& s) {
+  return {{"ttft_ms", sig(s.ttft_ms)},
+          {"tpot_ms", sig(s.tpot_ms)},
+          {"output_tokens_per_s", sig(s.output_tokens_per_s)},
+          {"requests_per_s", sig(s.requests_per_s)},
+          {"concurrency", sig(s.concurrency)},
+          {"max_concurrency", s.max_concurrency},
+          {"replicas", s.replicas},
+          {"saturated", s.saturated},
+          {"load", s.load}};
+}
+
+// The serving answer: latency per request and throughput of the whole setup.
+std::string serving_text(const ServingPrediction& s) {
+  std::string out;
+  out += fmt::format("TTFT         {:.4g} ms{}\n", s.ttft_ms,
+                     s.load == "max-load" ? " (the prompt's own chunks; a queue adds to it)" : "");
+  out += fmt::format("TPOT         {:.4g} ms ({:.4g} tokens/s per stream)\n", s.tpot_ms,
+                     1e3 / s.tpot_ms);
+  out += fmt::format("requests     {:.4g} per second, {:.4g} output tokens/s\n", s.requests_per_s,
+                     s.output_tokens_per_s);
+  out += fmt::format("in flight    {:.4g} sequences per replica ({} replica{}); at most {}\n",
+                     s.concurrency, s.replicas, s.replicas == 1 ? "" : "s", s.max_concurrency);
+  if (s.saturated)
+    out += "saturated    the request rate is beyond what this setup serves: the queue grows\n";
+  return out;
+}
+
 }  // namespace
 
 Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
@@ -35,6 +63,11 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
           {"workload_class", p.workload_class},
           {"fits", p.fits},
           {"terms", terms},
+          {"engine", c.engine},
+          {"tp", c.tensor_parallel},
+          {"pp", c.pipeline_parallel},
+          {"weights", c.weights},
+          {"serving", p.serving ? serving_json(*p.serving) : Json(nullptr)},
           {"note", p.note},
           {"warnings", p.warnings}};
 }
@@ -42,9 +75,21 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
 std::string prediction_text(const Workload& workload, const Gpu& gpu, const Prediction& p,
                             bool explain) {
   const RunConfig& c = p.config;
-  std::string out = fmt::format("{} on {} × {}: {}, {}, batch {} per GPU{}\n\n", workload.id,
-                                c.gpus, gpu.id, c.mode, c.precision, *c.batch,
-                                workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "");
+  const bool inference = workload.transformer && c.mode != "train";
+  std::string out =
+      inference
+          ? fmt::format(
+                "{} on {} × {}: {} with {}, {} weights, {} sequences per replica, prompt "
+                "{}{}{}\n\n",
+                workload.id, c.gpus, gpu.id, c.mode, c.engine, c.weights, *c.batch, *c.seq_len,
+                c.gen_tokens > 0 ? fmt::format(" + {} generated", c.gen_tokens) : "",
+                c.tensor_parallel * c.pipeline_parallel > 1
+                    ? fmt::format(", TP {} × PP {}", c.tensor_parallel, c.pipeline_parallel)
+                    : "")
+          : fmt::format("{} on {} × {}: {}, {}, batch {} per GPU{}\n\n", workload.id, c.gpus,
+                        gpu.id, c.mode, c.precision, *c.batch,
+                        workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "");
+  if (p.serving) out += serving_text(*p.serving);
   out += fmt::format("throughput   {:.5g} {} (±{:.0f}%: {:.4g} to {:.4g})\n", p.throughput, p.unit,
                      p.error_band * 100, p.throughput * (1 - p.error_band),
                      p.throughput * (1 + p.error_band));

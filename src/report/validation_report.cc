@@ -23,6 +23,9 @@ Json summary_json(const ValidationSummary& s) {
           {"median_abs_err", opt(s.median_abs_err)},
           {"baseline_median_rel_err", opt(s.baseline_median_rel_err)},
           {"baseline_mean_rel_err", opt(s.baseline_mean_rel_err)},
+          {"n_absolute", s.n_absolute},
+          {"median_abs_rel_err", opt(s.median_abs_rel_err)},
+          {"mean_abs_rel_err", opt(s.mean_abs_rel_err)},
           {"throughput_rows", s.throughput_rows},
           {"memory_rows", s.memory_rows},
           {"fits_rows", s.fits_rows}};
@@ -41,8 +44,9 @@ Json to_json(const ValidationReport& report) {
                 {"workload", r.workload}, {"metric", r.metric}, {"measured", r.measured}};
     row["predicted"] = r.predicted ? Json(std::round(*r.predicted * 1000) / 1000) : Json(nullptr);
     row["error"] = r.error ? Json(std::round(*r.error * 10000) / 10000) : Json(nullptr);
-    if (r.metric == "throughput") {
+    if (r.metric == "throughput" || r.metric == "ttft_ms" || r.metric == "tpot_ms") {
       row["is_ref"] = r.is_ref;
+      row["absolute"] = r.absolute;
       row["batch_per_gpu"] = r.batch_per_gpu;
       row["abs_error"] =
           r.abs_error ? Json(std::round(*r.abs_error * 10000) / 10000) : Json(nullptr);
@@ -84,11 +88,13 @@ std::string validation_text(const ValidationReport& report) {
       skipped.push_back(&r);
       continue;
     }
-    std::string error = r.metric == "fits" ? (*r.error == 0 ? "right" : "WRONG")
-                        : r.metric == "throughput"
-                            ? fmt::format("{:.1f}%", *r.error * 100)
-                            : fmt::format("{:.1f}%{}", *r.error,
-                                          r.fit_error == 1.0 ? " (predicted not to fit)" : "");
+    std::string error =
+        r.metric == "fits" ? (*r.error == 0 ? "right" : "WRONG")
+        : r.metric == "peak_memory_gb"
+            ? fmt::format("{:.1f}%{}", *r.error,
+                          r.fit_error == 1.0 ? " (predicted not to fit)" : "")
+            : fmt::format("{:.1f}%", *r.error * 100);
+    if (r.absolute) error += " (abs)";
     rows.add_row({std::to_string(r.line), r.group, r.gpu, r.metric, format_number(r.measured),
                   fmt::format("{:.2f}", *r.predicted), error});
   }
@@ -109,14 +115,18 @@ std::string validation_text(const ValidationReport& report) {
                  {"max rel err", A::kRight},
                  {"median abs err", A::kRight},
                  {"baseline median", A::kRight},
-                 {"baseline mean", A::kRight}});
+                 {"baseline mean", A::kRight},
+                 {"n abs", A::kRight},
+                 {"abs median", A::kRight},
+                 {"abs mean", A::kRight}});
   auto add = [&](const ValidationSummary& s) {
-    summary.add_row({s.group, std::to_string(s.n), std::to_string(s.skipped),
-                     pct(s.mean_abs_pct_err, 1),
-                     s.mean_abs_err_gb ? fmt::format("{:.2f}", *s.mean_abs_err_gb) : "-",
-                     pct(s.fits_accuracy, 100), pct(s.median_rel_err, 100),
-                     pct(s.mean_rel_err, 100), pct(s.max_rel_err, 100), pct(s.median_abs_err, 100),
-                     pct(s.baseline_median_rel_err, 100), pct(s.baseline_mean_rel_err, 100)});
+    summary.add_row(
+        {s.group, std::to_string(s.n), std::to_string(s.skipped), pct(s.mean_abs_pct_err, 1),
+         s.mean_abs_err_gb ? fmt::format("{:.2f}", *s.mean_abs_err_gb) : "-",
+         pct(s.fits_accuracy, 100), pct(s.median_rel_err, 100), pct(s.mean_rel_err, 100),
+         pct(s.max_rel_err, 100), pct(s.median_abs_err, 100), pct(s.baseline_median_rel_err, 100),
+         pct(s.baseline_mean_rel_err, 100), s.n_absolute > 0 ? std::to_string(s.n_absolute) : "-",
+         pct(s.median_abs_rel_err, 100), pct(s.mean_abs_rel_err, 100)});
   };
   for (const auto& g : report.groups) add(g);
   add(report.overall);
@@ -129,8 +139,10 @@ std::string validation_text(const ValidationReport& report) {
     for (const auto& c : report.splits) add(c);
   }
   out += fmt::format(
-      "\nThroughput errors are relative to each group's ref row{}; the absolute error is "
-      "|predicted / measured - 1|; the baseline guesses throughput ∝ GPUs × memory bandwidth.\n",
+      "\nThroughput, TTFT and TPOT errors are relative to each group's ref row{}; the absolute "
+      "error is |predicted / measured - 1|; the baseline guesses throughput ∝ GPUs × memory "
+      "bandwidth (latencies inversely). Rows of groups without a ref row are absolute rows "
+      "(abs), summarized apart.\n",
       report.leave_one_gpu_out ? ", each GPU predicted by a calibration fitted without it" : "");
   return out + "\n" + summary.render();
 }

@@ -50,3 +50,10 @@ namespace rigplan {
 std::span<const EmbeddedFile> embedded_web_files();
 
 }  // namespace rigplan
+
+namespace rigplan {
+
+// The inference engines and their formats: data/engines/*.toml.
+std::span<const EmbeddedFile> embedded_engine_files();
+
+}  // namespace rigplan

@@ -44,6 +44,18 @@ expect(0 "\"bound\": \"memory\"" predict llama-2-7b --gpu h100-sxm5-80gb --mode 
 expect(0 "relative to a100-sxm4-80gb" compare resnet50 --gpus a100-sxm4-80gb,rtx-4090,h100-sxm5-80gb --precision fp16)
 expect(2 "--link 'nvlnk' is not accepted" predict resnet50 --gpu a100-sxm4-80gb --gpus 2 --link nvlnk)
 
+# Inference: engines as data, the serving answer.
+expect(0 "engines OK: 5 engines" catalog check)
+expect(0 "tensorrt-llm" engines list)
+expect(0 "memory_utilization" engines show ollama)
+expect(2 "unknown engine 'vlm' (did you mean 'vllm'?)" memory llama-3-8b --gpu rtx-4090 --mode infer --engine vlm)
+expect(2 "does not run int4 weights" memory llama-3-8b --gpu rtx-4090 --mode decode --engine llama.cpp --weights awq)
+expect(0 "Fits, with" memory llama-3-8b --gpu rtx-4080 --mode decode --weights f16 --batch 1 --seq 1024 --engine llama.cpp)
+expect(0 "--gpus 2 --tp 2 (tensor split" memory llama-3-70b --gpu h100-sxm5-80gb --mode infer --batch 1 --seq 8192)
+expect(0 "\"ttft_ms\"" predict llama-3.1-8b --gpu h100-sxm5-80gb --mode serve --input-len 1024 --output-len 256 --request-rate 4 --json)
+expect(0 "TPOT" predict llama-3.1-8b --gpu l40s --mode serve --input-len 1024 --output-len 256 --concurrency 16)
+expect(0 "\"n_absolute\"" validate ${DATA}/../../validation/serving.csv --json)
+
 # Decide: cost and recommend.
 expect(0 "\"break_even_days\": 294.7" cost --gpu rtx-3090 --price 2200 --rent 2.14 --utilisation 0.15 --electricity 0.12 --no-resale --json)
 expect(0 "293 days" cost --gpu rtx-3090 --price 2200 --power 450 --rent 2.14 --utilisation 0.15 --electricity 0.12 --no-resale)

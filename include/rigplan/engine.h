@@ -1,0 +1,117 @@
+// Inference engines as data: how vLLM, SGLang, TensorRT-LLM, llama.cpp and PyTorch eager size
+// their memory, cache keys and values, schedule prompts and decode, and the weight and KV-cache
+// formats they run (data/engines/engines.toml, docs/inference.md). The loader produces these
+// plain structs; the inference models never see TOML.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rigplan/catalog.h"
+#include "rigplan/status.h"
+
+namespace rigplan {
+
+struct Engine {
+  std::string id;  // pytorch, vllm, sglang, tensorrt-llm, llama.cpp
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string version;  // the release its figures describe
+  Date as_of;
+  std::vector<std::string> stacks;  // cuda, rocm
+  // Memory.
+  std::string budget;  // total, free, none (see engines.toml)
+  double memory_utilization = 1;
+  double cuda_context_gb = 0;
+  double fragmentation = 0;  // of the allocated total
+  double nccl_buffers_gb = 0;
+  double cuda_graph_gb = 0;
+  // KV cache.
+  std::string kv_reserve;  // request, context
+  int kv_block_tokens = 1;
+  std::vector<std::string> kv_formats;
+  // Scheduling.
+  int prefill_chunk_tokens = 0;  // 0: the whole prompt in one step
+  int prefill_chunk_tokens_small = 0;
+  int max_seqs = 0;  // 0: no limit but memory
+  int max_seqs_small = 0;
+  double large_gpu_gb = 0;  // GPUs with at least this much memory take the large defaults
+  std::string logits_rows;  // batch, max-seqs, chunk: rows of fp32 logits held
+  std::string split;        // tensor, layer: how --gpus N alone spreads one model
+  std::string offload;      // pcie-stream, cpu-compute, none: what --offload cpu does
+  std::vector<std::string> weight_formats;
+  // Speed priors.
+  bool cuda_graphs = false;
+  double layer_overhead_us = 0;
+  double step_overhead_ms = 0;
+  double request_overhead_ms = 0;  // in the server, added to the time to first token
+  double gemm_efficiency = 0.7;
+  double memory_efficiency = 0.8;
+  double rocm_gemm_efficiency = 0.5;
+  double rocm_memory_efficiency = 0.6;
+  Provenance provenance;
+
+  // The defaults that depend on the GPU's memory (GB, 1e9 bytes).
+  int chunk_tokens(double gpu_memory_gb) const;
+  int max_sequences(double gpu_memory_gb) const;
+  bool runs(std::string_view weight_format) const;
+};
+
+struct WeightFormat {
+  std::string id;
+  std::string name;
+  std::vector<std::string> aliases;
+  double bits_per_weight = 16;
+  std::string compute;           // fp32, fp16, fp16acc, bf16, fp8, int8, fp4
+  std::string fallback_compute;  // where the GPU lacks `compute`
+  std::string dequant;           // none, fused (in the kernel), separate (to 16 bit first)
+  double dequant_efficiency = 1;
+  double call_overhead_us = 0;  // host time per quantized linear call (bitsandbytes)
+  std::string covers;           // all, linear
+  Provenance provenance;
+};
+
+struct KvFormat {
+  std::string id;
+  std::string name;
+  std::vector<std::string> aliases;
+  double bits_per_element = 16;
+  Provenance provenance;
+};
+
+class NameIndex;
+
+class Engines {
+ public:
+  Engines();
+  ~Engines();
+  Engines(Engines&&) noexcept;
+  Engines& operator=(Engines&&) noexcept;
+
+  std::vector<Engine> engines;
+  std::vector<WeightFormat> formats;
+  std::vector<KvFormat> kv_formats;
+
+  // By id or alias, case-insensitively ("ollama" is llama.cpp); an unknown name is a
+  // kInvalidInput Status with the accepted ids and a "did you mean".
+  Result<const Engine*> find_engine(std::string_view name) const;
+  Result<const WeightFormat*> find_format(std::string_view name) const;
+  Result<const KvFormat*> find_kv_format(std::string_view name) const;
+  void build_indexes();
+
+ private:
+  std::unique_ptr<NameIndex> engine_index_, format_index_, kv_index_;
+};
+
+// The engines compiled into the binary (data/engines/*.toml), parsed once.
+const Engines& embedded_engines();
+// The embedded engine files, for `catalog check`.
+std::vector<CatalogFile> embedded_engine_files_list();
+
+// Parses and checks engine files; every problem is reported as "file:line:column: message",
+// including an engine that names a weight or KV format no file defines.
+Result<Engines> load_engines(const std::vector<CatalogFile>& files);
+
+}  // namespace rigplan

@@ -1,0 +1,234 @@
+// Loading data/engines/*.toml: engines, weight formats and KV-cache formats.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+
+#include "catalog/name_index.h"
+#include "catalog/toml_decode.h"
+#include "rigplan/engine.h"
+#include "util/embedded_file.h"
+
+namespace rigplan {
+
+using namespace toml_decode;
+
+namespace {
+
+constexpr std::string_view kComputeTypes[] = {"fp32", "fp16", "fp16acc", "bf16",
+                                              "fp8",  "int8", "fp4"};
+
+const std::vector<FieldSpec<Engine>>& engine_fields() {
+  using E = Engine;
+  static const Range kFraction{0, 1, false};
+  static const Range kNonNegative{0, 1e6, true};
+  static const std::vector<FieldSpec<E>> kFields = {
+      {"id", &E::id, true},
+      {"name", &E::name, true},
+      {"aliases", &E::aliases},
+      {"version", &E::version, true},
+      {"as_of", &E::as_of, true},
+      {"stacks", &E::stacks, true, "", {"cuda", "rocm"}},
+      {"budget", &E::budget, true, "", {"total", "free", "none"}},
+      {"memory_utilization", &E::memory_utilization, true, "", {}, kFraction},
+      {"cuda_context_gb", &E::cuda_context_gb, true, "GB", {}, kNonNegative},
+      {"fragmentation", &E::fragmentation, true, "", {}, {0, 1, true}},
+      {"nccl_buffers_gb", &E::nccl_buffers_gb, true, "GB", {}, kNonNegative},
+      {"cuda_graph_gb", &E::cuda_graph_gb, true, "GB", {}, kNonNegative},
+      {"kv_reserve", &E::kv_reserve, true, "", {"request", "context"}},
+      {"kv_block_tokens", &E::kv_block_tokens, true, "", {}, {1, 1e6, true}},
+      {"kv_formats", &E::kv_formats, true},
+      {"prefill_chunk_tokens", &E::prefill_chunk_tokens, true, "", {}, kNonNegative},
+      {"prefill_chunk_tokens_small", &E::prefill_chunk_tokens_small, true, "", {}, kNonNegative},
+      {"max_seqs", &E::max_seqs, true, "", {}, kNonNegative},
+      {"max_seqs_small", &E::max_seqs_small, true, "", {}, kNonNegative},
+      {"large_gpu_gb", &E::large_gpu_gb, true, "GB", {}, kNonNegative},
+      {"logits_rows", &E::logits_rows, true, "", {"batch", "max-seqs", "chunk"}},
+      {"split", &E::split, true, "", {"tensor", "layer"}},
+      {"offload", &E::offload, true, "", {"pcie-stream", "cpu-compute", "none"}},
+      {"weight_formats", &E::weight_formats, true},
+      {"cuda_graphs", &E::cuda_graphs, true},
+      {"layer_overhead_us", &E::layer_overhead_us, true, "us", {}, kNonNegative},
+      {"step_overhead_ms", &E::step_overhead_ms, true, "ms", {}, kNonNegative},
+      {"request_overhead_ms", &E::request_overhead_ms, true, "ms", {}, kNonNegative},
+      {"gemm_efficiency", &E::gemm_efficiency, true, "", {}, kFraction},
+      {"memory_efficiency", &E::memory_efficiency, true, "", {}, kFraction},
+      {"rocm_gemm_efficiency", &E::rocm_gemm_efficiency, true, "", {}, kFraction},
+      {"rocm_memory_efficiency", &E::rocm_memory_efficiency, true, "", {}, kFraction},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<WeightFormat>>& format_fields() {
+  using F = WeightFormat;
+  static const std::vector<std::string_view> kCompute(std::begin(kComputeTypes),
+                                                      std::end(kComputeTypes));
+  static const std::vector<FieldSpec<F>> kFields = {
+      {"id", &F::id, true},
+      {"name", &F::name, true},
+      {"aliases", &F::aliases},
+      {"bits_per_weight", &F::bits_per_weight, true, "bits", {}, {1, 32, true}},
+      {"compute", &F::compute, true, "", kCompute},
+      {"fallback_compute", &F::fallback_compute, true, "", kCompute},
+      {"dequant", &F::dequant, true, "", {"none", "fused", "separate"}},
+      {"dequant_efficiency", &F::dequant_efficiency, true, "", {}, {0, 1, false}},
+      {"call_overhead_us", &F::call_overhead_us, false, "us", {}, {0, 1e6, true}},
+      {"covers", &F::covers, true, "", {"all", "linear"}},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<KvFormat>>& kv_fields() {
+  using K = KvFormat;
+  static const std::vector<FieldSpec<K>> kFields = {
+      {"id", &K::id, true},
+      {"name", &K::name, true},
+      {"aliases", &K::aliases},
+      {"bits_per_element", &K::bits_per_element, true, "bits", {}, {1, 32, true}},
+  };
+  return kFields;
+}
+
+template <class T>
+T decode(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
+  T out;
+  decode_fields(ctx, ctx.table(), fields, out, kProvenanceKeys);
+  decode_provenance(ctx, fields, out.provenance);
+  const auto& where = ctx.table().source();
+  out.provenance.file = where.path ? *where.path : "";
+  out.provenance.line = static_cast<int>(where.begin.line);
+  return out;
+}
+
+// Each name an engine lists must be an entry of `known`.
+template <class T>
+void check_names(const EntryContext& ctx, std::string_view field,
+                 const std::vector<std::string>& names, const std::vector<T>& known) {
+  std::vector<std::string> ids;
+  for (const auto& k : known) ids.push_back(k.id);
+  for (const auto& name : names) {
+    if (std::find(ids.begin(), ids.end(), name) == ids.end()) {
+      ctx.error(field, fmt::format("'{}' is not a format of the engine files; expected {}{}", name,
+                                   quoted_list(ids), did_you_mean(name, ids)));
+    }
+  }
+}
+
+template <class T>
+std::unique_ptr<NameIndex> index_of(const std::vector<T>& entries, std::string kind,
+                                    std::string command) {
+  auto index = std::make_unique<NameIndex>(std::move(kind), std::move(command));
+  for (const auto& e : entries) index->add_entry(e.id);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    index->add_name(i, entries[i].name);
+    for (const auto& alias : entries[i].aliases) index->add_name(i, alias);
+  }
+  return index;
+}
+
+template <class T>
+Result<const T*> find_in(const NameIndex* index, const std::vector<T>& entries,
+                         std::string_view name) {
+  if (!index) return Status::internal("engine indexes not built");
+  auto i = index->find(name);
+  if (!i) return Status::invalid_input(i.status().message());
+  return &entries[*i];
+}
+
+}  // namespace
+
+int Engine::chunk_tokens(double gpu_memory_gb) const {
+  return gpu_memory_gb >= large_gpu_gb ? prefill_chunk_tokens : prefill_chunk_tokens_small;
+}
+
+int Engine::max_sequences(double gpu_memory_gb) const {
+  return gpu_memory_gb >= large_gpu_gb ? max_seqs : max_seqs_small;
+}
+
+bool Engine::runs(std::string_view weight_format) const {
+  return std::find(weight_formats.begin(), weight_formats.end(), weight_format) !=
+         weight_formats.end();
+}
+
+Engines::Engines() = default;
+Engines::~Engines() = default;
+Engines::Engines(Engines&&) noexcept = default;
+Engines& Engines::operator=(Engines&&) noexcept = default;
+
+void Engines::build_indexes() {
+  engine_index_ = index_of(engines, "engine", "rigplan engines list");
+  format_index_ = index_of(formats, "weight format", "rigplan engines list");
+  kv_index_ = index_of(kv_formats, "KV-cache format", "rigplan engines list");
+}
+
+Result<const Engine*> Engines::find_engine(std::string_view name) const {
+  return find_in(engine_index_.get(), engines, name);
+}
+Result<const WeightFormat*> Engines::find_format(std::string_view name) const {
+  return find_in(format_index_.get(), formats, name);
+}
+Result<const KvFormat*> Engines::find_kv_format(std::string_view name) const {
+  return find_in(kv_index_.get(), kv_formats, name);
+}
+
+Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
+  Problems problems;
+  Engines out;
+  std::vector<RawEntry> engine_raws;
+  for (const auto& file : files) {
+    auto parsed = parse_file(file, problems);
+    if (!parsed) continue;
+    for (auto&& [key, node] : *parsed) {
+      const std::string section(key.str());
+      auto* array = node.as_array();
+      if ((section != "engine" && section != "format" && section != "kv_format") || !array ||
+          !array->is_array_of_tables()) {
+        problems.add(node.source(),
+                     fmt::format("unknown section '{}'; expected [[engine]], [[format]] or "
+                                 "[[kv_format]]",
+                                 section));
+        continue;
+      }
+      for (auto&& item : *array) {
+        RawEntry raw{std::move(*item.as_table()), ""};
+        if (const auto* id = raw.table.get_as<std::string>("id")) raw.id = id->get();
+        const EntryContext ctx(section, raw, problems);
+        if (section == "engine") {
+          out.engines.push_back(decode(ctx, engine_fields()));
+          engine_raws.push_back(std::move(raw));
+        } else if (section == "format") {
+          out.formats.push_back(decode(ctx, format_fields()));
+        } else {
+          out.kv_formats.push_back(decode(ctx, kv_fields()));
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < out.engines.size(); ++i) {
+    const EntryContext ctx("engine", engine_raws[i], problems);
+    check_names(ctx, "weight_formats", out.engines[i].weight_formats, out.formats);
+    check_names(ctx, "kv_formats", out.engines[i].kv_formats, out.kv_formats);
+  }
+  if (!problems.empty()) return problems.to_status();
+  out.build_indexes();
+  return out;
+}
+
+std::vector<CatalogFile> embedded_engine_files_list() {
+  std::vector<CatalogFile> files;
+  for (const auto& f : embedded_engine_files())
+    files.push_back({std::string(f.path), std::string(f.text)});
+  return files;
+}
+
+const Engines& embedded_engines() {
+  // Parsed once: every estimate of a `rigplan serve` process shares it.
+  static const Engines engines = [] {
+    auto loaded = load_engines(embedded_engine_files_list());
+    assert(loaded.ok() && "the embedded engines are checked by their tests");
+    return loaded.ok() ? std::move(loaded).value() : Engines{};
+  }();
+  return engines;
+}
+
+}  // namespace rigplan

@@ -1,0 +1,122 @@
+// The memory terms of an LLM served by an engine (docs/inference.md).
+#include "model/inference_memory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/memory_constants.h"
+#include "util/strings.h"
+
+namespace rigplan {
+namespace {
+
+namespace mc = memory_constants;
+
+std::string num(double x) { return format_number(x); }
+
+// Layers of the largest pipeline stage.
+double stage_layers(const TransformerConfig& t, int pp) {
+  return std::ceil(static_cast<double>(t.num_layers) / pp);
+}
+
+// KV heads one GPU holds: its share, at least one (replicated beyond the KV heads).
+double kv_heads_per_gpu(const TransformerConfig& t, int tp) {
+  return std::max(1.0, static_cast<double>(t.kv_heads()) / tp);
+}
+
+}  // namespace
+
+double kv_bytes_per_token(const TransformerConfig& t, double kv_bits, int tp, int pp) {
+  return 2.0 * stage_layers(t, pp) * kv_heads_per_gpu(t, tp) * t.head_size() * kv_bits / 8;
+}
+
+double kv_tokens_held(const Engine& engine, double tokens) {
+  const double block = std::max(1, engine.kv_block_tokens);
+  return std::ceil(tokens / block) * block;
+}
+
+std::vector<MemoryTerm> inference_terms(const InferenceShape& s) {
+  const TransformerConfig& t = *s.t;
+  const Engine& e = *s.engine;
+  std::vector<MemoryTerm> out;
+  auto add = [&](std::string name, double bytes, std::string formula, std::string values) {
+    if (bytes > 0) out.push_back({std::move(name), bytes / 1e9, std::move(formula), values});
+  };
+  const double d = t.hidden_size;
+  if (t.arch != "encoder") {
+    // A paged cache holds whole blocks per sequence; llama.cpp holds the whole context of every
+    // slot, rounded up to its padding.
+    const double context = s.seq + s.gen_tokens;
+    const bool whole = e.kv_reserve == "context";
+    const double held =
+        whole ? kv_tokens_held(e, s.batch * context) : s.batch * kv_tokens_held(e, context);
+    const double per_token = kv_bytes_per_token(t, s.kv_bits, s.tp, s.pp);
+    add("kv_cache", held * per_token,
+        fmt::format("{}·2·(L/pp)·max(1, n_kv/tp)·d_head·bits/8 ({}{} tokens per block)",
+                    whole ? "ceil(b·(s + n_gen))" : "b·ceil(s + n_gen)", e.name,
+                    whole ? "'s whole context," : ":", e.kv_block_tokens),
+        fmt::format("{} tokens·2·{}·{}·{}·{}/8", num(held), num(stage_layers(t, s.pp)),
+                    num(kv_heads_per_gpu(t, s.tp)), t.head_size(), num(s.kv_bits)));
+  }
+  // One prefill chunk's live tensors in a layer: the engines reserve them for their chunk size
+  // (vLLM profiles a pass at max_num_batched_tokens; llama.cpp sizes its compute buffer for a
+  // micro-batch); PyTorch runs the whole prompts at once.
+  const int chunk = e.chunk_tokens(s.capacity_gb);
+  const double tokens = chunk > 0 ? chunk : static_cast<double>(s.batch) * s.seq;
+  const double widest =
+      std::max<double>(3.0 * d, static_cast<double>(t.ffn_size) * (t.gated() ? 2 : 1)) / s.tp;
+  add("activations", tokens * widest * s.act_bytes * mc::kPrefillLiveTensors,
+      fmt::format("{}·max(3d, F·(2 if gated))/tp·β·2 (one layer's live tensors)",
+                  chunk > 0 ? "chunk" : "b·s"),
+      fmt::format("{}·{}·{}·2", num(tokens), num(widest), num(s.act_bytes)));
+  if (t.arch != "encoder" && t.vocab_size > 0) {
+    const double rows = e.logits_rows == "chunk"      ? tokens
+                        : e.logits_rows == "max-seqs" ? std::max(e.max_sequences(s.capacity_gb), 1)
+                                                      : s.batch;
+    add("logits", rows * t.vocab_size * mc::kLossFp32BytesPerLogit,
+        fmt::format("{}·V·4 B (fp32 logits of the last positions)",
+                    e.logits_rows == "chunk"      ? "chunk"
+                    : e.logits_rows == "max-seqs" ? "max_seqs"
+                                                  : "b"),
+        fmt::format("{}·{}·4", num(rows), t.vocab_size));
+  }
+  if (s.format->dequant == "separate") {
+    const double widest_matrix = static_cast<double>(t.hidden_size) * t.ffn_size;
+    add("dequantized_matrix", widest_matrix * 2, "d·F·2 B (one matrix dequantized to compute)",
+        fmt::format("{}·{}·2", t.hidden_size, t.ffn_size));
+  }
+  return out;
+}
+
+std::vector<MemoryTerm> engine_overhead_terms(const Engine& engine, double allocated_gb,
+                                              bool model_parallel) {
+  std::vector<MemoryTerm> out;
+  auto add = [&](std::string name, double gb, std::string formula, std::string values) {
+    if (gb > 0) out.push_back({std::move(name), gb, std::move(formula), std::move(values)});
+  };
+  add("allocator_fragmentation", allocated_gb * engine.fragmentation,
+      fmt::format("{}% of the allocated total ({})", num(engine.fragmentation * 100), engine.name),
+      fmt::format("{} × {:.2f} GB", num(engine.fragmentation), allocated_gb));
+  add("cuda_context", engine.cuda_context_gb,
+      fmt::format("CUDA context, kernels and library handles ({})", engine.name),
+      fmt::format("{} GB", num(engine.cuda_context_gb)));
+  add("cuda_graphs", engine.cuda_graph_gb, fmt::format("captured CUDA graphs ({})", engine.name),
+      fmt::format("{} GB", num(engine.cuda_graph_gb)));
+  if (model_parallel) {
+    add("nccl_buffers", engine.nccl_buffers_gb, "communicator buffers of a replica over GPUs",
+        fmt::format("{} GB", num(engine.nccl_buffers_gb)));
+  }
+  return out;
+}
+
+double engine_available_gb(const Engine& engine, double utilization, double capacity_gb,
+                           double fixed_gb) {
+  if (engine.budget == "total") return utilization * capacity_gb;
+  if (engine.budget == "free")
+    return capacity_gb - (1 - utilization) * std::max(0.0, capacity_gb - fixed_gb);
+  return capacity_gb;
+}
+
+}  // namespace rigplan

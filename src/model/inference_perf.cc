@@ -1,0 +1,470 @@
+// The speed of an LLM served by an engine (docs/inference.md).
+#include "model/inference_perf.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "model/inference_constants.h"
+#include "model/inference_memory.h"
+#include "model/links.h"
+#include "model/perf_constants.h"
+#include "util/strings.h"
+
+namespace rigplan {
+namespace {
+
+namespace ic = inference_constants;
+namespace pc = perf_constants;
+
+// The tensor rate of a compute type on a GPU, TFLOPS (TOPS for int8); nullopt where it has none.
+std::optional<double> compute_tflops(const Gpu& g, std::string_view type) {
+  if (type == "fp32") return g.fp32_tflops;
+  if (!g.tensor_cores) {
+    // Pascal: 16-bit math at the FP32 rate, 8-bit dot products with dp4a from compute 6.1.
+    if (type == "fp16" || type == "fp16acc" || type == "bf16") return g.fp32_tflops;
+    if (type == "int8" && g.vendor == "nvidia" && std::stod(g.compute_capability) >= 6.1)
+      return g.fp32_tflops * ic::kDp4aPerFp32;
+    return std::nullopt;
+  }
+  const double fp16 = g.fp16_tflops.value_or(g.fp32_tflops);
+  if (type == "fp16") return fp16;
+  if (type == "fp16acc") return g.fp16_fp16acc_tflops.value_or(fp16);
+  if (type == "bf16") return g.bf16_tflops.value_or(fp16);
+  if (type == "fp8") return g.fp8_tflops;
+  if (type == "int8") return g.int8_tops;
+  if (type == "fp4") return g.fp4_tflops;
+  return std::nullopt;
+}
+
+// One linear layer of a transformer layer on one GPU: output and input widths, and whether it is
+// an expert of a mixture-of-experts MLP.
+struct Linear {
+  double n = 0, k = 0;
+  bool expert = false;
+};
+
+// What the step model needs of a run, computed once per prediction.
+struct Model {
+  const TransformerConfig* t = nullptr;
+  const Engine* engine = nullptr;
+  int tp = 1, pp = 1, replicas = 1;
+  double layers = 0;           // decoder layers
+  double beta = 2;             // bytes per activation element
+  double weight_bytes = 2;     // bytes streamed per weight of a linear layer
+  double dequant_bytes = 0;    // more per weight when several rows are multiplied (bitsandbytes)
+  double call_overhead_s = 0;  // host time per quantized linear call
+  double head_bytes = 2;       // bytes per weight of the LM head
+  double gemm_rate = 0;        // FLOP/s the linear layers reach (peak x efficiencies)
+  double attention_rate = 0;   // FLOP/s of attention
+  double bandwidth = 0;        // bytes/s the kernels stream
+  double sms = 1;
+  double kv_token_layer = 0;  // bytes of one cached token of one layer on one GPU
+  double q_dim = 0;           // query width on one GPU
+  double experts = 1, top_k = 1;
+  double ffn_local = 0;         // MLP width on one GPU (times top-k)
+  std::vector<Linear> linears;  // of one layer
+  double allreduce_latency_s = 0, allreduce_gbps = 0;
+  double handoff_gbps = 0;
+  std::string link;
+  int chunk = 0;  // prefill tokens per step (0: whole prompts)
+};
+
+// Work of one step (or one stage of it).
+struct Work {
+  double tokens = 0;     // new tokens: rows of the linear layers
+  double sequences = 0;  // rows of the LM head: sequences sampling a token
+  double context = 0;    // sum over new tokens of the tokens each attends to
+  double kv_read = 0;    // cached tokens read from memory by attention
+};
+
+// Seconds of a step by operator class.
+struct Times {
+  double linear = 0, attention = 0, elementwise = 0, head = 0, overhead = 0, comm = 0;
+  double compute_bound = 0, memory_bound = 0;
+  double total() const { return linear + attention + elementwise + head + overhead + comm; }
+  void add(const Times& o, double scale) {
+    for (auto [a, b] : {std::pair{&linear, o.linear},
+                        {&attention, o.attention},
+                        {&elementwise, o.elementwise},
+                        {&head, o.head},
+                        {&overhead, o.overhead},
+                        {&comm, o.comm},
+                        {&compute_bound, o.compute_bound},
+                        {&memory_bound, o.memory_bound}}) {
+      *a += b * scale;
+    }
+  }
+};
+
+// Roofline of one operator: the larger of its FLOPs at `rate` and its bytes at the bandwidth.
+double roofline(double flops, double bytes, double rate, const Model& m, Times& t) {
+  const double compute = flops / rate, memory = bytes / m.bandwidth;
+  (compute >= memory ? t.compute_bound : t.memory_bound) += std::max(compute, memory);
+  return std::max(compute, memory);
+}
+
+// Wave quantization of a GEMM's output tiles over the SMs, and a short inner dimension
+// (perf_constants.h: CUTLASS tiles).
+double shape_efficiency(double rows, double n, double k, double sms) {
+  const double tiles = std::ceil(rows / pc::kTile) * std::ceil(n / pc::kTile);
+  const double waves = std::ceil(tiles / sms);
+  return std::max(1e-3, tiles / (waves * sms) * std::min(1.0, k / pc::kFullK));
+}
+
+// One stage's layers (all of them without a layer split) for a step's work; the LM head when
+// `head`. Per GPU: tensor parallelism divides the widths, and adds two all-reduces per layer.
+Times stage_time(const Model& m, const Work& w, double layers, bool head) {
+  Times t;
+  if (w.tokens <= 0) return t;
+  const TransformerConfig& tc = *m.t;
+  double linear = 0;
+  for (const Linear& l : m.linears) {
+    double touched = 1, rows = w.tokens;
+    if (l.expert) {
+      // Each token picks top_k of the experts: the distinct experts a step reads.
+      touched = m.experts * (1 - std::pow(1 - m.top_k / m.experts, w.tokens));
+      rows = w.tokens * m.top_k / touched;
+    }
+    const double flops = 2 * rows * touched * l.n * l.k;
+    const double per_weight = m.weight_bytes + (rows > 1 ? m.dequant_bytes : 0);
+    const double bytes = touched * l.n * l.k * per_weight + rows * touched * (l.n + l.k) * m.beta;
+    linear += roofline(flops, bytes, m.gemm_rate * shape_efficiency(rows, l.n, l.k, m.sms), m, t);
+  }
+  const double attention =
+      roofline(4 * w.context * m.q_dim, w.kv_read * m.kv_token_layer, m.attention_rate, m, t);
+  const double elementwise = roofline(
+      0,
+      w.tokens * (ic::kElementwiseHidden * tc.hidden_size + ic::kElementwiseFfn * m.ffn_local) *
+          m.beta,
+      1, m, t);
+  t.compute_bound *= layers;
+  t.memory_bound *= layers;
+  t.linear = linear * layers;
+  t.attention = attention * layers;
+  t.elementwise = elementwise * layers;
+  if (head && tc.vocab_size > 0 && w.sequences > 0) {
+    const double v = static_cast<double>(tc.vocab_size) / m.tp, d = tc.hidden_size;
+    t.head = roofline(2 * w.sequences * v * d, v * d * m.head_bytes + w.sequences * v * 4,
+                      m.gemm_rate * shape_efficiency(w.sequences, v, d, m.sms), m, t);
+  }
+  t.overhead = (m.engine->layer_overhead_us * 1e-6 +
+                static_cast<double>(m.linears.size()) * m.call_overhead_s) *
+               layers;
+  if (m.tp > 1) {
+    // Two all-reduces per layer of the step's activations (attention output, MLP output): a
+    // latency plus the ring's 2(tp-1)/tp of the bytes over the link; never the context.
+    const double bytes = w.tokens * tc.hidden_size * m.beta;
+    t.comm = 2 * layers *
+             (m.allreduce_latency_s + 2.0 * (m.tp - 1) / m.tp * bytes / (m.allreduce_gbps * 1e9));
+  }
+  return t;
+}
+
+// A step of `w` over the whole replica: stages in turn for one stream; with a layer split and
+// several sequences, micro-batches of them pipeline through the stages.
+Times step_time(const Model& m, const Work& w) {
+  Times out;
+  if (m.pp == 1) {
+    out = stage_time(m, w, m.layers, true);
+  } else {
+    const double micro = std::clamp(std::floor(w.sequences), 1.0, static_cast<double>(m.pp));
+    const Work part{w.tokens / micro, w.sequences / micro, w.context / micro, w.kv_read / micro};
+    const Times body = stage_time(m, part, m.layers / m.pp, false);
+    const Times head = stage_time(m, {part.sequences, part.sequences, 0, 0}, 0, true);
+    out.add(body, std::max(micro, static_cast<double>(m.pp)));
+    out.head = head.head * micro;
+    out.comm += (m.pp - 1) * (ic::kStageHandoffS +
+                              part.tokens * m.t->hidden_size * m.beta / (m.handoff_gbps * 1e9));
+  }
+  out.overhead += m.engine->step_overhead_ms * 1e-3;
+  return out;
+}
+
+// Decode: every sequence of the batch adds a token at a mean context of `context` tokens.
+Times decode_step(const Model& m, double batch, double context) {
+  return step_time(m, {batch, batch, batch * context, batch * context});
+}
+
+// Prefill of `prompts` prompts of `length` tokens in the engine's chunks: each chunk reads the
+// weights once; attention is causal within a prompt and re-reads the keys and values of the
+// earlier chunks. A layer split pipelines the chunks.
+Times prefill(const Model& m, double prompts, double length) {
+  const double tokens = prompts * length;
+  const double chunk = m.chunk > 0 ? std::min<double>(m.chunk, tokens) : tokens;
+  const double chunks = std::ceil(tokens / chunk);
+  const double per_prompt_chunk = std::min(chunk, length);
+  const double context = prompts * length * (length + 1) / 2;
+  const double kv_read = prompts * length * std::max(0.0, length / per_prompt_chunk - 1) / 2;
+  const Work each{tokens / chunks, prompts / chunks, context / chunks, kv_read / chunks};
+  Times out;
+  if (m.pp == 1) {
+    out.add(step_time(m, each), chunks);
+    return out;
+  }
+  const Times body = stage_time(m, each, m.layers / m.pp, false);
+  const Times head = stage_time(m, {each.sequences, each.sequences, 0, 0}, 0, true);
+  out.add(body, chunks + m.pp - 1);
+  out.head = head.head * chunks;
+  out.comm +=
+      chunks * (m.pp - 1) *
+      (ic::kStageHandoffS + each.tokens * m.t->hidden_size * m.beta / (m.handoff_gbps * 1e9));
+  out.overhead += chunks * m.engine->step_overhead_ms * 1e-3;
+  return out;
+}
+
+// The all-reduce link of a replica of `tp` GPUs, and the link stages hand activations over.
+void set_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalog& catalog) {
+  const int group = m.tp * m.pp;
+  if (group == 1) return;
+  const Link link = link_for(gpu, c, std::min(group, pc::kGpusPerNode), catalog);
+  m.link = link.name;
+  m.allreduce_gbps = link.busbw_gbps;
+  m.handoff_gbps = link.busbw_gbps;
+  m.allreduce_latency_s = link.kind == "pcie"        ? ic::kAllReducePcieS
+                          : link.kind == "pcie-host" ? ic::kAllReduceHostS
+                                                     : ic::kAllReduceNvlinkS;
+  if (group > pc::kGpusPerNode) {
+    m.allreduce_gbps = std::min(m.allreduce_gbps, pc::kNetworkGbpsPerGpu * pc::kNetworkEfficiency);
+    m.allreduce_latency_s = std::max(m.allreduce_latency_s, ic::kAllReduceNetworkS);
+  }
+}
+
+// The GEMM rate of the weight format on the GPU: natively, or dequantized into its fallback.
+double format_rate(const Gpu& gpu, const WeightFormat& f, double efficiency) {
+  if (auto native = compute_tflops(gpu, f.compute)) {
+    return *native * 1e12 * efficiency * (f.dequant == "none" ? 1.0 : f.dequant_efficiency);
+  }
+  return compute_tflops(gpu, f.fallback_compute).value_or(gpu.fp32_tflops) * 1e12 * efficiency *
+         f.dequant_efficiency;
+}
+
+Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const Engine& engine,
+                 const EngineCalibration& eff, const Catalog& catalog) {
+  const Engines& engines = embedded_engines();
+  const WeightFormat& format = **engines.find_format(c.weights);
+  const TransformerConfig& t = *w.transformer;
+  Model m;
+  m.t = &t;
+  m.engine = &engine;
+  m.tp = c.tensor_parallel;
+  m.pp = c.pipeline_parallel;
+  m.replicas = c.gpus / (m.tp * m.pp);
+  m.layers = t.num_layers;
+  m.beta = c.precision == "fp32" ? 4 : 2;
+  m.weight_bytes = format.bits_per_weight / 8;
+  // Dequantized to 16 bit, written and read again, before a multiplication of several rows.
+  m.dequant_bytes = format.dequant == "separate" ? 4 : 0;
+  m.call_overhead_s = format.call_overhead_us * 1e-6;
+  m.head_bytes = format.covers == "all" ? format.bits_per_weight / 8 : m.beta;
+  m.gemm_rate = format_rate(gpu, format, eff.gemm_efficiency);
+  m.attention_rate = compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(1) *
+                     1e12 * eff.gemm_efficiency * ic::kAttentionVsGemm;
+  m.bandwidth = gpu.mem_bandwidth_gbps * 1e9 * eff.memory_efficiency;
+  m.sms = std::max(1, gpu.sm_count);
+  const double kv_bits = (*engines.find_kv_format(c.kv_cache))->bits_per_element;
+  m.kv_token_layer =
+      kv_bytes_per_token(t, c.kv_cache == "auto" ? m.beta * 8 : kv_bits, m.tp, 1) / t.num_layers;
+  m.q_dim = static_cast<double>(t.num_heads) * t.head_size() / m.tp;
+  m.experts = t.experts();
+  m.top_k = t.top_k();
+  m.ffn_local = static_cast<double>(t.ffn_size) * t.top_k() / m.tp;
+  for (const auto& lin : layer_linears(t)) {
+    const bool mlp = lin.name == "gate" || lin.name == "up" || lin.name == "down";
+    const bool row_parallel = lin.name == "o" || lin.name == "down";
+    m.linears.push_back({static_cast<double>(lin.out) / (row_parallel ? 1 : m.tp),
+                         static_cast<double>(lin.in) / (row_parallel ? m.tp : 1),
+                         mlp && m.experts > 1});
+  }
+  m.chunk = engine.chunk_tokens(capacity_gb(gpu));
+  set_links(m, gpu, c, catalog);
+  return m;
+}
+
+// Serving with `n` sequences in flight per replica under continuous batching: each step every
+// decoding sequence adds a token and prompts fill the rest of the engine's token budget, so a
+// request's prompt and output cost their share of the steps' work.
+struct ServeState {
+  Times step;
+  double step_s = 0;   // one step: the time per output token
+  double cycle_s = 0;  // until the n sequences in flight have each finished a request
+  double ttft_s = 0;   // a prompt's chunks, or its own prefill when that is longer
+};
+
+ServeState serve_at(const Model& m, double n, double in, double out) {
+  const double budget = m.chunk > 0 ? m.chunk : n * (in + out);
+  const double steps = std::max(out, std::ceil(n * (in + out) / budget));
+  const double decoding = n * out / steps, prompt = n * in / steps;
+  const double context = in + out / 2;
+  Work w{decoding + prompt, decoding + n / steps, decoding * context + prompt * (in + 1) / 2,
+         decoding * context};
+  ServeState s;
+  s.step = step_time(m, w);
+  s.step_s = s.step.total();
+  s.cycle_s = steps * s.step_s;
+  const double prompt_steps = std::ceil(in / std::max(1.0, budget - decoding));
+  s.ttft_s = std::max(prefill(m, 1, in).total(), prompt_steps * s.step_s);
+  return s;
+}
+
+// Requests per second of one replica with n in flight.
+double request_rate_at(const Model& m, double n, double in, double out) {
+  return n / serve_at(m, n, in, out).cycle_s;
+}
+
+// The serving answer for the load the run asks: a request rate, a concurrency, or as many
+// sequences as fit (max load). `limit`: the most sequences a replica holds.
+ServingPrediction serve(const Model& m, const RunConfig& c, int limit, Times& step) {
+  const double in = *c.seq_len, out = std::max(1, c.gen_tokens);
+  ServingPrediction sp;
+  sp.replicas = m.replicas;
+  sp.max_concurrency = limit;
+  const ServeState full = serve_at(m, limit, in, out);
+  const double capacity = limit / full.cycle_s;  // requests per second of a replica
+  double n = limit, wait = 0;
+  if (c.request_rate) {
+    sp.load = "request-rate";
+    const double rate = *c.request_rate / m.replicas;
+    if (rate >= capacity * ic::kMaxUtilisation) {
+      sp.saturated = true;
+    } else {
+      double lo = 1e-6, hi = limit;
+      for (int i = 0; i < 60; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        (request_rate_at(m, mid, in, out) < rate ? lo : hi) = mid;
+      }
+      n = hi;
+      const double rho = rate / capacity;
+      wait = rho / (2 * (1 - rho)) / capacity;  // M/D/1 queue for a slot
+    }
+  } else if (c.batch && c.mode == "serve" && *c.batch > 0) {
+    sp.load = "concurrency";
+    n = std::min<double>(*c.batch, limit);
+    // Beyond the slots, requests wait for earlier ones to finish.
+    if (*c.batch > limit) wait = (*c.batch - limit) / capacity;
+  } else {
+    sp.load = "max-load";
+  }
+  const ServeState s = n == limit ? full : serve_at(m, n, in, out);
+  step = s.step;
+  sp.concurrency = n;
+  sp.tpot_ms = s.step_s * 1e3;
+  sp.ttft_ms = (s.ttft_s + wait) * 1e3 + m.engine->request_overhead_ms;
+  sp.requests_per_s = n / s.cycle_s * m.replicas;
+  sp.output_tokens_per_s = sp.requests_per_s * out;
+  return sp;
+}
+
+// What the step spends, as the prediction's terms, and what bounds it.
+void report_terms(const Times& t, double step_s, Prediction& p) {
+  const double scale = t.total() > 0 ? step_s / t.total() : 0;
+  p.terms.push_back({"gemm", t.linear * scale, 0, 0, "compute"});
+  p.terms.push_back({"attention", t.attention * scale, 0, 0, "memory"});
+  p.terms.push_back({"elementwise", (t.elementwise + t.head) * scale, 0, 0, "memory"});
+  p.terms.push_back({"launch_and_host", t.overhead * scale, 0, 0, "overhead"});
+  if (t.comm > 0) p.terms.push_back({"communication", t.comm * scale, 0, 0, "communication"});
+  const std::pair<double, const char*> shares[] = {{t.compute_bound, "compute"},
+                                                   {t.memory_bound, "memory"},
+                                                   {t.comm, "communication"},
+                                                   {t.overhead, "overhead"}};
+  p.bound = std::max_element(std::begin(shares), std::end(shares))->second;
+}
+
+}  // namespace
+
+EngineCalibration engine_efficiency(const Calibration& calibration, const Engine& engine,
+                                    const Gpu& gpu) {
+  const std::string key = calibration_key(gpu);
+  const std::string_view generation = std::string_view(key).substr(0, key.find('-'));
+  const EngineCalibration* same_generation = nullptr;
+  for (const auto& e : calibration.engines) {
+    if (e.engine != engine.id) continue;
+    if (e.architecture == key) return e;
+    if (std::string_view(e.architecture).substr(0, e.architecture.find('-')) == generation)
+      same_generation = &e;
+  }
+  if (same_generation) {
+    EngineCalibration out = *same_generation;
+    out.architecture = key;
+    return out;
+  }
+  const bool rocm = gpu.vendor == "amd";
+  return {engine.id,
+          key,
+          rocm ? engine.rocm_gemm_efficiency : engine.gemm_efficiency,
+          rocm ? engine.rocm_memory_efficiency : engine.memory_efficiency,
+          0,
+          fmt::format("{} priors for {} (data/engines)", engine.id, rocm ? "ROCm" : "CUDA")};
+}
+
+Result<Prediction> predict_inference(const Workload& w, const Gpu& gpu,
+                                     const Calibration& calibration, const Catalog& catalog,
+                                     const RunFacts& facts) {
+  const MemoryEstimate& memory = facts.memory;
+  const RunConfig& c = memory.config;
+  auto engine = embedded_engines().find_engine(c.engine);
+  if (!engine) return engine.status();
+  const EngineCalibration eff = engine_efficiency(calibration, **engine, gpu);
+  const Model m = make_model(w, gpu, c, **engine, eff, catalog);
+  Prediction p;
+  p.config = c;
+  p.workload_class = facts.workload_class;
+  p.error_band =
+      calibration.error_band.count("inference") ? calibration.error_band.at("inference") : 0.25;
+  p.unit = "tokens/s";
+  p.warnings = memory.warnings;
+  const double batch = *c.batch, seq = *c.seq_len;
+  Times t;
+  if (c.mode == "serve") {
+    p.fits = memory.max_sequences >= 1 || c.known_to_fit;
+    const int limit = std::max(1, memory.max_sequences);
+    p.serving = serve(m, c, limit, t);
+    p.throughput = p.serving->output_tokens_per_s;
+    p.step_time_s = p.serving->tpot_ms / 1e3;
+    p.samples_per_step = p.serving->concurrency * m.replicas;
+    p.mfu = facts.flops.decode_per_token / batch * p.throughput /
+            (compute_tflops(gpu, "bf16").value_or(1) * 1e12 * c.gpus);
+  } else if (c.mode == "decode") {
+    p.fits = memory.fits || c.known_to_fit;
+    t = decode_step(m, batch, seq + c.gen_tokens / 2.0);
+    p.step_time_s = t.total();
+    p.samples_per_step = batch * m.replicas;
+    p.throughput = p.samples_per_step / p.step_time_s;
+    p.mfu = facts.flops.decode_per_token * m.replicas /
+            (p.step_time_s * compute_tflops(gpu, "bf16").value_or(1) * 1e12 * c.gpus);
+  } else {
+    p.fits = memory.fits || c.known_to_fit;
+    t = prefill(m, batch, seq);
+    p.step_time_s = t.total();
+    p.samples_per_step = batch * m.replicas;
+    p.throughput = p.samples_per_step * seq / p.step_time_s;
+    p.mfu = facts.flops.prefill * m.replicas /
+            (p.step_time_s * compute_tflops(gpu, "bf16").value_or(1) * 1e12 * c.gpus);
+  }
+  report_terms(t, p.step_time_s, p);
+  std::vector<std::string> notes = memory.notes;
+  notes.push_back(
+      fmt::format("{} {} ({}): {} of the {} peak, {} of the memory bandwidth ({})", (*engine)->name,
+                  (*engine)->version, join((*engine)->stacks, "/"),
+                  format_number(std::round(eff.gemm_efficiency * 100) / 100), c.weights,
+                  format_number(std::round(eff.memory_efficiency * 100) / 100),
+                  eff.rows > 0 ? fmt::format("fitted on {} runs", eff.rows) : eff.fitted_on));
+  if (!m.link.empty()) notes.push_back(fmt::format("GPU-to-GPU: {}", m.link));
+  if (m.pp > 1) {
+    notes.push_back(fmt::format(
+        "layers split over {} GPUs: one stream runs the stages in turn, several pipeline", m.pp));
+  }
+  if (!p.fits) {
+    p.bound = "capacity";
+    notes.insert(notes.begin(),
+                 fmt::format("does not fit: needs {:.1f} GB of the {:.1f} GB {} may use{}",
+                             memory.total_gb, memory.available_gb, (*engine)->name,
+                             c.offload == "cpu" ? "" : " (`rigplan memory` says what would fit)"));
+  }
+  p.note = join(notes, "; ");
+  return p;
+}
+
+}  // namespace rigplan

@@ -1,0 +1,37 @@
+#include "model/links.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "model/perf_constants.h"
+
+namespace rigplan {
+
+namespace pc = perf_constants;
+
+double pcie_gbps(const Gpu& g, const Catalog& catalog) {
+  const std::string id = fmt::format("pcie-{}-x{}", g.pcie_gen, g.pcie_lanes);
+  for (const auto& ic : catalog.interconnects) {
+    if (ic.id == id) return ic.bw_per_direction_gbps;
+  }
+  return g.pcie_lanes * pc::kPcieGen3LaneGbps * std::pow(2.0, g.pcie_gen - 3);
+}
+
+Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog& catalog) {
+  std::string kind = c.link.empty() ? g.gpu_link : c.link;
+  // A bridge joins pairs: beyond two GPUs the ring also crosses PCIe.
+  if (kind == "nvlink-bridge" && gpus_in_node > 2) kind = "pcie";
+  if (kind == "nvswitch" || kind == "nvlink-bridge" || kind == "infinity-fabric") {
+    const double per_direction = g.gpu_link_bw_gbps.value_or(0) / 2;
+    if (per_direction > 0) return {kind, kind, per_direction * pc::kNvlinkEfficiency};
+    kind = "pcie";
+  }
+  const double lane_gbps = pcie_gbps(g, catalog);
+  // GeForce cards have no peer-to-peer over PCIe: collectives go through host memory.
+  const bool p2p = g.segment != "consumer";
+  return {p2p ? "pcie" : "pcie (host-staged, no P2P)", p2p ? "pcie" : "pcie-host",
+          lane_gbps * (p2p ? pc::kPcieP2pEfficiency : pc::kPcieHostEfficiency)};
+}
+
+}  // namespace rigplan

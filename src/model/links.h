@@ -1,0 +1,26 @@
+// GPU-to-GPU links as the performance models see them: the bandwidth a collective achieves over
+// the link a run uses (docs/performance.md, "Communication").
+#pragma once
+
+#include <string>
+
+#include "rigplan/catalog.h"
+#include "rigplan/memory.h"
+
+namespace rigplan {
+
+// A GPU's PCIe bandwidth per direction, GB/s: the catalog's interconnect row for its generation
+// and width, else the per-lane rate.
+double pcie_gbps(const Gpu& g, const Catalog& catalog);
+
+// Bandwidth per direction that a collective achieves over the run's link, GB/s.
+struct Link {
+  std::string name;  // as reported: nvswitch, nvlink-bridge, pcie, "pcie (host-staged, no P2P)"
+  std::string kind;  // nvswitch, nvlink-bridge, infinity-fabric, pcie, pcie-host
+  double busbw_gbps = 0;
+};
+
+// The link among `gpus_in_node` GPUs of a kind: the run's --link, else the GPU's own.
+Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog& catalog);
+
+}  // namespace rigplan

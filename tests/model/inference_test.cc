@@ -1,0 +1,347 @@
+// The inference model against hand-computed values and the limits of physics: the engines as
+// data, the memory of a served model, decode that reads the weights once per step, layer splits
+// and serving under continuous batching (docs/inference.md).
+#include <gtest/gtest.h>
+
+#include "rigplan/engine.h"
+#include "rigplan/memory.h"
+#include "rigplan/perf.h"
+#include "test_support.h"
+
+namespace rigplan {
+namespace {
+
+const Catalog& catalog() { return testing::default_catalog(); }
+const Zoo& zoo() { return testing::default_zoo(); }
+const Workload& workload(const char* id) { return **zoo().find(id); }
+const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
+
+double term(const MemoryEstimate& e, std::string_view name) {
+  for (const auto& t : e.terms) {
+    if (t.name == name) return t.gb;
+  }
+  return 0;
+}
+
+MemoryEstimate estimate(const char* w, const char* g, RunConfig c) {
+  auto e = estimate_memory(workload(w), gpu(g), c);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  return std::move(e).value();
+}
+
+// Priors only (data/engines), so that expectations do not move with a refit.
+Prediction run(const char* w, const char* g, RunConfig c) {
+  auto p = predict(workload(w), gpu(g), c, Calibration{}, catalog());
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return std::move(p).value();
+}
+
+RunConfig llama70b_tp4(const char* mode) {
+  RunConfig c;
+  c.mode = mode;
+  c.gpus = 4;
+  c.tensor_parallel = 4;
+  c.batch = 16;
+  c.seq_len = 8192;
+  return c;
+}
+
+TEST(Engines, TheEmbeddedEnginesLoadWithTheirFormats) {
+  const Engines& engines = embedded_engines();
+  for (const char* id : {"pytorch", "vllm", "sglang", "tensorrt-llm", "llama.cpp"})
+    EXPECT_TRUE(engines.find_engine(id).ok()) << id;
+  EXPECT_EQ((*engines.find_engine("ollama"))->id, "llama.cpp");
+  EXPECT_EQ((*engines.find_engine("TRT-LLM"))->id, "tensorrt-llm");
+  EXPECT_EQ((*engines.find_format("awq"))->id, "int4");
+  EXPECT_EQ((*engines.find_format("q4_k_m"))->bits_per_weight, 4.85);
+  EXPECT_EQ((*engines.find_format("nvfp4"))->bits_per_weight, 4.5);  // 4 + 8/16
+  EXPECT_EQ((*engines.find_kv_format("fp8"))->bits_per_element, 8);
+}
+
+TEST(Engines, AnUnknownEngineNamesTheClosest) {
+  auto e = embedded_engines().find_engine("vlm");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "unknown engine 'vlm' (did you mean 'vllm'?); `rigplan engines list` shows them all");
+}
+
+TEST(Engines, AnEngineMustNameFormatsTheFilesDefine) {
+  const std::vector<CatalogFile> files = {{"engines.toml", R"(
+[[engine]]
+id = "x"
+name = "X"
+version = "1"
+as_of = 2025-01-01
+stacks = ["cuda"]
+budget = "total"
+memory_utilization = 0.9
+cuda_context_gb = 0.5
+fragmentation = 0
+nccl_buffers_gb = 0
+cuda_graph_gb = 0
+kv_reserve = "request"
+kv_block_tokens = 16
+kv_formats = ["auto"]
+prefill_chunk_tokens = 512
+prefill_chunk_tokens_small = 512
+max_seqs = 8
+max_seqs_small = 8
+large_gpu_gb = 0
+logits_rows = "batch"
+split = "tensor"
+offload = "none"
+weight_formats = ["bf16", "q3"]
+cuda_graphs = true
+layer_overhead_us = 10
+step_overhead_ms = 1
+request_overhead_ms = 0
+gemm_efficiency = 0.7
+memory_efficiency = 0.8
+rocm_gemm_efficiency = 0.5
+rocm_memory_efficiency = 0.6
+source = "test"
+confidence = "recall"
+
+[[format]]
+id = "bf16"
+name = "BF16"
+bits_per_weight = 16
+compute = "bf16"
+fallback_compute = "fp16"
+dequant = "none"
+dequant_efficiency = 1
+covers = "all"
+source = "test"
+confidence = "cited"
+
+[[kv_format]]
+id = "auto"
+name = "auto"
+bits_per_element = 16
+source = "test"
+confidence = "cited"
+)"}};
+  auto loaded = load_engines(files);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:25:18: engine 'x': field 'weight_formats': 'q3' is not a format of the "
+            "engine files; expected 'bf16'\n1 problem in 1 file");
+}
+
+TEST(InferenceMemory, SeventyBOnFourH100sHoldsWeightsAndTheCacheOfSixteenLongPrompts) {
+  const MemoryEstimate e = estimate("llama-3-70b", "h100-sxm5-80gb", llama70b_tp4("infer"));
+  EXPECT_EQ(e.config.engine, "vllm");  // the inference default
+  // 70,553,706,496 weights × 2 B / 4 GPUs.
+  EXPECT_NEAR(term(e, "weights"), 70'553'706'496.0 * 2 / 4 / 1e9, 1e-6);  // 35.28 GB
+  // 16 × 8192 tokens (whole 16-token blocks) × 2 · 80 layers · 8/4 KV heads · 128 · 2 B.
+  EXPECT_NEAR(term(e, "kv_cache"), 16.0 * 8192 * 2 * 80 * 2 * 128 * 2 / 1e9, 1e-6);  // 10.74 GB
+  // One 8192-token chunk, not the 131,072 prompt tokens; logits of the last positions only.
+  EXPECT_NEAR(term(e, "activations"), 8192.0 * 28672 * 2 / 4 * 2 * 2 / 1e9, 1e-6);
+  EXPECT_NEAR(term(e, "logits"), 1024.0 * 128256 * 4 / 1e9, 1e-6);  // vLLM's 1024 sequences
+  EXPECT_GT(e.total_gb, 45);
+  EXPECT_LT(e.total_gb, 55);
+  EXPECT_TRUE(e.fits);
+  EXPECT_NEAR(e.available_gb, 0.9 * 80 * 1.073741824, 1e-9);  // gpu_memory_utilization 0.9
+}
+
+TEST(InferenceMemory, LlamaCppHoldsAnF16EightBOnASixteenGigabyteCard) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "llama.cpp";
+  c.weights = "f16";
+  c.batch = 1;
+  c.seq_len = 1024;
+  const MemoryEstimate e = estimate("llama-3-8b", "rtx-4080", c);
+  EXPECT_NEAR(term(e, "weights"), 8'030'261'248.0 * 2 / 1e9, 1e-6);  // the 15 GiB F16 GGUF
+  EXPECT_NEAR(term(e, "kv_cache"), 1024.0 * 2 * 32 * 8 * 128 * 2 / 1e9, 1e-6);
+  // A compute buffer for one 512-token micro-batch, with its fp32 logits; no fragmentation.
+  EXPECT_NEAR(term(e, "logits"), 512.0 * 128256 * 4 / 1e9, 1e-6);
+  EXPECT_EQ(term(e, "allocator_fragmentation"), 0);
+  EXPECT_TRUE(e.fits) << e.total_gb << " of " << e.capacity_gb;
+  // PyTorch's overheads (1 GB context, 5% fragmentation) do not fit it.
+  c.engine = "pytorch";
+  EXPECT_FALSE(estimate("llama-3-8b", "rtx-4080", c).fits);
+}
+
+TEST(InferenceMemory, PagedBlocksRoundEachSequenceUp) {
+  RunConfig c;
+  c.mode = "decode";
+  c.batch = 2;
+  c.seq_len = 1000;  // 63 blocks of 16 = 1008 tokens each
+  const double per_token = 2.0 * 32 * 8 * 128 * 2;
+  EXPECT_NEAR(term(estimate("llama-3-8b", "h100-sxm5-80gb", c), "kv_cache"),
+              2 * 1008 * per_token / 1e9, 1e-9);
+}
+
+TEST(InferenceMemory, TensorParallelBeyondTheKvHeadsReplicatesThem) {
+  RunConfig c = llama70b_tp4("decode");
+  c.gpus = c.tensor_parallel = 16;  // 8 KV heads: one per GPU, replicated
+  const double one_head = 16.0 * 8192 * 2 * 80 * 1 * 128 * 2 / 1e9;
+  EXPECT_NEAR(term(estimate("llama-3-70b", "h100-sxm5-80gb", c), "kv_cache"), one_head, 1e-9);
+}
+
+TEST(InferenceMemory, EightGpusAloneSplitTheModelTheEnginesWay) {
+  RunConfig c;
+  c.mode = "decode";
+  c.gpus = 8;
+  c.batch = 1;
+  c.seq_len = 4096;
+  const MemoryEstimate vllm = estimate("llama-3-70b", "h100-sxm5-80gb", c);
+  EXPECT_EQ(vllm.config.tensor_parallel, 2);  // 141 GB of weights: two GPUs hold a replica
+  EXPECT_TRUE(vllm.fits);
+  ASSERT_EQ(vllm.notes.size(), 1u);
+  EXPECT_EQ(vllm.notes[0],
+            "vLLM splits the model over 2 GPUs by tensor parallelism (--tp 2), 4 "
+            "replicas");
+  c.engine = "llama.cpp";
+  const MemoryEstimate layers = estimate("llama-3-70b", "rtx-4090", c);
+  EXPECT_EQ(layers.config.pipeline_parallel, 8);  // 141 GB over 24 GB cards
+  EXPECT_EQ(layers.config.tensor_parallel, 1);
+}
+
+TEST(InferenceMemory, TheHintToSplitNamesTheFlagsThatReproduceIt) {
+  RunConfig c;
+  c.mode = "infer";
+  c.batch = 1;
+  c.seq_len = 8192;
+  const MemoryEstimate e = estimate("llama-3-70b", "h100-sxm5-80gb", c);
+  EXPECT_FALSE(e.fits);
+  EXPECT_EQ(e.min_gpus, 2);
+  bool named = false;
+  for (const auto& s : e.suggestions) named = named || s.starts_with("--gpus 2 --tp 2 (tensor");
+  EXPECT_TRUE(named);
+  c.gpus = 2;
+  c.tensor_parallel = 2;
+  EXPECT_TRUE(estimate("llama-3-70b", "h100-sxm5-80gb", c).fits);
+}
+
+TEST(InferenceMemory, ServingWithoutABatchFillsTheKvCache) {
+  RunConfig c;
+  c.mode = "serve";
+  c.seq_len = 1024;
+  c.gen_tokens = 1024;
+  const MemoryEstimate e = estimate("llama-3.1-8b", "h100-sxm5-80gb", c);
+  EXPECT_EQ(*e.config.batch, e.max_sequences);
+  EXPECT_GT(e.max_sequences, 100);
+  EXPECT_TRUE(e.fits);
+  EXPECT_LE(e.total_gb, e.available_gb);
+}
+
+TEST(InferenceMemory, RejectsWhatAnEngineDoesNotRun) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "llama.cpp";
+  c.weights = "awq";
+  auto e = estimate_memory(workload("llama-3-8b"), gpu("rtx-4090"), c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "llama.cpp (and ollama, which runs it) does not run int4 weights; it runs 'fp32', "
+            "'f16', 'bf16', 'q8_0', 'q6_k', 'q5_k_m', 'q4_k_m' and 'q4_0'");
+  c = RunConfig{};
+  c.engine = "vllm";
+  e = estimate_memory(workload("llama-3-8b"), gpu("rtx-4090"), c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "--engine vllm serves models; training runs in pytorch (give --mode infer, prefill, "
+            "decode or serve)");
+}
+
+TEST(InferencePerf, SeventyBDecodeOnFourH100sReadsWeightsAndCacheOncePerStep) {
+  const Prediction p = run("llama-3-70b", "h100-sxm5-80gb", llama70b_tp4("decode"));
+  EXPECT_GT(p.throughput, 500);
+  EXPECT_LT(p.throughput, 2500);
+  // Weights 35.3 GB and cache 10.7 GB per GPU at 3350 GB/s: at least 13.8 ms a step.
+  EXPECT_GT(p.step_time_s, (35.28e9 + 10.74e9) / 3350e9);
+  EXPECT_EQ(p.bound, "memory");
+}
+
+TEST(InferencePerf, TensorParallelTrafficDoesNotGrowWithTheContext) {
+  auto comm = [](int seq) {
+    RunConfig c = llama70b_tp4("decode");
+    c.seq_len = seq;
+    for (const auto& t : run("llama-3-70b", "h100-sxm5-80gb", c).terms) {
+      if (t.name == "communication") return t.seconds;
+    }
+    return -1.0;
+  };
+  EXPECT_GT(comm(128), 0);
+  EXPECT_DOUBLE_EQ(comm(128), comm(8192));
+}
+
+TEST(InferencePerf, DecodeAtBatchOneIsBoundByTheWeightsRead) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "llama.cpp";
+  c.weights = "q4_0";
+  c.batch = 1;
+  c.seq_len = 1;
+  c.gen_tokens = 128;
+  const Prediction p = run("llama-2-7b", "rtx-4090", c);
+  // 6.74e9 weights × 4.55 bits = 3.83 GB per token over 1008 GB/s: at most 263 tokens/s.
+  EXPECT_LT(p.throughput, 1008e9 / (6'738'415'616.0 * 4.55 / 8));
+  EXPECT_GT(p.throughput, 100);
+}
+
+TEST(InferencePerf, ALayerSplitRunsOneStreamInTurnAndPipelinesMany) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "llama.cpp";
+  c.weights = "q4_k_m";
+  c.batch = 1;
+  c.seq_len = 512;
+  const double one_gpu = run("llama-2-13b", "rtx-3090", c).throughput;
+  c.gpus = c.pipeline_parallel = 2;
+  const Prediction split = run("llama-2-13b", "rtx-3090", c);
+  EXPECT_LE(split.throughput, one_gpu);
+  EXPECT_GT(split.throughput, 0.9 * one_gpu);
+  EXPECT_NE(split.note.find("one stream runs the stages in turn"), std::string::npos);
+  c.batch = 8;  // four sequences per stage at a time
+  EXPECT_GT(run("llama-2-13b", "rtx-3090", c).throughput, 4 * split.throughput);
+}
+
+TEST(InferencePerf, ServingObeysLittlesLaw) {
+  RunConfig c;
+  c.mode = "serve";
+  c.seq_len = 1024;
+  c.gen_tokens = 256;
+  c.batch = 32;  // in flight
+  const Prediction p = run("llama-3.1-8b", "h100-sxm5-80gb", c);
+  ASSERT_TRUE(p.serving.has_value());
+  const ServingPrediction& s = *p.serving;
+  EXPECT_DOUBLE_EQ(s.output_tokens_per_s, s.requests_per_s * 256);
+  // Each of 32 sequences spends its life in prefill and decode: requests/s × life ≈ 32.
+  const double life_s = (s.ttft_ms + 255 * s.tpot_ms) / 1e3;
+  EXPECT_NEAR(s.requests_per_s * life_s / 32, 1, 0.25);
+  EXPECT_GT(s.max_concurrency, 32);
+}
+
+TEST(InferencePerf, ARequestRateBeyondCapacityIsSaturated) {
+  RunConfig c;
+  c.mode = "serve";
+  c.seq_len = 1024;
+  c.gen_tokens = 256;
+  const double capacity =
+      run("llama-3.1-8b", "h100-sxm5-80gb", c).serving->requests_per_s;  // max load
+  c.request_rate = capacity / 4;
+  const Prediction light = run("llama-3.1-8b", "h100-sxm5-80gb", c);
+  EXPECT_FALSE(light.serving->saturated);
+  EXPECT_NEAR(light.serving->requests_per_s, capacity / 4, capacity * 1e-3);
+  c.request_rate = capacity * 2;
+  EXPECT_TRUE(run("llama-3.1-8b", "h100-sxm5-80gb", c).serving->saturated);
+}
+
+TEST(InferencePerf, MoreInFlightMeansSlowerTokensButMoreOfThem) {
+  RunConfig c;
+  c.mode = "serve";
+  c.seq_len = 512;
+  c.gen_tokens = 512;
+  c.batch = 4;
+  const ServingPrediction few = *run("llama-3.1-8b", "a100-sxm4-80gb", c).serving;
+  c.batch = 64;
+  const ServingPrediction many = *run("llama-3.1-8b", "a100-sxm4-80gb", c).serving;
+  EXPECT_GT(many.tpot_ms, few.tpot_ms);
+  EXPECT_GT(many.output_tokens_per_s, 4 * few.output_tokens_per_s);
+}
+
+}  // namespace
+}  // namespace rigplan
