@@ -123,8 +123,11 @@ std::vector<std::string> run_warnings(const Workload& workload, const RunConfig&
 
 // kInvalidInput when a parallel layout does not split a transformer whole: the tensor-parallel
 // degree must divide its attention heads and key/value heads, the pipeline-parallel degree its
-// layers. estimate_memory checks it; callers that choose a layout use it to pick one that does.
-Status check_layout(const Workload& workload, int tensor_parallel, int pipeline_parallel);
+// layers. For inference (`replicate_kv`), a degree that divides the attention heads may also be
+// a multiple of the key/value heads: the engines replicate them. estimate_memory checks it;
+// callers that choose a layout use it to pick one that does.
+Status check_layout(const Workload& workload, int tensor_parallel, int pipeline_parallel,
+                    bool replicate_kv = false);
 
 // kInvalidInput unless `link` is empty, "pcie" or one of the catalog's GPU-to-GPU links (the
 // gpu_link field of docs/catalog.md). estimate_memory and predict check it.

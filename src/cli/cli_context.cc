@@ -252,6 +252,14 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
 
 Result<RunConfig> run_config(const RunOptions& o) {
   RunConfig run = o.run;
+  // --tp 4 without --gpus: one replica of that split, as the engines' --tensor-parallel-size.
+  const CLI::Option* gpus = o.cmd ? o.cmd->get_option_no_throw("--gpus") : nullptr;
+  // Degrees out of range are left for the library to refuse.
+  const std::int64_t layout =
+      static_cast<std::int64_t>(run.tensor_parallel) * run.pipeline_parallel;
+  if (gpus && gpus->count() == 0 && run.gpus == 1 && run.tensor_parallel >= 1 &&
+      run.pipeline_parallel >= 1 && input::kGpus.accepts(static_cast<double>(layout)))
+    run.gpus = static_cast<int>(layout);
   if (!o.lora_targets.empty()) run.lora_targets = split(o.lora_targets, ',');
   if (!o.train_components.empty()) run.train_components = split(o.train_components, ',');
   if (!o.cached_components.empty()) run.cached_components = split(o.cached_components, ',');

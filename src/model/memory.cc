@@ -64,7 +64,7 @@ struct Run {
   ComponentPlan plan;
   double base_trained = 0;  // parameters a full fine-tune trains
   double loaded = 0;        // parameters in GPU memory
-  double capacity_gb = 0;  // of the GPU, for the engine's defaults that depend on it
+  double capacity_gb = 0;   // of the GPU, for the engine's defaults that depend on it
   const Engine* engine = nullptr;
   const WeightFormat* format = nullptr;
   const KvFormat* kv = nullptr;
@@ -494,6 +494,9 @@ std::string divisors(int n) {
 Status resolve_engine(Run& r) {
   RunConfig& c = r.c;
   const Engines& engines = embedded_engines();
+  if (Status s = input::check(input::kMemoryUtilization, c.memory_utilization); !s.ok()) return s;
+  if (Status s = input::check(input::kMaxSeqs, c.max_seqs); !s.ok()) return s;
+  if (Status s = input::check(input::kRequestRate, c.request_rate); !s.ok()) return s;
   if (c.engine.empty()) c.engine = r.train ? "pytorch" : "vllm";
   auto engine = engines.find_engine(c.engine);
   if (!engine) return Status::invalid_input("--engine: " + engine.status().message());
@@ -524,9 +527,7 @@ Status resolve_engine(Run& r) {
     return Status::invalid_input(fmt::format("{} does not keep its KV cache in {}; it keeps {}",
                                              e.name, c.kv_cache, quoted_list(e.kv_formats, "or")));
   }
-  if (Status s = input::check(input::kMemoryUtilization, c.memory_utilization); !s.ok()) return s;
-  if (Status s = input::check(input::kMaxSeqs, c.max_seqs); !s.ok()) return s;
-  return input::check(input::kRequestRate, c.request_rate);
+  return {};
 }
 
 Result<Run> resolve(const Workload& w, const RunConfig& in) {
@@ -600,7 +601,8 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
         fmt::format("--gpus {} must be a multiple of tensor parallel {} × pipeline parallel {}",
                     c.gpus, c.tensor_parallel, c.pipeline_parallel));
   }
-  if (Status s = check_layout(w, c.tensor_parallel, c.pipeline_parallel); !s.ok()) return s;
+  if (Status s = check_layout(w, c.tensor_parallel, c.pipeline_parallel, !r.train); !s.ok())
+    return s;
   r.mixed = r.train && (c.precision == "fp16" || c.precision == "bf16" || c.precision == "fp8");
   r.act_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
   r.batch = c.batch.value_or(w.default_batch);
@@ -833,9 +835,23 @@ Status check_link(std::string_view link) {
                                            did_you_mean(link, kLinks)));
 }
 
-Status check_layout(const Workload& workload, int tensor_parallel, int pipeline_parallel) {
+Status check_layout(const Workload& workload, int tensor_parallel, int pipeline_parallel,
+                    bool inference) {
   if (!workload.transformer) return {};
   const TransformerConfig& t = *workload.transformer;
+  if (inference) {
+    // The engines (vLLM, TensorRT-LLM) give each rank a copy of a key/value head when the ranks
+    // outnumber them (the KV cache counts the copies, inference_memory.cc), and spread layers
+    // unevenly over pipeline stages (405B's 126 layers over 8).
+    const bool heads = t.num_heads % tensor_parallel == 0 &&
+                       (t.kv_heads() % tensor_parallel == 0 || tensor_parallel % t.kv_heads() == 0);
+    if (heads && pipeline_parallel <= t.total_layers()) return {};
+    if (heads) {
+      return Status::invalid_input(fmt::format("--pp {} is more than {}'s {} layers",
+                                               pipeline_parallel, workload.id, t.total_layers()));
+    }
+    return check_layout(workload, tensor_parallel, 1, false);
+  }
   // Megatron-LM splits heads and key/value groups whole across the tensor-parallel ranks, and
   // whole layers across the pipeline stages.
   if (t.num_heads % tensor_parallel != 0 || t.kv_heads() % tensor_parallel != 0) {

@@ -40,8 +40,8 @@ std::vector<std::pair<std::string, RunConfig>> strategies(const Workload& w, con
     // parallelism).
     const bool linked = gpu.gpu_link == "nvswitch" || gpu.gpu_link == "infinity-fabric";
     int split = std::min(count, kGpusPerMachine);
-    while (split > 1 &&
-           (count % split != 0 || !check_layout(w, linked ? split : 1, linked ? 1 : split).ok()))
+    while (split > 1 && (count % split != 0 ||
+                         !check_layout(w, linked ? split : 1, linked ? 1 : split, true).ok()))
       --split;
     if (split == 1) return out;  // the model does not split evenly over this count
     (linked ? sharded.tensor_parallel : sharded.pipeline_parallel) = split;

@@ -88,12 +88,11 @@ std::string validation_text(const ValidationReport& report) {
       skipped.push_back(&r);
       continue;
     }
-    std::string error =
-        r.metric == "fits" ? (*r.error == 0 ? "right" : "WRONG")
-        : r.metric == "peak_memory_gb"
-            ? fmt::format("{:.1f}%{}", *r.error,
-                          r.fit_error == 1.0 ? " (predicted not to fit)" : "")
-            : fmt::format("{:.1f}%", *r.error * 100);
+    std::string error = r.metric == "fits" ? (*r.error == 0 ? "right" : "WRONG")
+                        : r.metric == "peak_memory_gb"
+                            ? fmt::format("{:.1f}%{}", *r.error,
+                                          r.fit_error == 1.0 ? " (predicted not to fit)" : "")
+                            : fmt::format("{:.1f}%", *r.error * 100);
     if (r.absolute) error += " (abs)";
     rows.add_row({std::to_string(r.line), r.group, r.gpu, r.metric, format_number(r.measured),
                   fmt::format("{:.2f}", *r.predicted), error});

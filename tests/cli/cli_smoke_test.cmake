@@ -52,6 +52,8 @@ expect(2 "unknown engine 'vlm' (did you mean 'vllm'?)" memory llama-3-8b --gpu r
 expect(2 "does not run int4 weights" memory llama-3-8b --gpu rtx-4090 --mode decode --engine llama.cpp --weights awq)
 expect(0 "Fits, with" memory llama-3-8b --gpu rtx-4080 --mode decode --weights f16 --batch 1 --seq 1024 --engine llama.cpp)
 expect(0 "--gpus 2 --tp 2 (tensor split" memory llama-3-70b --gpu h100-sxm5-80gb --mode infer --batch 1 --seq 8192)
+# --tp without --gpus is one replica of that split.
+expect(0 "4 GPUs, TP 4" memory llama-3-70b --gpu h100-sxm5-80gb --mode infer --batch 16 --seq 8192 --tp 4)
 expect(0 "\"ttft_ms\"" predict llama-3.1-8b --gpu h100-sxm5-80gb --mode serve --input-len 1024 --output-len 256 --request-rate 4 --json)
 expect(0 "TPOT" predict llama-3.1-8b --gpu l40s --mode serve --input-len 1024 --output-len 256 --concurrency 16)
 expect(0 "\"n_absolute\"" validate ${DATA}/../../validation/serving.csv --json)
