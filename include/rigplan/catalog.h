@@ -103,6 +103,8 @@ struct Cpu {
   Provenance provenance;
 };
 
+class Catalog;
+
 struct Offer {
   std::string id;
   std::string provider;
@@ -117,8 +119,28 @@ struct Offer {
   std::optional<double> spot_price_per_hour_usd;
   std::string billing;  // on-demand, serverless, reserved-1y, reserved-3y
   Date price_date;
+  // How the GPUs of one instance talk to each other: an Interconnect id of family pcie, nvlink
+  // or infinity-fabric (nvlink-4 on an 8 x H100 SXM board); empty for a 1-GPU instance.
+  std::string gpu_link;
+  // The network that joins instances into one training cluster, where the provider sells them
+  // so: an Interconnect id of family infiniband or ethernet (EFA, RoCE). Empty: instances share
+  // only the provider's ordinary network and are not offered for multi-node training.
+  std::string fabric;
+  std::optional<double> fabric_gbit_per_gpu;  // fabric line rate per GPU, Gbit/s
+  // Why the price needs checking before anyone relies on it ("far below every other provider's:
+  // verify", "the GPUs alone: the host VM is billed on top"); empty when there is no doubt.
+  std::string price_caveat;
   Provenance provenance;
+
+  double price_per_gpu_hour_usd() const { return price_per_hour_usd / gpu_count; }
+  // Fabric bandwidth per GPU and direction, GB/s; 0 when the offer is not sold as a cluster.
+  double fabric_gbps_per_gpu() const { return fabric.empty() ? 0 : *fabric_gbit_per_gpu / 8; }
 };
+
+// How the GPUs of an offer's instance talk, in the vocabulary of RunConfig::link: "pcie",
+// "nvlink-bridge" (pairs), "nvswitch" (all to all) or "infinity-fabric"; "" for a 1-GPU
+// instance. An NVLink instance link takes the GPU's own NVLink topology (gpu_link of the GPU).
+std::string offer_link_kind(const Offer& offer, const Catalog& catalog);
 
 struct Region {
   std::string id;

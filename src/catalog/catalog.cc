@@ -27,6 +27,17 @@ std::optional<PriceQuote> new_price(const Gpu& gpu) {
   return std::nullopt;
 }
 
+std::string offer_link_kind(const Offer& offer, const Catalog& catalog) {
+  if (offer.gpu_count <= 1 || offer.gpu_link.empty()) return "";
+  const Gpu* gpu = catalog.gpu(offer.gpu);
+  for (const auto& ic : catalog.interconnects) {
+    if (ic.id != offer.gpu_link) continue;
+    if (ic.family == "nvlink" && gpu) return gpu->gpu_link;  // nvlink-bridge or nvswitch
+    if (ic.family == "infinity-fabric") return "infinity-fabric";
+  }
+  return "pcie";
+}
+
 std::vector<StalePrice> stale_prices(const Catalog& catalog, const Date& today, long max_age_days) {
   std::vector<StalePrice> out;
   auto check = [&](std::string_view kind, const std::string& id, std::string_view field,

@@ -97,11 +97,22 @@ void check_entry(const Cpu& c, const EntryContext& ctx) {
   }
 }
 
+// A spot price above on-demand is a warning of check_prices (prices.h), not an error: price
+// lists do contain it.
 void check_entry(const Offer& o, const EntryContext& ctx) {
-  if (o.spot_price_per_hour_usd && *o.spot_price_per_hour_usd > o.price_per_hour_usd) {
-    ctx.error("spot_price_per_hour_usd", fmt::format("{} is above the on-demand price {}",
-                                                     format_number(*o.spot_price_per_hour_usd),
-                                                     format_number(o.price_per_hour_usd)));
+  if (o.gpu_count > 1 && o.gpu_link.empty()) {
+    ctx.error("gpu_link", fmt::format("an instance of {} GPUs needs 'gpu_link', the interconnect "
+                                      "between its GPUs (such as 'pcie-4-x16' or 'nvlink-4')",
+                                      o.gpu_count));
+  }
+  if (o.gpu_count == 1 && !o.gpu_link.empty()) {
+    ctx.error("gpu_link", "a 1-GPU instance has no link between GPUs");
+  }
+  if (!o.fabric.empty() && !o.fabric_gbit_per_gpu) {
+    ctx.error("fabric", "a cluster fabric needs 'fabric_gbit_per_gpu', its line rate per GPU");
+  }
+  if (o.fabric.empty() && o.fabric_gbit_per_gpu) {
+    ctx.error("fabric_gbit_per_gpu", "a fabric bandwidth without 'fabric'");
   }
 }
 
@@ -243,12 +254,32 @@ std::string position(const toml::node& node) {
   return fmt::format("{}:{}", where.path ? *where.path : "<input>", where.begin.line);
 }
 
+// An overlay entry's `replace = true` (removed from the entry): it replaces a base entry whole.
+bool take_replace(RawEntry& entry, std::string_view kind, bool in_overlay, Problems& problems) {
+  const toml::node* node = entry.table.get("replace");
+  if (!node) return false;
+  const auto* flag = node->as_boolean();
+  const std::string who =
+      entry.id.empty() ? std::string(kind) : fmt::format("{} '{}'", kind, entry.id);
+  if (!in_overlay) {
+    problems.add(node->source(),
+                 fmt::format("{}: field 'replace' belongs in an overlay entry", who));
+  } else if (!flag) {
+    problems.add(node->source(), fmt::format("{}: field 'replace': expected true or false", who));
+  }
+  const bool replace = in_overlay && flag && flag->get();
+  entry.table.erase("replace");
+  return replace;
+}
+
 // Pass 2: base entries must have unique ids; an overlay entry adds a new id or replaces the
-// fields it names in an existing entry (field_sources are merged key by key).
+// fields it names in an existing entry (field_sources are merged key by key), or the whole
+// entry when it says `replace = true`.
 RawEntries merge(RawEntries base, RawEntries overlay, Problems& problems) {
   for (auto& [kind, entries] : base) {
     std::map<std::string, size_t> seen;
     for (size_t i = 0; i < entries.size(); ++i) {
+      take_replace(entries[i], kind, false, problems);
       const std::string& id = entries[i].id;
       if (id.empty()) continue;
       auto [it, fresh] = seen.emplace(id, i);
@@ -262,11 +293,16 @@ RawEntries merge(RawEntries base, RawEntries overlay, Problems& problems) {
   for (auto& [kind, patches] : overlay) {
     auto& entries = base[kind];
     for (auto& patch : patches) {
+      const bool replace = take_replace(patch, kind, true, problems);
       auto target = std::find_if(entries.begin(), entries.end(), [&](const RawEntry& e) {
         return !patch.id.empty() && e.id == patch.id;
       });
       if (target == entries.end()) {
         entries.push_back(std::move(patch));
+        continue;
+      }
+      if (replace) {
+        *target = std::move(patch);
         continue;
       }
       for (auto&& [key, node] : patch.table) {
@@ -307,6 +343,51 @@ void check_reference(const std::string& value, std::string_view field, std::stri
             fmt::format("unknown {} '{}'{}", target, shown(value), did_you_mean(value, ids)));
 }
 
+// An offer's links name interconnects of the right family, and an NVLink or Infinity Fabric
+// instance link needs a GPU that has one.
+void check_offer_links(const Offer& o, const Catalog& catalog, const EntryContext& ctx) {
+  struct Use {
+    std::string_view field;
+    const std::string& value;
+    std::vector<std::string> families;
+  };
+  const Use uses[] = {{"gpu_link", o.gpu_link, {"pcie", "nvlink", "infinity-fabric"}},
+                      {"fabric", o.fabric, {"infiniband", "ethernet"}}};
+  for (const Use& use : uses) {
+    if (use.value.empty()) continue;
+    std::vector<std::string> accepted;
+    const Interconnect* found = nullptr;
+    for (const auto& ic : catalog.interconnects) {
+      if (std::find(use.families.begin(), use.families.end(), ic.family) == use.families.end())
+        continue;
+      accepted.push_back(ic.id);
+      if (ic.id == use.value) found = &ic;
+    }
+    if (found) continue;
+    const auto other = std::find_if(catalog.interconnects.begin(), catalog.interconnects.end(),
+                                    [&](const Interconnect& ic) { return ic.id == use.value; });
+    if (other != catalog.interconnects.end()) {
+      ctx.error(use.field, fmt::format("'{}' is a {} link; expected an interconnect of family {}",
+                                       use.value, other->family, quoted_list(use.families)));
+    } else {
+      ctx.error(use.field, fmt::format("unknown interconnect '{}'{}", use.value,
+                                       did_you_mean(use.value, accepted)));
+    }
+  }
+  const Gpu* gpu = catalog.gpu(o.gpu);
+  const Interconnect* link = nullptr;
+  for (const auto& ic : catalog.interconnects) {
+    if (ic.id == o.gpu_link) link = &ic;
+  }
+  if (!gpu || !link) return;
+  const bool nvlink_gpu = gpu->gpu_link == "nvlink-bridge" || gpu->gpu_link == "nvswitch";
+  if ((link->family == "nvlink" && !nvlink_gpu) ||
+      (link->family == "infinity-fabric" && gpu->gpu_link != "infinity-fabric")) {
+    ctx.error("gpu_link", fmt::format("'{}' is an {} link, but GPU '{}' has gpu_link = \"{}\"",
+                                      o.gpu_link, link->family, gpu->id, gpu->gpu_link));
+  }
+}
+
 }  // namespace
 
 Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
@@ -335,6 +416,7 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
     const EntryContext ctx("offer", raws["offer"][i], problems);
     check_reference(catalog.offers[i].gpu, "gpu", "GPU", catalog.gpus, ctx);
     check_reference(catalog.offers[i].region, "region", "region", catalog.regions, ctx);
+    check_offer_links(catalog.offers[i], catalog, ctx);
   }
   for (size_t i = 0; i < catalog.regions.size(); ++i) {
     const EntryContext ctx("region", raws["region"][i], problems);

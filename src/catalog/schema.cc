@@ -162,6 +162,10 @@ const std::vector<FieldSpec<Offer>>& offer_fields() {
        "",
        {"on-demand", "serverless", "reserved-1y", "reserved-3y"}},
       {"price_date", &O::price_date, kRequired},
+      {"gpu_link", &O::gpu_link, kOptional},
+      {"fabric", &O::fabric, kOptional},
+      {"fabric_gbit_per_gpu", &O::fabric_gbit_per_gpu, kOptional, "Gbit/s", {}, positive(100'000)},
+      {"price_caveat", &O::price_caveat, kOptional},
   };
   return kFields;
 }

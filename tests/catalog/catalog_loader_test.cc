@@ -34,6 +34,16 @@ std::vector<CatalogFile> with_gpu_edit(const std::string& from, const std::strin
   return files;
 }
 
+// The small catalog with `from` replaced by `to` (once) in world.toml.
+std::vector<CatalogFile> with_world_edit(const std::string& from, const std::string& to) {
+  auto files = small_catalog();
+  std::string& text = files[1].text;
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  return files;
+}
+
 std::string problems(const std::vector<CatalogFile>& files,
                      const std::vector<CatalogFile>& overlay = {}) {
   auto catalog = load_catalog(files, overlay);
@@ -82,7 +92,7 @@ TEST(CatalogLoader, ReportsEveryProblemOfABrokenDirectoryInOneRun) {
             "range; expected > 0 and <= 10000000\n"
             "world.toml:30:7: offer 'aws-p4de.24xlarge': field 'gpu': unknown GPU "
             "'a100-sxm4-80g' (did you mean 'a100-sxm4-80gb'?)\n"
-            "world.toml:49:9: cpu 'ryzen-9-7950x': field 'cores': expected an integer, got a "
+            "world.toml:50:9: cpu 'ryzen-9-7950x': field 'cores': expected an integer, got a "
             "string\n"
             "7 problems in 2 files");
 }
@@ -95,7 +105,7 @@ TEST(CatalogLoader, RejectsADuplicateId) {
                    "source = \"x\"\nconfidence = \"cited\"\n"});
   EXPECT_EQ(problems(files),
             "more.toml:2:6: interconnect 'pcie-4-x16': duplicate id; first defined at "
-            "world.toml:67\n"
+            "world.toml:68\n"
             "1 problem in 1 file");
 }
 
@@ -137,6 +147,58 @@ TEST(CatalogLoader, RejectsALinkBandwidthWithoutALink) {
       "gpus.toml:34:20: gpu 'rtx-4090': field 'gpu_link_bw_gbps': a link bandwidth on a GPU "
       "with gpu_link = \"none\"\n"
       "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, ReadsAnOffersLinksAndFabric) {
+  auto files = with_world_edit("gpu_link = \"nvlink-3\"\n",
+                               "gpu_link = \"nvlink-3\"\nfabric = \"ib-hdr\"\n"
+                               "fabric_gbit_per_gpu = 200\n");
+  files[1].text +=
+      "\n[[interconnect]]\nid = \"ib-hdr\"\nfamily = \"infiniband\"\nname = \"HDR\"\n"
+      "year = 2017\nbw_per_direction_gbps = 25\nsource = \"test\"\nconfidence = \"cited\"\n";
+  auto catalog = load_catalog(files);
+  ASSERT_TRUE(catalog.ok()) << catalog.status().message();
+  const Offer& o = catalog->offers[0];
+  EXPECT_EQ(o.gpu_link, "nvlink-3");
+  EXPECT_EQ(offer_link_kind(o, *catalog), "nvswitch");  // the A100 SXM4's own NVLink topology
+  EXPECT_EQ(o.fabric, "ib-hdr");
+  EXPECT_DOUBLE_EQ(o.fabric_gbps_per_gpu(), 25);  // 200 Gbit/s / 8
+  EXPECT_DOUBLE_EQ(o.price_per_gpu_hour_usd(), 40.97 / 8);
+}
+
+TEST(CatalogLoader, AMultiGpuInstanceNeedsItsLink) {
+  EXPECT_EQ(problems(with_world_edit("gpu_link = \"nvlink-3\"\n", "")),
+            "world.toml:24:1: offer 'aws-p4de.24xlarge': field 'gpu_link': an instance of 8 GPUs "
+            "needs 'gpu_link', the interconnect between its GPUs (such as 'pcie-4-x16' or "
+            "'nvlink-4')\n"
+            "1 problem in 1 file");
+}
+
+TEST(CatalogLoader, AnOffersLinksComeFromTheInterconnects) {
+  EXPECT_EQ(problems(with_world_edit("gpu_link = \"nvlink-3\"", "gpu_link = \"nvlink3\"")),
+            "world.toml:37:12: offer 'aws-p4de.24xlarge': field 'gpu_link': unknown interconnect "
+            "'nvlink3' (did you mean 'nvlink-3'?)\n"
+            "1 problem in 1 file");
+  EXPECT_EQ(problems(with_world_edit("gpu_link = \"nvlink-3\"\n",
+                                     "gpu_link = \"nvlink-3\"\nfabric = \"pcie-4-x16\"\n"
+                                     "fabric_gbit_per_gpu = 100\n")),
+            "world.toml:38:10: offer 'aws-p4de.24xlarge': field 'fabric': 'pcie-4-x16' is a pcie "
+            "link; expected an interconnect of family 'infiniband' or 'ethernet'\n"
+            "1 problem in 1 file");
+  EXPECT_EQ(problems(with_world_edit("gpu_link = \"nvlink-3\"\n",
+                                     "gpu_link = \"nvlink-3\"\nfabric = \"ib-hdr\"\n")),
+            "world.toml:38:10: offer 'aws-p4de.24xlarge': field 'fabric': a cluster fabric needs "
+            "'fabric_gbit_per_gpu', its line rate per GPU\n"
+            "world.toml:38:10: offer 'aws-p4de.24xlarge': field 'fabric': unknown interconnect "
+            "'ib-hdr'\n"
+            "2 problems in 1 file");
+}
+
+TEST(CatalogLoader, AnNvlinkInstanceNeedsAGpuWithNvlink) {
+  EXPECT_EQ(problems(with_world_edit("gpu = \"a100-sxm4-80gb\"", "gpu = \"rtx-4090\"")),
+            "world.toml:37:12: offer 'aws-p4de.24xlarge': field 'gpu_link': 'nvlink-3' is an "
+            "nvlink link, but GPU 'rtx-4090' has gpu_link = \"none\"\n"
+            "1 problem in 1 file");
 }
 
 TEST(CatalogLoader, RejectsAFieldSourceForAFieldThatDoesNotExist) {
