@@ -169,3 +169,15 @@ std::string build_html(const Build& build, const BuildReport& report,
                        const std::string& date);
 
 }  // namespace rigplan::report
+
+#include "rigplan/prices.h"
+
+namespace rigplan::report {
+
+// `rigplan offers import`: each input with its date and where the date came from, the files
+// written (or that would be, with `written` empty), the names that map to no GPU and the listings
+// that became no offer.
+Json to_json(const OfferImport& import, const std::vector<WrittenFile>& written);
+std::string import_text(const OfferImport& import, const std::vector<WrittenFile>& written);
+
+}  // namespace rigplan::report

@@ -27,27 +27,33 @@ std::string default_overlay_dir() {
   return "";
 }
 
-Result<std::shared_ptr<const Catalog>> CliContext::load() const {
-  if (shared_catalog) return shared_catalog;
-  std::vector<CatalogFile> base;
+Result<CliContext::CatalogSources> CliContext::catalog_sources() const {
+  CatalogSources found;
   if (catalog_dir.empty()) {
-    base = embedded_catalog();
+    found.base = embedded_catalog();
   } else {
     auto files = read_catalog_dir(catalog_dir, /*required=*/true);
     if (!files) return files.status();
-    base = std::move(files).value();
+    found.base = std::move(files).value();
   }
-  std::vector<CatalogFile> overlay;
   // An explicit --overlay must exist; the default location is used only when present.
   const bool explicit_overlay = !overlay_dir.empty();
-  const std::string dir = explicit_overlay ? overlay_dir : default_overlay_dir();
+  found.overlay_dir = explicit_overlay ? overlay_dir : default_overlay_dir();
   std::error_code ec;
-  if (explicit_overlay || (!dir.empty() && std::filesystem::is_directory(dir, ec))) {
-    auto files = read_catalog_dir(dir);
+  if (explicit_overlay ||
+      (!found.overlay_dir.empty() && std::filesystem::is_directory(found.overlay_dir, ec))) {
+    auto files = read_catalog_dir(found.overlay_dir);
     if (!files) return files.status();
-    overlay = std::move(files).value();
+    found.overlay = std::move(files).value();
   }
-  auto catalog = load_catalog(base, overlay);
+  return found;
+}
+
+Result<std::shared_ptr<const Catalog>> CliContext::load() const {
+  if (shared_catalog) return shared_catalog;
+  auto sources = catalog_sources();
+  if (!sources) return sources.status();
+  auto catalog = load_catalog(sources->base, sources->overlay);
   if (!catalog) return catalog.status();
   return std::shared_ptr<const Catalog>(std::make_shared<Catalog>(std::move(catalog).value()));
 }

@@ -38,6 +38,14 @@ struct CliContext {
   // The catalog the options name: embedded or --catalog, plus the overlay when it exists.
   Result<std::shared_ptr<const Catalog>> load() const;
 
+  // The files load() reads: the base catalog, the overlay (when its directory exists) and the
+  // overlay directory the options name (--overlay, else the default, existing or not).
+  struct CatalogSources {
+    std::vector<CatalogFile> base, overlay;
+    std::string overlay_dir;
+  };
+  Result<CatalogSources> catalog_sources() const;
+
   // The zoo: the embedded workloads plus --workloads DIR.
   Result<std::shared_ptr<const Zoo>> load_zoo() const;
   // A workload by name from the zoo, or imported from a Hugging Face config.json; at another

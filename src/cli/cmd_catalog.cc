@@ -3,6 +3,7 @@
 
 #include "cli/cli_context.h"
 #include "rigplan/engine.h"
+#include "rigplan/prices.h"
 
 namespace rigplan::cli {
 namespace {
@@ -79,6 +80,15 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
                            {"age_days", p.age_days}});
         }
         out["stale_prices"] = stale;
+        report::Json warnings = report::Json::array();
+        for (const auto& w : check_prices(**loaded, today())) {
+          warnings.push_back({{"rule", w.rule},
+                              {"kind", w.kind},
+                              {"id", w.id},
+                              {"at", fmt::format("{}:{}", w.file, w.line)},
+                              {"message", w.message}});
+        }
+        out["price_warnings"] = warnings;
       } else {
         report::Json problems = report::Json::array();
         std::string_view text = loaded.status().message();
@@ -108,6 +118,10 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
     *ctx.out << fmt::format("engines OK: {} engines, {} weight formats, {} KV-cache formats\n",
                             engines->engines.size(), engines->formats.size(),
                             engines->kv_formats.size());
+    for (const auto& w : check_prices(c, today())) {
+      *ctx.err << fmt::format("{}:{}: warning: {} '{}': {} [{}]\n", w.file, w.line, w.kind, w.id,
+                              w.message, w.rule);
+    }
     const auto stale = stale_prices(c, today(), kStaleAfterDays);
     if (!stale.empty()) {
       *ctx.err << fmt::format(

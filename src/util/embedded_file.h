@@ -55,5 +55,7 @@ namespace rigplan {
 
 // The inference engines and their formats: data/engines/*.toml.
 std::span<const EmbeddedFile> embedded_engine_files();
+// How public price lists are read: data/import/*.toml.
+std::span<const EmbeddedFile> embedded_import_files();
 
 }  // namespace rigplan
