@@ -24,7 +24,9 @@ fi
 empty_overlay="$(mktemp -d)"
 trap 'rm -rf "$empty_overlay"' EXIT
 
-cd "$repo"
-"$rigplan" --catalog data/catalog --overlay "$empty_overlay" \
-  offers import "$source" --format skypilot --as-of "$as_of" --out data/catalog
-rm -f data/catalog/offers-skypilot-*.toml.bak
+# From the list's own directory, so that the files name it without a path of this machine.
+source="$(cd "$repo" && realpath "$source")"
+cd "$(dirname "$source")"
+"$rigplan" --catalog "$repo/data/catalog" --overlay "$empty_overlay" \
+  offers import "$(basename "$source")" --format skypilot --as-of "$as_of" --out "$repo/data/catalog"
+rm -f "$repo"/data/catalog/offers-skypilot-*.toml.bak

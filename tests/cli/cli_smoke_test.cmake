@@ -32,7 +32,8 @@ expect(0 "Radeon Pro V520" offers import ${DATA}/skypilot/aws_vms.csv --format s
 expect(0 "prices dated 2025-06-01 (--as-of)" offers import ${DATA}/skypilot/runpod_vms.csv --format skypilot --as-of 2025-06-01 --dry-run)
 expect(2 "--format 'skypilt' is not accepted" offers import ${DATA}/skypilot/aws_vms.csv --format skypilt)
 file(REMOVE_RECURSE imported-overlay)
-expect(0 "wrote imported-overlay/offers-skypilot-lambda.toml (4 offers)" offers import ${DATA}/skypilot/lambda_vms.csv --format skypilot --as-of 2025-06-01 --out imported-overlay)
+# Dated after the shipped snapshot (2025-06-01) and the hand-kept Lambda prices (2026-05-07): all 6 replace them.
+expect(0 "wrote imported-overlay/offers-skypilot-lambda.toml (6 offers)" offers import ${DATA}/skypilot/lambda_vms.csv --format skypilot --as-of 2026-10-01 --out imported-overlay)
 expect(0 "23.92" --overlay imported-overlay offers show lambda-gpu-8x-h100-sxm5)
 expect(0 "[new-below-used]" catalog check)
 expect(0 "Germany" regions show de)
