@@ -209,6 +209,8 @@ struct RentAlternative {
   double speed_ratio = 1;  // owned throughput / rented throughput (1 without a workload)
   RentCost cost;           // for the owned machine's busy hours of work
   BreakEven break_even;
+  std::optional<Date> price_date;  // the offer's; none for --rent
+  std::string price_caveat;        // the offer's
 };
 
 struct CostComparison {

@@ -89,6 +89,8 @@ inline constexpr NumberField kHorizonMonths{"horizon-months", 0, 240, false, tru
 inline constexpr NumberField kBudget{"budget", 0, 1e12, false, true, "USD"};
 inline constexpr NumberField kMaxPower{"max-power", 0, 1e6, false, true, "W"};
 inline constexpr NumberField kMaxGpus{"max-gpus", 1, 1'048'576, true};
+// Months after which an option's price is flagged as old (docs/prices.md); ten years at most.
+inline constexpr NumberField kMaxPriceAge{"max-price-age", 0, 120, false, true, "months"};
 // A GPU capped below 30% of its board power is not a setting drivers allow (nvidia-smi -pl).
 inline constexpr NumberField kPowerLimit{"power-limit", 0.3, 1, false, true};
 inline constexpr NumberField kElectricity{"electricity", 0, 10, false, false, "USD/kWh"};

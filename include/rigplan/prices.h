@@ -13,6 +13,21 @@
 
 namespace rigplan {
 
+// How old a price may be before an answer stops relying on it silently (docs/prices.md, "Dates").
+struct PriceAge {
+  // Older than this, recommend ranks no option on the price without --allow-stale-prices: AWS cut
+  // its P5 list price by up to 45% within a year of it (June 2025, shared/data/hw_cloud.csv).
+  static constexpr long kStaleDays = 365;
+  // Older than this (the default of --max-price-age), an answer says how old the price is: cloud
+  // GPU prices move within months (shared/data/hw_cloud.csv, 2026 rows against 2025 lists).
+  static constexpr double kWarnMonths = 6;
+};
+
+// Days from `date` to `today`.
+inline long age_in_days(const Date& date, const Date& today) {
+  return today.days_since_epoch() - date.days_since_epoch();
+}
+
 // A price list as read from disk: its path (for messages and sources), its text and the date
 // of its last modification (the date of its prices when no --as-of is given).
 struct PriceListFile {

@@ -12,6 +12,7 @@
 #include "rigplan/cost.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
+#include "rigplan/prices.h"
 #include "rigplan/status.h"
 #include "rigplan/workload.h"
 
@@ -52,6 +53,12 @@ struct Constraints {
   std::optional<double> electricity_usd_per_kwh;  // replaces the region's
   std::optional<double> pue;                      // replaces the site default
   bool resale = true;
+  // The date prices are aged against (the caller's today); none: ages are not judged, and the
+  // answer says so. A price older than max_price_age_months is flagged in its option; one older
+  // than PriceAge::kStaleDays ranks only with allow_stale_prices.
+  std::optional<Date> today;
+  double max_price_age_months = PriceAge::kWarnMonths;
+  bool allow_stale_prices = false;
 };
 
 struct Option {
@@ -76,8 +83,11 @@ struct Option {
   double energy_kwh = 0;
   double co2_kg = 0;
   double co2_embodied_kg = 0;
-  double wall_w = 0;                    // average while busy
-  double max_wall_w = 0;                // own: the most it draws, for circuits
+  double wall_w = 0;                // average while busy
+  double max_wall_w = 0;            // own: the most it draws, for circuits
+  std::optional<Date> price_as_of;  // of the prices it is costed on (own: the oldest of GPU and
+                                    // base system); none when the catalog dates none
+  std::string price_note;  // its price's age past --max-price-age, a launch price, a caveat
   std::vector<std::string> violations;  // constraints it breaks, one sentence each
   std::vector<std::string> binding;     // names of those constraints: budget, power, fit, ...
   bool pareto = false;
@@ -147,6 +157,9 @@ struct ConstraintOptions {
   std::optional<double> electricity_usd_per_kwh;
   std::optional<double> pue;
   bool no_resale = false;
+  std::optional<Date> today;
+  std::optional<double> max_price_age_months;
+  bool allow_stale_prices = false;
 };
 
 // A recommendation as asked: a preset, a workload, or a preset with its tasks replaced by a

@@ -54,6 +54,10 @@ void add_constraint_options(CLI::App* cmd, ConstraintOptions& k) {
   cmd->add_option("--pue", k.pue, "PUE of the owned machine's site");
   cmd->add_flag("--no-resale", k.no_resale,
                 "Do not count resale of owned GPUs at the end of the horizon");
+  cmd->add_option("--max-price-age", k.max_price_age_months,
+                  "Months: an option priced longer ago says so (default 6)");
+  cmd->add_flag("--allow-stale-prices", k.allow_stale_prices,
+                "Rank options whose prices are more than a year old or undated");
 }
 
 void run_recommend(CliContext& ctx, RecommendOptions& o) {
@@ -71,6 +75,7 @@ void run_recommend(CliContext& ctx, RecommendOptions& o) {
   auto zoo = ctx.load_zoo();
   if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
   RecommendRequest request = o.request;
+  request.constraints.today = today();
   if (!o.run.workload.empty() || !o.run.hf_config.empty()) {
     auto w = ctx.resolve_workload(**zoo, o.run.workload, o.run.hf_config, o.run.resolution);
     if (!w) return void(ctx.exit_code = ctx.fail(w.status()));

@@ -429,6 +429,8 @@ class Alternatives {
     const Gpu& rented = *catalog_.gpu(o.gpu);
     RentAlternative a{o.id,  o.provider,  o.billing == "serverless" ? "serverless" : "on-demand",
                       o.gpu, o.gpu_count, o.price_per_hour_usd};
+    a.price_date = o.price_date;
+    a.price_caveat = o.price_caveat;
     if (Status s = add(a, rented, &o); !s.ok()) return s;
     if (!o.spot_price_per_hour_usd) return {};
     a.pricing = "spot";

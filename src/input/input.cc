@@ -39,6 +39,7 @@ constexpr const NumberField* kAll[] = {
     &kBudget,
     &kMaxPower,
     &kMaxGpus,
+    &kMaxPriceAge,
     &kPowerLimit,
     &kElectricity,
     &kPue,

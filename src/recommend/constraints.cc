@@ -79,6 +79,7 @@ const std::vector<Constraint>& constraints() {
       {"acquire", "--acquire", check_acquire},
       {"condition", "--condition", check_condition},
       {"time", "the time available", check_time},
+      {"price_age", "the price age limit (--allow-stale-prices)", check_price_age},
   };
   return kTable;
 }

@@ -190,6 +190,7 @@ Result<Option> evaluate(const Candidate& c, const Request& r, DemandRuns& runs) 
   }
   o.cost_per_result_usd =
       r.demand->work ? o.total_cost_usd : o.total_cost_usd / r.constraints->horizon_months;
+  date_price(c, r, o);
   return o;
 }
 

@@ -68,6 +68,7 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
         unpriced));
   }
   rank(rec);
+  note_price_ages(r, rec);
   relax(rec);
   return rec;
 }

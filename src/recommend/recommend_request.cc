@@ -27,6 +27,9 @@ Constraints merged(Constraints k, const ConstraintOptions& given) {
   if (given.electricity_usd_per_kwh) k.electricity_usd_per_kwh = given.electricity_usd_per_kwh;
   if (given.pue) k.pue = given.pue;
   k.resale = !given.no_resale;
+  if (given.today) k.today = given.today;
+  replace(k.max_price_age_months, given.max_price_age_months);
+  if (given.allow_stale_prices) k.allow_stale_prices = true;
   return k;
 }
 

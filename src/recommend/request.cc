@@ -42,6 +42,7 @@ Status check_constraints(const Constraints& k) {
   if (Status s = check_choice("--acquire", k.acquire, {"own", "rent", "both"}); !s.ok()) return s;
   if (Status s = check_choice("--condition", k.condition, {"new", "used", "any"}); !s.ok())
     return s;
+  if (k.today && !k.today->valid()) return Status::invalid_input("today's date is not a date");
   return input::check_all({{&input::kHorizonMonths, k.horizon_months},
                            {&input::kUtilisation, k.utilisation},
                            {&input::kPowerLimit, k.power_limit},
@@ -49,7 +50,8 @@ Status check_constraints(const Constraints& k) {
                            {&input::kBudget, k.budget_usd},
                            {&input::kMaxPower, k.max_power_w},
                            {&input::kElectricity, k.electricity_usd_per_kwh},
-                           {&input::kPue, k.pue}});
+                           {&input::kPue, k.pue},
+                           {&input::kMaxPriceAge, k.max_price_age_months}});
 }
 
 // The tighter of --max-power and the circuit's continuous capacity.

@@ -8,6 +8,7 @@
 //                      its cost, energy and CO2 from the shared model of rigplan/cost.h
 //   apply_constraints  the table of named constraints (constraints()): each adds a violation
 //   rank               cheapest first, the cost/time front, and a reason per option
+//   note_price_ages    what options a price more than a year old keeps out
 //   relax              nothing feasible: what relaxing each constraint alone would give
 //
 // A new kind of demand (a serving job with latency targets) plugs into DemandRuns::run_task,
@@ -121,6 +122,18 @@ const std::vector<Constraint>& constraints();
 void breaks(Option& option, std::string constraint, std::string why);
 
 void apply_constraints(const Candidate& candidate, const Request& request, Option& option);
+
+// The date of the prices an option is costed on, and what to say about them: an age past
+// --max-price-age, a GPU at its launch price, the offer's caveat.
+void date_price(const Candidate& candidate, const Request& request, Option& option);
+// The price_age constraint: a price more than PriceAge::kStaleDays old, or undated, ranks only
+// with --allow-stale-prices.
+void check_price_age(const Candidate& candidate, const Request& request, Option& option);
+// After rank(): how many options only their price's age keeps out, and the cheapest of them; or,
+// with --allow-stale-prices, how many ranked options stand on such prices.
+void note_price_ages(const Request& request, Recommendation& rec);
+// "45 days old", "17 months old".
+std::string age_text(long days);
 
 // Sorts options and rejected options cheapest first (then fastest), marks the cost/time Pareto
 // front and writes each option's reason.

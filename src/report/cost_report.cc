@@ -33,18 +33,21 @@ Json to_json(const CostComparison& c) {
   const OwnedSystem& o = c.owned;
   Json rent = Json::array();
   for (const auto& a : c.alternatives) {
-    rent.push_back({{"offer", a.offer},
-                    {"provider", a.provider},
-                    {"pricing", a.pricing},
-                    {"gpu", a.gpu},
-                    {"count", a.count},
-                    {"usd_per_hour", a.usd_per_hour},
-                    {"speed_ratio", round2(a.speed_ratio)},
-                    {"hours", round1(a.cost.hours)},
-                    {"total_cost_usd", round2(a.cost.total_usd)},
-                    {"energy_kwh", round1(a.cost.energy_kwh)},
-                    {"co2_kg", round1(a.cost.co2_operational_kg + a.cost.co2_embodied_kg)},
-                    {"break_even", break_even_json(a.break_even)}});
+    rent.push_back(
+        {{"offer", a.offer},
+         {"provider", a.provider},
+         {"pricing", a.pricing},
+         {"gpu", a.gpu},
+         {"count", a.count},
+         {"usd_per_hour", a.usd_per_hour},
+         {"speed_ratio", round2(a.speed_ratio)},
+         {"hours", round1(a.cost.hours)},
+         {"total_cost_usd", round2(a.cost.total_usd)},
+         {"energy_kwh", round1(a.cost.energy_kwh)},
+         {"co2_kg", round1(a.cost.co2_operational_kg + a.cost.co2_embodied_kg)},
+         {"break_even", break_even_json(a.break_even)},
+         {"price_as_of", a.price_date ? Json(a.price_date->to_string()) : Json(nullptr)}});
+    if (!a.price_caveat.empty()) rent.back()["price_caveat"] = a.price_caveat;
   }
   Json out = {
       {"gpu", o.gpu->id},
@@ -53,7 +56,10 @@ Json to_json(const CostComparison& c) {
       {"system", o.system->id},
       {"capex_usd", round2(o.capex_usd)},
       {"gpu_price_usd", o.gpu_price.usd},
+      {"gpu_price_kind", std::string(o.gpu_price.kind)},
+      {"gpu_price_as_of", o.gpu_price.date ? Json(o.gpu_price.date->to_string()) : Json(nullptr)},
       {"system_price_usd", o.system->price_usd},
+      {"system_price_as_of", o.system->price_date.to_string()},
       {"cooling_usd", o.cooling_usd},
       {"utilisation", c.utilisation},
       {"horizon_years", round2(c.horizon_years)},
@@ -136,12 +142,15 @@ std::string cost_text(const CostComparison& c, bool explain) {
                 {"hours", Table::Align::kRight},
                 {"total USD", Table::Align::kRight},
                 {"break-even", Table::Align::kRight},
-                {"break-even util.", Table::Align::kRight}});
+                {"break-even util.", Table::Align::kRight},
+                {"priced"}});
     for (const auto& a : c.alternatives) {
       rent.add_row({a.offer, a.pricing, format_number(a.usd_per_hour),
                     fmt::format("{:.2f}", 1 / a.speed_ratio), fmt::format("{:.0f}", a.cost.hours),
                     fmt::format("{:.0f}", a.cost.total_usd), break_even_text(a.break_even),
-                    fmt::format("{:.0f}%", a.break_even.utilisation * 100)});
+                    fmt::format("{:.0f}%", a.break_even.utilisation * 100),
+                    (a.price_date ? a.price_date->to_string() : "--rent") +
+                        (a.price_caveat.empty() ? "" : " !")});
     }
     out += rent.render();
     out +=
@@ -149,7 +158,8 @@ std::string cost_text(const CostComparison& c, bool explain) {
         "util.: "
         "the utilisation at which the two cost the same over the horizon. speed: the offer's "
         "throughput "
-        "relative to the owned machine.\n";
+        "relative to the owned machine. priced: the date of the offer's price (! it has a caveat: "
+        "`rigplan offers show ID`).\n";
   }
   for (const auto& a : c.assumptions) out += "note: " + a + "\n";
   if (explain) {

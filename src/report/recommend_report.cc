@@ -48,6 +48,8 @@ Json option_json(const Option& o, size_t rank) {
   j["co2_embodied_kg"] = round2(o.co2_embodied_kg);
   j["wall_w"] = std::round(o.wall_w);
   j["pareto"] = o.pareto;
+  j["price_as_of"] = o.price_as_of ? Json(o.price_as_of->to_string()) : Json(nullptr);
+  if (!o.price_note.empty()) j["price_note"] = o.price_note;
   j["reason"] = o.reason;
   if (!o.violations.empty()) j["violations"] = o.violations;
   return j;
@@ -58,6 +60,11 @@ std::string what(const Option& o) {
     return fmt::format("own {} x {}{}", o.count, o.gpu, o.condition == "used" ? " (used)" : "");
   }
   return fmt::format("rent {}{}", o.offer, o.pricing == "spot" ? " (spot)" : "");
+}
+
+// The date of an option's price, "-" when undated; "!" marks a price with a note.
+std::string priced(const Option& o) {
+  return (o.price_as_of ? o.price_as_of->to_string() : "-") + (o.price_note.empty() ? "" : " !");
 }
 
 std::map<std::string, int> rejected_by(const Recommendation& r) {
@@ -98,6 +105,9 @@ Json to_json(const Recommendation& r, size_t top) {
   if (k.utilisation) constraints["utilisation"] = *k.utilisation;
   if (k.max_power_w) constraints["max_power_w"] = *k.max_power_w;
   if (!k.circuit.empty()) constraints["circuit"] = k.circuit;
+  if (k.today) constraints["today"] = k.today->to_string();
+  constraints["max_price_age_months"] = k.max_price_age_months;
+  constraints["allow_stale_prices"] = k.allow_stale_prices;
   Json rejected = Json::object();
   for (const auto& [name, n] : rejected_by(r)) rejected[name] = n;
   Json best_rejected = Json::array();
@@ -154,6 +164,7 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
                  {usage ? "USD/month" : "buy USD", A::kRight},
                  {"kWh", A::kRight},
                  {"kgCO2", A::kRight},
+                 {"priced"},
                  {"front"}});
     for (const Option* o : shown(r, top)) {
       const size_t rank = static_cast<size_t>(o - r.options.data()) + 1;
@@ -166,7 +177,7 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
            fmt::format("{:.0f}", o->total_cost_usd),
            usage ? fmt::format("{:.0f}", o->cost_per_result_usd)
                  : (o->kind == "own" ? fmt::format("{:.0f}", o->capex_usd) : "-"),
-           fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg),
+           fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg), priced(*o),
            o->pareto ? "*" : ""});
     }
     out += table.render();
@@ -174,8 +185,14 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
     for (const Option* o : shown(r, std::min<size_t>(top, 5))) {
       out += fmt::format("{}. {}: {}\n", static_cast<size_t>(o - r.options.data()) + 1, what(*o),
                          o->reason);
+      if (!o->price_note.empty()) out += fmt::format("   price: {}\n", o->price_note);
     }
     out += "\n* on the cost/time Pareto front: no other option is both cheaper and faster.\n";
+    const auto listed = shown(r, top);
+    if (std::any_of(listed.begin(), listed.end(),
+                    [](const Option* o) { return !o->price_note.empty(); })) {
+      out += "! the price has a note: older than --max-price-age, a launch price, or a caveat.\n";
+    }
   } else {
     out += "Nothing meets every constraint.\n";
     for (const auto& line : r.relaxations) out += "- " + line + "\n";
@@ -228,8 +245,8 @@ std::string recommend_html(const Recommendation& r, size_t top, const std::strin
   } else {
     chart::Section ranked{"Options, cheapest first", {}, {}, {}};
     ranked.table.push_back({"#", "option", "system / provider", "throughput",
-                            usage ? "busy h/month" : "time h", "total USD", "kWh", "kgCO2", "front",
-                            "reason"});
+                            usage ? "busy h/month" : "time h", "total USD", "kWh", "kgCO2",
+                            "priced", "front", "reason"});
     chart::ScatterChart scatter{
         "Total cost against time",
         "total cost (USD)",
@@ -256,7 +273,8 @@ std::string recommend_html(const Recommendation& r, size_t top, const std::strin
            fmt::format("{:.4g} {}", o->throughput, o->unit),
            fmt::format("{:.1f}", o->time_to_result_h), fmt::format("{:.0f}", o->total_cost_usd),
            fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg),
-           o->pareto ? "yes" : "", o->reason});
+           o->price_as_of ? o->price_as_of->to_string() : "undated", o->pareto ? "yes" : "",
+           o->price_note.empty() ? o->reason : o->reason + " (price: " + o->price_note + ")"});
       bars.bars.push_back({what(*o), o->total_cost_usd, rank == 1});
     }
     for (const auto& o : r.options)

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "test_support.h"
@@ -124,6 +125,105 @@ TEST(Recommend, APowerCircuitExcludesBigMachines) {
       rejected_for_power = true;
   }
   EXPECT_TRUE(rejected_for_power);
+}
+
+const Option* find_option(const std::vector<Option>& options, std::string_view offer,
+                          std::string_view pricing) {
+  for (const Option& o : options) {
+    if (o.offer == offer && o.pricing == pricing) return &o;
+  }
+  return nullptr;
+}
+
+bool has_note(const Recommendation& rec, std::string_view text) {
+  return std::any_of(rec.assumptions.begin(), rec.assumptions.end(),
+                     [&](const std::string& a) { return a.find(text) != std::string::npos; });
+}
+
+// On 2026-11-23 the SkyPilot snapshot (priced 2025-06-01, 540 days before) is more than a year
+// old: its offers rank only with --allow-stale-prices, and the answer says what they would give.
+TEST(Recommend, PricesMoreThanAYearOldRankOnlyWhenAllowed) {
+  Constraints k;
+  k.acquire = "rent";
+  k.max_gpus = 1;
+  k.today = Date{2026, 11, 23};
+  auto rec = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  ASSERT_FALSE(rec->options.empty());
+  for (const Option& o : rec->options) {
+    ASSERT_TRUE(o.price_as_of) << o.offer;
+    EXPECT_LE(age_in_days(*o.price_as_of, *k.today), 365) << o.offer;
+  }
+  const Option* stale = find_option(rec->rejected, "hyperbolic-1x-rtx-4090", "on-demand");
+  ASSERT_NE(stale, nullptr);
+  EXPECT_EQ(stale->binding, std::vector<std::string>{"price_age"});
+  EXPECT_EQ(stale->violations[0],
+            "priced 2025-06-01, 18 months old: more than a year (--allow-stale-prices ranks it)");
+  EXPECT_TRUE(has_note(*rec, "options that meet every constraint are not ranked: their prices"))
+      << ::testing::PrintToString(rec->assumptions);
+
+  k.allow_stale_prices = true;
+  auto allowed = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(allowed.ok());
+  const Option* ranked = find_option(allowed->options, "hyperbolic-1x-rtx-4090", "on-demand");
+  ASSERT_NE(ranked, nullptr);
+  EXPECT_EQ(ranked->price_note, "price of 2025-06-01, 18 months old");
+  EXPECT_TRUE(has_note(*allowed,
+                       "ranked options are costed on prices more than a year old or undated "
+                       "(--allow-stale-prices)"));
+}
+
+// A price older than --max-price-age, and an offer's caveat, are said beside the option.
+TEST(Recommend, OldAndDoubtfulPricesSaySo) {
+  Constraints k;
+  k.acquire = "rent";
+  k.max_gpus = 1;
+  k.today = Date{2026, 11, 23};
+  auto rec = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok());
+  const Option* runpod = find_option(rec->options, "runpod-rtx-4090", "on-demand");
+  ASSERT_NE(runpod, nullptr);
+  EXPECT_EQ(runpod->price_as_of, (Date{2026, 3, 1}));
+  EXPECT_EQ(runpod->price_note,
+            "price of 2026-03-01, 9 months old; the source's on-demand figures are 1.76x its "
+            "spot figures throughout and another source calls the spot figure the on-demand "
+            "price: verify on runpod.io");
+  k.max_price_age_months = 12;
+  rec = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  runpod = find_option(rec->options, "runpod-rtx-4090", "on-demand");
+  ASSERT_NE(runpod, nullptr);
+  EXPECT_EQ(runpod->price_note.rfind("the source's on-demand figures", 0), 0u);
+}
+
+// A new GPU priced at its launch price years later is dated by its launch, so it ranks only with
+// --allow-stale-prices, and then says it stands on a launch price.
+TEST(Recommend, ALaunchPriceIsDatedByTheLaunch) {
+  Constraints k;
+  k.acquire = "own";
+  k.condition = "new";
+  k.max_gpus = 1;
+  k.today = Date{2026, 11, 23};
+  k.allow_stale_prices = true;
+  auto rec = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok());
+  const auto it = std::find_if(rec->options.begin(), rec->options.end(),
+                               [](const Option& o) { return o.gpu == "rtx-4090"; });
+  ASSERT_NE(it, rec->options.end());
+  EXPECT_EQ(it->price_as_of, (Date{2022, 10, 12}));
+  EXPECT_EQ(it->price_note,
+            "price of 2022-10-12, 49 months old; the GPU at its launch price (2022-10-12), the "
+            "only new price the catalog has");
+}
+
+// Without a date to age prices against, the answer says they were not aged.
+TEST(Recommend, UnagedPricesAreSaid) {
+  Constraints k;
+  k.acquire = "rent";
+  k.max_gpus = 1;
+  auto rec = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok());
+  EXPECT_TRUE(
+      has_note(*rec, "Prices were not aged: the request gave no date to age them against."));
 }
 
 TEST(Recommend, MalformedRequestsAreErrors) {

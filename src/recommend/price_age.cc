@@ -1,0 +1,118 @@
+// The dates of the prices recommend() costs options on: each option's date and what to say about
+// its price, and a summary of the options left out for a price more than a year old
+// (docs/prices.md, "Dates").
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "recommend/steps.h"
+#include "util/strings.h"
+
+namespace rigplan::recommend_steps {
+namespace {
+
+constexpr double kDaysPerMonth = 365.25 / 12;
+
+// The oldest of the dates given; none when one of them is missing.
+std::optional<Date> oldest(std::initializer_list<std::optional<Date>> dates) {
+  std::optional<Date> out;
+  for (const auto& d : dates) {
+    if (!d) return std::nullopt;
+    if (!out || *d < *out) out = d;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string age_text(long days) {
+  if (days < 62) return fmt::format("{} days old", days);
+  return fmt::format("{:.0f} months old", static_cast<double>(days) / kDaysPerMonth);
+}
+
+void date_price(const Candidate& c, const Request& r, Option& o) {
+  std::vector<std::string> notes;
+  if (c.offer) {
+    o.price_as_of = c.offer->price_date;
+  } else {
+    const PriceQuote& gpu = c.owned->gpu_price;
+    o.price_as_of = oldest({gpu.date, c.owned->system->price_date});
+    if (gpu.kind == "launch") {
+      notes.push_back(
+          fmt::format("the GPU at its launch price ({}), the only new price the "
+                      "catalog has",
+                      gpu.date ? gpu.date->to_string() : "undated"));
+    }
+  }
+  const Constraints& k = *r.constraints;
+  if (!o.price_as_of) {
+    notes.insert(notes.begin(), "price undated");
+  } else if (k.today) {
+    const long age = age_in_days(*o.price_as_of, *k.today);
+    if (static_cast<double>(age) > k.max_price_age_months * kDaysPerMonth) {
+      notes.insert(notes.begin(),
+                   fmt::format("price of {}, {}", o.price_as_of->to_string(), age_text(age)));
+    }
+  }
+  if (c.offer && !c.offer->price_caveat.empty()) notes.push_back(c.offer->price_caveat);
+  o.price_note = join(notes, "; ");
+}
+
+void check_price_age(const Candidate&, const Request& r, Option& o) {
+  const Constraints& k = *r.constraints;
+  if (!k.today || k.allow_stale_prices) return;
+  if (!o.price_as_of) {
+    breaks(o, "price_age", "its price has no date (--allow-stale-prices ranks it)");
+    return;
+  }
+  const long age = age_in_days(*o.price_as_of, *k.today);
+  if (age <= PriceAge::kStaleDays) return;
+  breaks(o, "price_age",
+         fmt::format("priced {}, {}: more than a year (--allow-stale-prices ranks it)",
+                     o.price_as_of->to_string(), age_text(age)));
+}
+
+void note_price_ages(const Request& r, Recommendation& rec) {
+  const Constraints& k = *r.constraints;
+  if (!k.today) {
+    rec.assumptions.push_back(
+        "Prices were not aged: the request gave no date to age them against.");
+    return;
+  }
+  if (k.allow_stale_prices) {
+    const auto stale = std::count_if(rec.options.begin(), rec.options.end(), [&](const Option& o) {
+      return !o.price_as_of || age_in_days(*o.price_as_of, *k.today) > PriceAge::kStaleDays;
+    });
+    if (stale > 0) {
+      rec.assumptions.push_back(
+          fmt::format("{} ranked options are costed on prices more than a year old or undated "
+                      "(--allow-stale-prices): today's prices may differ a lot.",
+                      stale));
+    }
+    return;
+  }
+  // Options that only their price's age keeps out, cheapest first (rank() sorted them).
+  std::vector<const Option*> only_stale;
+  for (const auto& o : rec.rejected) {
+    if (o.binding.size() == 1 && o.binding[0] == "price_age") only_stale.push_back(&o);
+  }
+  if (only_stale.empty()) return;
+  auto [first, last] = std::minmax_element(
+      only_stale.begin(), only_stale.end(),
+      [](const Option* a, const Option* b) { return a->price_as_of < b->price_as_of; });
+  const Option& cheapest = *only_stale.front();
+  rec.assumptions.push_back(fmt::format(
+      "{} options that meet every constraint are not ranked: their prices are more than a year "
+      "old or undated ({} to {}). --allow-stale-prices ranks them; the cheapest, {}, would cost "
+      "{} on a price of {}{}.",
+      only_stale.size(), (*first)->price_as_of ? (*first)->price_as_of->to_string() : "undated",
+      (*last)->price_as_of ? (*last)->price_as_of->to_string() : "undated", label(cheapest),
+      usd(cheapest.total_cost_usd),
+      cheapest.price_as_of ? cheapest.price_as_of->to_string() : "no date",
+      !rec.options.empty() && cheapest.total_cost_usd < rec.options.front().total_cost_usd
+          ? fmt::format(", less than the first ranked ({})",
+                        usd(rec.options.front().total_cost_usd))
+          : ""));
+}
+
+}  // namespace rigplan::recommend_steps
