@@ -44,12 +44,11 @@ Json to_json(const OfferImport& import, const std::vector<WrittenFile>& written)
 std::string import_text(const OfferImport& import, const std::vector<WrittenFile>& written) {
   std::string out;
   for (const auto& in : import.inputs) {
-    out += fmt::format("read {}: {} rows, {} with GPUs ({}){}; prices dated {} ({})\n", in.path,
-                       in.rows, in.gpu_rows, in.provider,
-                       in.unpriced ? fmt::format("; {} without an on-demand price, left out",
-                                                 in.unpriced)
-                                   : "",
-                       in.as_of.to_string(), in.as_of_from);
+    out += fmt::format(
+        "read {}: {} rows, {} with GPUs ({}){}; prices dated {} ({})\n", in.path, in.rows,
+        in.gpu_rows, in.provider,
+        in.unpriced ? fmt::format("; {} without an on-demand price, left out", in.unpriced) : "",
+        in.as_of.to_string(), in.as_of_from);
   }
   size_t offers = 0;
   for (const auto& f : import.files) offers += f.offers.size();
