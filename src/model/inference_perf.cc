@@ -352,7 +352,10 @@ ServingPrediction serve(const Model& m, const RunConfig& c, int limit, Times& st
   sp.concurrency = n;
   sp.tpot_ms = s.step_s * 1e3;
   sp.ttft_ms = (s.ttft_s + wait) * 1e3 + m.engine->request_overhead_ms;
-  sp.requests_per_s = n / s.cycle_s * m.replicas;
+  // A setup that keeps up serves what arrives (the in-flight count that the search lands on may
+  // sit just past a step in the step time, where its own rate is a little higher).
+  sp.requests_per_s =
+      c.request_rate && !sp.saturated ? *c.request_rate : n / s.cycle_s * m.replicas;
   sp.output_tokens_per_s = sp.requests_per_s * out;
   return sp;
 }
