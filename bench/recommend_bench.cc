@@ -19,7 +19,7 @@ void BM_RecommendPreset(benchmark::State& state) {
     benchmark::DoNotOptimize(rec);
   }
 }
-BENCHMARK(BM_RecommendPreset)->DenseRange(0, 6)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RecommendPreset)->DenseRange(0, 9)->Unit(benchmark::kMillisecond);
 
 void BM_CostBreakEven(benchmark::State& state) {
   rigplan::OwnInputs desktop;

@@ -107,6 +107,9 @@ class Engines {
 
 // The engines compiled into the binary (data/engines/*.toml), parsed once.
 const Engines& embedded_engines();
+
+// The engine a run uses when it names none: PyTorch to train (mode "train"), vLLM to infer.
+std::string_view default_engine(std::string_view mode);
 // The embedded engine files, for `catalog check`.
 std::vector<CatalogFile> embedded_engine_files_list();
 

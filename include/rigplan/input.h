@@ -83,6 +83,12 @@ inline constexpr NumberField kWork{"work", 0, 1e18, false, true};  // a preset's
 inline constexpr NumberField kHoursPerMonth{"hours-per-month", 0, 1e7, false, true, "h"};
 // An owned machine's busy hours a month: at most the hours of an average month (365 × 24 / 12).
 inline constexpr NumberField kBusyHoursPerMonth{"hours-per-month", 0, 730, false, true, "h"};
+// A serving job (recommend --serve-rate): the requests per second the setup must serve, its
+// latency targets, and the hours a month the service is up (at most an average month's 730).
+inline constexpr NumberField kServeRate{"serve-rate", 0, 1e9, false, true, "requests/s"};
+inline constexpr NumberField kMaxTtftMs{"max-ttft-ms", 0, 1e7, false, true, "ms"};
+inline constexpr NumberField kMaxTpotMs{"max-tpot-ms", 0, 1e7, false, true, "ms"};
+inline constexpr NumberField kServeHours{"serve-hours", 0, 730, false, true, "h"};
 inline constexpr NumberField kShare{"share", 0, 1e6, false, true};  // a preset task's share
 inline constexpr NumberField kUtilisation{"utilisation", 0, 1, false, true};
 inline constexpr NumberField kHorizonMonths{"horizon-months", 0, 240, false, true, "months"};

@@ -25,12 +25,23 @@ struct Task {
   double share = 1;  // of the hours on the reference GPU (usage demands)
 };
 
-// What must be computed: a fixed amount of work (samples or tokens of one task), or hours of use
-// per month on a reference GPU split among tasks by share, over the horizon.
+// A service to run: an LLM answering `request_rate` requests per second, each a prompt of the
+// task's seq_len tokens and gen_tokens generated (mode "serve", docs/inference.md), within its
+// latency targets, `hours_per_month` hours a month (all of them: always on).
+struct ServingJob {
+  double request_rate = 0;
+  std::optional<double> max_ttft_ms;  // time to the first token, mean
+  std::optional<double> max_tpot_ms;  // time per output token after the first, mean
+  double hours_per_month = 730;       // 365 × 24 / 12
+};
+
+// What must be computed: a fixed amount of work (samples or tokens of one task), hours of use
+// per month on a reference GPU split among tasks by share, over the horizon, or a service.
 struct Demand {
   std::vector<Task> tasks;
   std::optional<double> work;             // in the task's unit: samples, images or tokens
   std::optional<double> hours_per_month;  // on one reference GPU
+  std::optional<ServingJob> serving;      // its one task is the served model
   std::string reference_gpu = "rtx-4090";
 };
 
@@ -75,7 +86,8 @@ struct Option {
   double memory_gb = 0;   // per GPU, the largest task's
   double throughput = 0;  // of the first task, in `unit`, all GPUs
   std::string unit;
-  double hours = 0;             // busy hours for the demand over the horizon
+  std::optional<ServingPrediction> serving;  // a serving job: latencies at its request rate
+  double hours = 0;                          // busy hours for the demand over the horizon
   double time_to_result_h = 0;  // work demand: hours to the result; usage: busy hours per month
   double capex_usd = 0;         // own
   double total_cost_usd = 0;
@@ -117,8 +129,8 @@ struct Preset {
   std::string id;
   std::string name;
   std::string description;
-  std::string dettmers_pick;  // what Dettmers' 2023 guide recommends for the persona
-  std::string dettmers_source;
+  std::string dettmers_pick;    // what Dettmers' 2023 guide recommends for the persona; "" for
+  std::string dettmers_source;  // personas the guide has none for (serving an LLM)
   struct TaskSpec {
     std::string workload;
     RunConfig run;  // with the task's recipe applied
@@ -128,6 +140,7 @@ struct Preset {
   std::vector<TaskSpec> tasks;
   std::optional<double> hours_per_month;
   std::optional<double> work;
+  std::optional<ServingJob> serving;
   std::string reference_gpu = "rtx-4090";
   Constraints constraints;
 };
@@ -169,6 +182,8 @@ struct RecommendRequest {
   std::optional<Workload> workload;  // replaces the preset's tasks
   RunConfig run;                     // of `workload`
   std::optional<double> tokens, samples, images, epochs, hours_per_month;
+  // A serving job: requests per second, latency targets and hours a month up (default: all).
+  std::optional<double> serve_rate, max_ttft_ms, max_tpot_ms, serve_hours;
   std::optional<std::string> reference_gpu;
   ConstraintOptions constraints;
   // --build: owned options are this machine with `machine_gpu_count` of `machine_gpu` only.

@@ -22,7 +22,8 @@ struct RecommendOptions {
 void add_job_options(CLI::App* cmd, RecommendRequest& r) {
   cmd->add_option(
       "--preset", r.preset,
-      "A persona: beginner, kaggle, cv-research, nlp-research, llm-finetune, startup, cluster");
+      "A persona: beginner, kaggle, cv-research, nlp-research, llm-finetune, startup, cluster, "
+      "local-llm, chatbot-8b, chatbot-70b");
   cmd->add_option("--tokens", r.tokens, "Job size: tokens to process");
   cmd->add_option("--samples", r.samples, "Job size: samples (sequences, images) to process");
   auto* images =
@@ -31,6 +32,14 @@ void add_job_options(CLI::App* cmd, RecommendRequest& r) {
   cmd->add_option("--hours-per-month", r.hours_per_month,
                   "Usage: hours of work a month as measured on one --reference GPU");
   cmd->add_option("--reference", r.reference_gpu, "Reference GPU of --hours-per-month");
+  cmd->add_option("--serve-rate", r.serve_rate,
+                  "A serving job: requests per second to serve, each --input-len prompt tokens "
+                  "and --output-len generated (docs/inference.md)");
+  cmd->add_option("--max-ttft-ms", r.max_ttft_ms, "Serving: most mean time to the first token, ms");
+  cmd->add_option("--max-tpot-ms", r.max_tpot_ms,
+                  "Serving: most mean time per output token after the first, ms");
+  cmd->add_option("--serve-hours", r.serve_hours,
+                  "Serving: hours a month the service is up (default 730, always)");
 }
 
 void add_constraint_options(CLI::App* cmd, ConstraintOptions& k) {

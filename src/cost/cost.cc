@@ -104,7 +104,8 @@ Result<OwnedSystem> own_system(const Catalog& catalog, const Gpu& gpu, int count
 }
 
 double gpu_power_utilisation(std::string_view workload_class, std::string_view mode) {
-  if (mode == "decode") return kPowerUtilisationDecode;
+  // Serving is mostly decode steps (a few prompt chunks among them): decode's draw.
+  if (mode == "decode" || mode == "serve") return kPowerUtilisationDecode;
   if (mode == "infer" || mode == "prefill") return kPowerUtilisationPrefill;
   return workload_class == "transformer" ? kPowerUtilisationTransformerTrain
                                          : kPowerUtilisationOtherTrain;

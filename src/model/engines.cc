@@ -137,6 +137,10 @@ Result<const T*> find_in(const NameIndex* index, const std::vector<T>& entries,
 
 }  // namespace
 
+std::string_view default_engine(std::string_view mode) {
+  return mode == "train" ? "pytorch" : "vllm";
+}
+
 int Engine::chunk_tokens(double gpu_memory_gb) const {
   return gpu_memory_gb >= large_gpu_gb ? prefill_chunk_tokens : prefill_chunk_tokens_small;
 }

@@ -69,7 +69,44 @@ void check_time(const Candidate&, const Request& r, Option& o) {
   }
 }
 
+// A serving job: the rate served, and the mean latencies within their targets.
+void check_rate(const Candidate&, const Request& r, Option& o) {
+  if (!o.fits || !r.demand->serving || !o.serving || !o.serving->saturated) return;
+  breaks(o, "rate",
+         fmt::format("serves at most {:.3g} requests/s, below the {} asked",
+                     o.serving->requests_per_s, format_number(r.demand->serving->request_rate)));
+}
+
+// The served option's mean latencies, when it keeps up with the rate.
+const ServingPrediction* served(const Request& r, const Option& o) {
+  if (!o.fits || !r.demand->serving || !o.serving || o.serving->saturated) return nullptr;
+  return &*o.serving;
+}
+
+void check_ttft(const Candidate&, const Request& r, Option& o) {
+  const ServingPrediction* s = served(r, o);
+  const auto& target = r.demand->serving ? r.demand->serving->max_ttft_ms : std::nullopt;
+  if (!s || !target || s->ttft_ms <= *target) return;
+  breaks(o, "ttft",
+         fmt::format("takes {:.0f} ms to the first token, over --max-ttft-ms {}", s->ttft_ms,
+                     format_number(*target)));
+}
+
+void check_tpot(const Candidate&, const Request& r, Option& o) {
+  const ServingPrediction* s = served(r, o);
+  const auto& target = r.demand->serving ? r.demand->serving->max_tpot_ms : std::nullopt;
+  if (!s || !target || s->tpot_ms <= *target) return;
+  breaks(o, "tpot",
+         fmt::format("takes {:.1f} ms per output token, over --max-tpot-ms {}", s->tpot_ms,
+                     format_number(*target)));
+}
+
 }  // namespace
+
+bool meets(const ServingPrediction& serving, const ServingJob& job) {
+  return !serving.saturated && (!job.max_ttft_ms || serving.ttft_ms <= *job.max_ttft_ms) &&
+         (!job.max_tpot_ms || serving.tpot_ms <= *job.max_tpot_ms);
+}
 
 const std::vector<Constraint>& constraints() {
   static const std::vector<Constraint> kTable = {
@@ -79,6 +116,9 @@ const std::vector<Constraint>& constraints() {
       {"acquire", "--acquire", check_acquire},
       {"condition", "--condition", check_condition},
       {"time", "the time available", check_time},
+      {"rate", "the request rate (--serve-rate)", check_rate},
+      {"ttft", "the time to first token (--max-ttft-ms)", check_ttft},
+      {"tpot", "the time per output token (--max-tpot-ms)", check_tpot},
       {"price_age", "the price age limit (--allow-stale-prices)", check_price_age},
   };
   return kTable;

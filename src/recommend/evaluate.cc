@@ -35,6 +35,15 @@ std::vector<std::pair<std::string, RunConfig>> strategies(const Workload& w, con
       offloaded.offload = "cpu";
       out.emplace_back("zero-3 + cpu offload", offloaded);
     }
+  } else if (base.mode == "serve") {
+    // A service may buy latency with tensor parallelism within a machine: every degree that
+    // divides the count and the heads, replicas of that split over the rest.
+    for (int tp = 2; tp <= std::min(count, kGpusPerMachine); tp *= 2) {
+      if (count % tp != 0 || !check_layout(w, tp, 1, true).ok()) continue;
+      RunConfig split = plain;
+      split.tensor_parallel = tp;
+      out.emplace_back(fmt::format("tp-{}", tp), split);
+    }
   } else {
     // Within a machine, dividing the count and the model (heads for tensor, layers for pipeline
     // parallelism).
@@ -74,9 +83,12 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
       o.throughput = run.throughput * speed;
       o.unit = run.unit;
       o.strategy = run.strategy;
+      o.serving = run.serving;
     }
     hours += r.work[i] / (run.throughput * speed) / 3600;
   }
+  // A service is up its hours whatever its load.
+  if (r.demand->serving) return r.demand->serving->hours_per_month;
   return hours;
 }
 
@@ -147,30 +159,37 @@ Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count) 
   return &cache_.emplace(key, std::move(out)).first->second;
 }
 
-// The first strategy that fits, or the last one tried.
+// The first strategy that fits (a serving job: that fits and meets the job), else the last
+// that fits, else the last one tried.
 Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count) {
   const Task& task = demand_.tasks[task_index];
+  const std::optional<ServingJob>& job = demand_.serving;
+  RunConfig base = task.run;
+  if (job) base.request_rate = job->request_rate;
   TaskRun best;
-  for (const auto& [name, cfg] : strategies(task.workload, task.run, gpu, count)) {
+  for (const auto& [name, cfg] : strategies(task.workload, base, gpu, count)) {
     auto facts = facts_of(task_index, gpu, count, name, cfg);
     if (!facts) return facts.status();
-    best.memory_gb = (*facts)->memory.total_gb;
-    best.strategy = name;
-    if ((*facts)->memory.total_gb > capacity_gb(gpu)) continue;
+    if ((*facts)->memory.total_gb > capacity_gb(gpu)) {
+      if (!best.fits) best = TaskRun{false, name, (*facts)->memory.total_gb};
+      continue;
+    }
     auto p = predict(task.workload, gpu, cfg, calibration_, catalog_, **facts);
     if (!p) return p.status();
-    best.fits = p->fits;
-    best.throughput = p->throughput;
-    best.unit = p->unit;
-    if (best.fits) return best;
+    if (!p->fits && best.fits) continue;
+    best = TaskRun{p->fits, name, (*facts)->memory.total_gb, p->throughput, p->unit, p->serving};
+    if (best.fits && (!job || (p->serving && meets(*p->serving, *job)))) return best;
   }
   return best;
 }
 
-// Made on the first GPU asked about: the facts do not depend on it.
+// A training run's facts are made on the first GPU asked about: they do not depend on it. An
+// inference run's memory does (the engine claims a share of the GPU, and the KV cache holds
+// what the rest allows), so its facts are made per GPU.
 Result<const RunFacts*> DemandRuns::facts_of(size_t task_index, const Gpu& gpu, int count,
                                              const std::string& strategy, const RunConfig& cfg) {
-  auto key = std::make_tuple(task_index, count, strategy);
+  const bool per_gpu = cfg.mode != "train";
+  auto key = std::make_tuple(task_index, count, strategy, per_gpu ? gpu.id : std::string());
   if (auto it = facts_.find(key); it != facts_.end()) return &it->second;
   auto f = run_facts(demand_.tasks[task_index].workload, gpu, cfg);
   if (!f) return f.status();

@@ -19,6 +19,8 @@ struct PresetRecord {
   std::string id, name, description, dettmers_pick, dettmers_source;
   std::string reference_gpu = "rtx-4090";
   std::optional<double> hours_per_month, work, budget_usd, utilisation, max_power_w;
+  // A serving job (docs/recommend.md): requests/s, latency targets, hours a month up.
+  std::optional<double> serve_rate, max_ttft_ms, max_tpot_ms, serve_hours;
   std::string region = "us", acquire = "both", condition = "any", circuit, system;
   double horizon_months = 36;
   int max_gpus = 8;
@@ -39,11 +41,16 @@ const std::vector<FieldSpec<PresetRecord>>& preset_fields() {
       {"id", &P::id, kRequired},
       {"name", &P::name, kRequired},
       {"description", &P::description, kRequired},
-      {"dettmers_pick", &P::dettmers_pick, kRequired},
-      {"dettmers_source", &P::dettmers_source, kRequired},
+      // Serving personas have no counterpart in the guide.
+      {"dettmers_pick", &P::dettmers_pick, kOptional},
+      {"dettmers_source", &P::dettmers_source, kOptional},
       {"reference_gpu", &P::reference_gpu, kOptional},
       {"hours_per_month", &P::hours_per_month, kOptional, "h", {}, input::kHoursPerMonth.range()},
       {"work", &P::work, kOptional, "", {}, input::kWork.range()},
+      {"serve_rate", &P::serve_rate, kOptional, "requests/s", {}, input::kServeRate.range()},
+      {"max_ttft_ms", &P::max_ttft_ms, kOptional, "ms", {}, input::kMaxTtftMs.range()},
+      {"max_tpot_ms", &P::max_tpot_ms, kOptional, "ms", {}, input::kMaxTpotMs.range()},
+      {"serve_hours", &P::serve_hours, kOptional, "h", {}, input::kServeHours.range()},
       {"budget_usd", &P::budget_usd, kOptional, "USD", {}, input::kBudget.range()},
       {"utilisation", &P::utilisation, kOptional, "", {}, input::kUtilisation.range()},
       {"max_power_w", &P::max_power_w, kOptional, "W", {}, input::kMaxPower.range()},
@@ -92,6 +99,10 @@ Preset assemble(const PresetRecord& r) {
   p.dettmers_source = r.dettmers_source;
   p.hours_per_month = r.hours_per_month;
   p.work = r.work;
+  if (r.serve_rate) {
+    p.serving = ServingJob{*r.serve_rate, r.max_ttft_ms, r.max_tpot_ms,
+                           r.serve_hours.value_or(ServingJob{}.hours_per_month)};
+  }
   p.reference_gpu = r.reference_gpu;
   Constraints& c = p.constraints;
   c.budget_usd = r.budget_usd;
@@ -120,6 +131,19 @@ void apply_task_recipe(const toml::table& table, const EntryContext& ctx, TaskRe
   auto run = apply_recipe(**recipe, task.run, given, recipes);
   if (!run) return ctx.error("recipe", run.status().message());
   task.run = std::move(run).value();
+}
+
+// One job size; a serving job's targets only with its rate, its one task served.
+void check_job(const EntryContext& ctx, const PresetRecord& r, const Preset& p) {
+  if (p.hours_per_month.has_value() + p.work.has_value() + p.serving.has_value() != 1) {
+    ctx.error("", "a preset needs one of 'hours_per_month', 'work' or 'serve_rate'");
+  }
+  if (!r.serve_rate && (r.max_ttft_ms || r.max_tpot_ms || r.serve_hours)) {
+    ctx.error("serve_rate", "'max_ttft_ms', 'max_tpot_ms' and 'serve_hours' need 'serve_rate'");
+  }
+  if (p.serving && (p.tasks.size() != 1 || p.tasks[0].run.mode != "serve")) {
+    ctx.error("serve_rate", "a serving preset has one task, with mode = \"serve\"");
+  }
 }
 
 }  // namespace
@@ -163,9 +187,7 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
             preset.tasks.push_back({task.workload, task.run, task.share, task.resolution});
           }
         }
-        if (preset.hours_per_month.has_value() == preset.work.has_value()) {
-          ctx.error("", "a preset needs either 'hours_per_month' or 'work', not both");
-        }
+        check_job(ctx, record, preset);
         for (const auto& p : out) {
           if (p.id == preset.id) ctx.error("id", "duplicate preset id");
         }
@@ -206,6 +228,7 @@ Result<Demand> preset_demand(const Preset& preset, const Zoo& zoo) {
   Demand d;
   d.hours_per_month = preset.hours_per_month;
   d.work = preset.work;
+  d.serving = preset.serving;
   d.reference_gpu = preset.reference_gpu;
   for (const auto& t : preset.tasks) {
     auto w = zoo.find(t.workload);

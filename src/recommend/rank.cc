@@ -11,6 +11,10 @@
 namespace rigplan::recommend_steps {
 namespace {
 
+// What an option's speed is judged by (less is faster): its time to the result, or a service's
+// time per output token (every service is up the same hours).
+double slowness(const Option& o) { return o.serving ? o.serving->tpot_ms : o.time_to_result_h; }
+
 // Cheapest first, then fastest; an order of indices, so each option moves once.
 void sort_by_cost(std::vector<Option>& options) {
   std::vector<size_t> order(options.size());
@@ -18,7 +22,7 @@ void sort_by_cost(std::vector<Option>& options) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const Option &x = options[a], &y = options[b];
     if (x.total_cost_usd != y.total_cost_usd) return x.total_cost_usd < y.total_cost_usd;
-    return x.time_to_result_h < y.time_to_result_h;
+    return slowness(x) < slowness(y);
   });
   std::vector<Option> sorted;
   sorted.reserve(options.size());
@@ -31,9 +35,9 @@ void sort_by_cost(std::vector<Option>& options) {
 void mark_front(std::vector<Option>& options) {
   double fastest = HUGE_VAL;
   for (auto& o : options) {
-    if (o.time_to_result_h < fastest) {
+    if (slowness(o) < fastest) {
       o.pareto = true;
-      fastest = o.time_to_result_h;
+      fastest = slowness(o);
     }
   }
 }
@@ -41,18 +45,25 @@ void mark_front(std::vector<Option>& options) {
 std::string reason(const std::vector<Option>& options, size_t i, const std::string& per) {
   const Option& o = options[i];
   const Option& top = options.front();
+  if (i == 0 && o.serving) {
+    return fmt::format(
+        "lowest total cost that meets every constraint: {} for {}{} up; {:.0f} ms to the first "
+        "token, {:.1f} ms per output token",
+        usd(o.total_cost_usd), hours_text(o.time_to_result_h), per, o.serving->ttft_ms,
+        o.serving->tpot_ms);
+  }
   if (i == 0) {
     return fmt::format("lowest total cost that meets every constraint: {} for {}{} busy",
                        usd(o.total_cost_usd), hours_text(o.time_to_result_h), per);
   }
   const std::string more = usd(o.total_cost_usd - top.total_cost_usd);
   if (o.pareto) {
-    return fmt::format("on the cost/time front: {:.1f}x faster than the cheapest for {} more",
-                       top.time_to_result_h / o.time_to_result_h, more);
+    return fmt::format("on the cost/time front: {:.1f}x faster{} than the cheapest for {} more",
+                       slowness(top) / slowness(o), o.serving ? " per output token" : "", more);
   }
   const auto end = options.begin() + static_cast<std::ptrdiff_t>(i);
   const auto better = std::find_if(options.begin(), end, [&](const Option& p) {
-    return p.pareto && p.time_to_result_h <= o.time_to_result_h;
+    return p.pareto && slowness(p) <= slowness(o);
   });
   return better != end ? fmt::format("{} more than the cheapest; {} is as fast for less", more,
                                      label(*better))

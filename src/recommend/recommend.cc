@@ -21,8 +21,11 @@ Result<bool> consider(const Candidate& c, const Request& r, DemandRuns& runs, Re
   auto o = evaluate(c, r, runs);
   if (!o) return o.status();
   apply_constraints(c, r, *o);
+  // Keeps up: does the work in the time (a service: serves the rate within its targets).
   const bool keeps_up =
-      o->fits && std::find(o->binding.begin(), o->binding.end(), "time") == o->binding.end();
+      o->fits && std::none_of(o->binding.begin(), o->binding.end(), [](const std::string& b) {
+        return b == "time" || b == "rate" || b == "ttft" || b == "tpot";
+      });
   ++rec.evaluated;
   (o->binding.empty() ? rec.options : rec.rejected).push_back(std::move(o).value());
   return keeps_up;
@@ -30,12 +33,13 @@ Result<bool> consider(const Candidate& c, const Request& r, DemandRuns& runs, Re
 
 Status consider_rented(const Request& r, DemandRuns& runs, Recommendation& rec) {
   for (const auto& ladder : rented_candidates(r)) {
-    int done_at = 0;  // usage demands: the instances that first kept up
+    int done_at = 0;  // usage and serving demands: the instances that first kept up
     for (const Candidate& c : ladder) {
       if (done_at && c.instances > done_at) break;
       auto keeps_up = consider(c, r, runs, rec);
       if (!keeps_up) return keeps_up.status();
-      if (r.demand->hours_per_month && *keeps_up && !done_at) done_at = c.instances;
+      if ((r.demand->hours_per_month || r.demand->serving) && *keeps_up && !done_at)
+        done_at = c.instances;
     }
   }
   return {};
@@ -54,7 +58,8 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
   rec.demand = demand;
   rec.constraints = constraints;
   rec.site = r.office;
-  rec.unit = demand.tasks[0].workload.throughput_unit + "/s";
+  // A service's throughput is the output tokens it generates at the rate asked.
+  rec.unit = demand.serving ? "output tokens/s" : demand.tasks[0].workload.throughput_unit + "/s";
   int unpriced = 0;
   for (const Candidate& c : owned_candidates(r, &unpriced)) {
     if (auto s = consider(c, r, runs, rec); !s) return s.status();

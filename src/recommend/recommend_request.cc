@@ -33,6 +33,37 @@ Constraints merged(Constraints k, const ConstraintOptions& given) {
   return k;
 }
 
+// A serving job's targets without --serve-rate are a mistake, not something to ignore.
+Status check_serving_options(const RecommendRequest& r) {
+  if (Status s = input::check_all({{&input::kServeRate, r.serve_rate},
+                                   {&input::kMaxTtftMs, r.max_ttft_ms},
+                                   {&input::kMaxTpotMs, r.max_tpot_ms},
+                                   {&input::kServeHours, r.serve_hours}});
+      !s.ok())
+    return s;
+  if (r.serve_rate) return {};
+  const std::pair<const char*, bool> targets[] = {{"--max-ttft-ms", r.max_ttft_ms.has_value()},
+                                                  {"--max-tpot-ms", r.max_tpot_ms.has_value()},
+                                                  {"--serve-hours", r.serve_hours.has_value()}};
+  for (const auto& [name, given] : targets) {
+    if (given) {
+      return Status::invalid_input(fmt::format(
+          "{} is a target of a serving job: give the requests per second with --serve-rate R",
+          name));
+    }
+  }
+  return {};
+}
+
+ServingJob serving_job(const RecommendRequest& r, std::optional<ServingJob> preset) {
+  ServingJob job = preset.value_or(ServingJob{});
+  job.request_rate = *r.serve_rate;
+  if (r.max_ttft_ms) job.max_ttft_ms = r.max_ttft_ms;
+  if (r.max_tpot_ms) job.max_tpot_ms = r.max_tpot_ms;
+  if (r.serve_hours) job.hours_per_month = *r.serve_hours;
+  return job;
+}
+
 // The job size given, replacing the preset's.
 Status apply_job_size(const RecommendRequest& r, Demand& demand) {
   if (Status s = input::check_all({{&input::kTokens, r.tokens},
@@ -42,24 +73,29 @@ Status apply_job_size(const RecommendRequest& r, Demand& demand) {
                                    {&input::kHoursPerMonth, r.hours_per_month}});
       !s.ok())
     return s;
+  if (Status s = check_serving_options(r); !s.ok()) return s;
   const int sizes = r.tokens.has_value() + r.samples.has_value() + r.images.has_value() +
-                    r.hours_per_month.has_value();
+                    r.hours_per_month.has_value() + r.serve_rate.has_value();
   if (sizes > 1) {
     return Status::invalid_input(
-        "give one job size: --tokens, --samples, --images (with --epochs) or --hours-per-month");
+        "give one job size: --tokens, --samples, --images (with --epochs), --hours-per-month or "
+        "--serve-rate");
   }
   if (sizes == 0) {
     if (!r.preset.empty()) return {};
     return Status::invalid_input(
-        "give a job size: --tokens N, --samples N, --images N --epochs E, or --hours-per-month "
-        "H");
+        "give a job size: --tokens N, --samples N, --images N --epochs E, --hours-per-month H, "
+        "or a serving job's --serve-rate R");
   }
+  const std::optional<ServingJob> preset_serving = demand.serving;
   demand.work.reset();
   demand.hours_per_month.reset();
+  demand.serving.reset();
   if (r.tokens) demand.work = *r.tokens;
   if (r.samples) demand.work = *r.samples;
   if (r.images) demand.work = *r.images * r.epochs.value_or(1);
   if (r.hours_per_month) demand.hours_per_month = *r.hours_per_month;
+  if (r.serve_rate) demand.serving = serving_job(r, preset_serving);
   return {};
 }
 
@@ -82,6 +118,16 @@ Result<ResolvedRequest> resolve_request(const RecommendRequest& r,
   }
   if (r.workload) out.demand.tasks = {Task{*r.workload, r.run, 1}};
   if (Status s = apply_job_size(r, out.demand); !s.ok()) return s;
+  if (out.demand.serving) {
+    // A serving job runs its model as the engine serves it: the run's mode is "serve".
+    for (Task& task : out.demand.tasks) {
+      if (task.run.mode != "train" && task.run.mode != "serve") {
+        return Status::invalid_input(fmt::format(
+            "a serving job runs --mode serve, not --mode {}; leave --mode out", task.run.mode));
+      }
+      task.run.mode = "serve";
+    }
+  }
   if (r.reference_gpu) out.demand.reference_gpu = *r.reference_gpu;
   out.constraints = merged(std::move(out.constraints), r.constraints);
   if (r.machine) {

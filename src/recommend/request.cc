@@ -19,16 +19,46 @@ Status check_choice(std::string_view option, const std::string& value,
                                            did_you_mean(value, accepted)));
 }
 
+// A serving job serves one LLM (a decoder: it generates) in mode serve, with tokens to generate.
+Status check_serving(const Demand& demand) {
+  if (!demand.serving) return {};
+  const ServingJob& job = *demand.serving;
+  if (Status s = input::check_all({{&input::kServeRate, job.request_rate},
+                                   {&input::kMaxTtftMs, job.max_ttft_ms},
+                                   {&input::kMaxTpotMs, job.max_tpot_ms},
+                                   {&input::kServeHours, job.hours_per_month}});
+      !s.ok())
+    return s;
+  if (demand.tasks.size() != 1) return Status::invalid_input("a serving job serves one model");
+  const Task& task = demand.tasks[0];
+  if (!task.workload.transformer || task.workload.transformer->arch == "encoder") {
+    return Status::invalid_input(
+        fmt::format("a serving job serves a model that generates tokens; {} is not a decoder LLM",
+                    task.workload.id));
+  }
+  if (task.run.mode != "serve") {
+    return Status::invalid_input(
+        fmt::format("a serving job runs in mode serve, not {}", task.run.mode));
+  }
+  if (task.run.gen_tokens < 1) {
+    return Status::invalid_input(
+        "a serving job generates tokens: give the output length with --output-len N");
+  }
+  return {};
+}
+
 Status check_demand(const Demand& demand) {
   if (demand.tasks.empty()) return Status::invalid_input("the demand names no workload");
-  if (demand.work.has_value() == demand.hours_per_month.has_value()) {
+  if (demand.work.has_value() + demand.hours_per_month.has_value() + demand.serving.has_value() !=
+      1) {
     return Status::invalid_input(
-        "give the job size either as work (--tokens, --samples, --images) or as "
-        "--hours-per-month, not both or neither");
+        "give the job size as one of work (--tokens, --samples, --images), --hours-per-month or "
+        "a serving job (--serve-rate), not several or none");
   }
   if (demand.work && demand.tasks.size() != 1) {
     return Status::invalid_input("a work amount needs a single workload");
   }
+  if (Status s = check_serving(demand); !s.ok()) return s;
   if (Status s = input::check(input::kWork, demand.work); !s.ok()) return s;
   if (Status s = input::check(input::kHoursPerMonth, demand.hours_per_month); !s.ok()) return s;
   for (const Task& task : demand.tasks) {
@@ -68,6 +98,19 @@ Status resolve_power_cap(const Catalog& catalog, const Constraints& k, Request& 
   return {};
 }
 
+// What a serving job's answer stands on, in one sentence.
+std::string serving_assumption(const Demand& demand) {
+  const ServingJob& job = *demand.serving;
+  const Task& task = demand.tasks[0];
+  const int prompt = task.run.seq_len.value_or(task.workload.default_seq_len.value_or(0));
+  return fmt::format(
+      "A service of {} requests/s, each a {}-token prompt and {} generated tokens, up {} hours "
+      "a month; steady-state means under continuous batching (docs/inference.md); the GPUs draw "
+      "decode power all the hours the service is up.",
+      format_number(job.request_rate), prompt, task.run.gen_tokens,
+      format_number(job.hours_per_month));
+}
+
 }  // namespace
 
 Result<Request> check_request(const Demand& demand, const Constraints& k, const Catalog& catalog,
@@ -97,6 +140,7 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
   for (const Task& task : demand.tasks) {
     for (const auto& w : run_warnings(task.workload, task.run)) r.assumptions.push_back(w + ".");
   }
+  if (demand.serving) r.assumptions.push_back(serving_assumption(demand));
   if (demand.work) {
     r.assumptions.push_back(
         k.utilisation

@@ -59,10 +59,11 @@ struct TaskRun {
   double memory_gb = 0;
   double throughput = 0;
   std::string unit;
+  std::optional<ServingPrediction> serving;  // a serving job, at its request rate
 };
 
 // How the demand's tasks run on each GPU x count asked about, made once each; the facts of a
-// task and configuration that do not depend on the GPU (memory, parameters, FLOPs) are shared.
+// training task and configuration (memory, parameters, FLOPs) are shared across GPUs.
 class DemandRuns {
  public:
   DemandRuns(const Demand& demand, const Catalog& catalog, const Calibration& calibration)
@@ -78,7 +79,7 @@ class DemandRuns {
   const Catalog& catalog_;
   const Calibration& calibration_;
   std::map<std::pair<std::string, int>, std::vector<TaskRun>> cache_;
-  std::map<std::tuple<size_t, int, std::string>, RunFacts> facts_;
+  std::map<std::tuple<size_t, int, std::string, std::string>, RunFacts> facts_;
 };
 
 // Usage demands: each task's share of the hours on the reference GPU, converted to its work per
@@ -117,6 +118,9 @@ struct Constraint {
 };
 // Every constraint, in the order relaxations are offered.
 const std::vector<Constraint>& constraints();
+
+// Whether a serving prediction meets the job: its rate served, its latency targets met.
+bool meets(const ServingPrediction& serving, const ServingJob& job);
 
 // Records that an option breaks a constraint: its name and a sentence with the numbers.
 void breaks(Option& option, std::string constraint, std::string why);

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "rigplan/chart.h"
+#include "rigplan/engine.h"
 #include "rigplan/report.h"
 #include "util/strings.h"
 
@@ -47,6 +48,15 @@ Json option_json(const Option& o, size_t rank) {
   j["co2_kg"] = round2(o.co2_kg);
   j["co2_embodied_kg"] = round2(o.co2_embodied_kg);
   j["wall_w"] = std::round(o.wall_w);
+  if (o.serving) {
+    j["serving"] = {{"ttft_ms", sig(o.serving->ttft_ms)},
+                    {"tpot_ms", sig(o.serving->tpot_ms)},
+                    {"requests_per_s", sig(o.serving->requests_per_s)},
+                    {"concurrency", sig(o.serving->concurrency)},
+                    {"max_concurrency", o.serving->max_concurrency},
+                    {"replicas", o.serving->replicas},
+                    {"saturated", o.serving->saturated}};
+  }
   j["pareto"] = o.pareto;
   j["price_as_of"] = o.price_as_of ? Json(o.price_as_of->to_string()) : Json(nullptr);
   if (!o.price_note.empty()) j["price_note"] = o.price_note;
@@ -75,6 +85,39 @@ std::map<std::string, int> rejected_by(const Recommendation& r) {
   return out;
 }
 
+// "1e+09 tokens", "150 h a month of work on one rtx-4090", "a service of 5 requests/s ...".
+std::string demand_text(const Recommendation& r) {
+  if (r.demand.serving) {
+    const ServingJob& job = *r.demand.serving;
+    const Task& task = r.demand.tasks[0];
+    std::vector<std::string> targets;
+    if (job.max_ttft_ms)
+      targets.push_back(fmt::format("TTFT <= {} ms", format_number(*job.max_ttft_ms)));
+    if (job.max_tpot_ms)
+      targets.push_back(fmt::format("TPOT <= {} ms", format_number(*job.max_tpot_ms)));
+    return fmt::format(
+        "a service of {} requests/s ({} prompt + {} generated tokens{}{}) with {}, up {} h a month",
+        format_number(job.request_rate),
+        task.run.seq_len.value_or(task.workload.default_seq_len.value_or(0)), task.run.gen_tokens,
+        targets.empty() ? "" : "; ", join(targets, ", "),
+        task.run.engine.empty() ? default_engine(task.run.mode) : task.run.engine,
+        format_number(job.hours_per_month));
+  }
+  if (r.demand.hours_per_month) {
+    return fmt::format("{} h a month of work on one {}", format_number(*r.demand.hours_per_month),
+                       r.demand.reference_gpu);
+  }
+  return fmt::format("{} {}", format_number(*r.demand.work), r.unit.substr(0, r.unit.find('/')));
+}
+
+// A service's mean latencies, a usage's busy hours a month, or a job's time to the result.
+std::string time_cell(const Option& o, bool usage) {
+  if (o.serving) return fmt::format("{:.0f} / {:.1f}", o.serving->ttft_ms, o.serving->tpot_ms);
+  if (usage) return fmt::format("{:.0f}", o.time_to_result_h);
+  return o.time_to_result_h < 48 ? fmt::format("{:.1f} h", o.time_to_result_h)
+                                 : fmt::format("{:.1f} d", o.time_to_result_h / 24);
+}
+
 }  // namespace
 
 Json to_json(const Recommendation& r, size_t top) {
@@ -96,6 +139,16 @@ Json to_json(const Recommendation& r, size_t top) {
   if (r.demand.hours_per_month) {
     demand["hours_per_month"] = *r.demand.hours_per_month;
     demand["reference_gpu"] = r.demand.reference_gpu;
+  }
+  if (r.demand.serving) {
+    const ServingJob& job = *r.demand.serving;
+    const RunConfig& run = r.demand.tasks[0].run;
+    demand["serving"] = {{"request_rate", job.request_rate},
+                         {"input_len", run.seq_len ? Json(*run.seq_len) : Json(nullptr)},
+                         {"output_len", run.gen_tokens},
+                         {"max_ttft_ms", job.max_ttft_ms ? Json(*job.max_ttft_ms) : Json(nullptr)},
+                         {"max_tpot_ms", job.max_tpot_ms ? Json(*job.max_tpot_ms) : Json(nullptr)},
+                         {"hours_per_month", job.hours_per_month}};
   }
   const Constraints& k = r.constraints;
   Json constraints = {{"region", k.region},     {"horizon_months", k.horizon_months},
@@ -139,18 +192,14 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
                         ? fmt::format("{} ({}%)", t.workload.id, format_number(t.share * 100))
                         : t.workload.id);
   }
-  const bool usage = r.demand.hours_per_month.has_value();
-  out += fmt::format(
-      "{} for {}; {} months in {} ({} USD/kWh, {} gCO2/kWh){}.\n", join(names, ", "),
-      usage
-          ? fmt::format("{} h a month of work on one {}", format_number(*r.demand.hours_per_month),
-                        r.demand.reference_gpu)
-          : fmt::format("{} {}", format_number(*r.demand.work), r.unit.substr(0, r.unit.find('/'))),
-      format_number(r.constraints.horizon_months), r.constraints.region,
-      format_number(*r.site.usd_per_kwh), format_number(std::round(r.site.gco2_per_kwh)),
-      r.constraints.budget_usd
-          ? fmt::format("; budget {} USD", format_number(*r.constraints.budget_usd))
-          : "");
+  const bool usage = !r.demand.work;
+  out += fmt::format("{} for {}; {} months in {} ({} USD/kWh, {} gCO2/kWh){}.\n", join(names, ", "),
+                     demand_text(r), format_number(r.constraints.horizon_months),
+                     r.constraints.region, format_number(*r.site.usd_per_kwh),
+                     format_number(std::round(r.site.gco2_per_kwh)),
+                     r.constraints.budget_usd
+                         ? fmt::format("; budget {} USD", format_number(*r.constraints.budget_usd))
+                         : "");
   out += fmt::format("{} options evaluated, {} meet every constraint.\n\n", r.evaluated,
                      r.options.size());
   if (!r.options.empty()) {
@@ -159,7 +208,10 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
                  {"option"},
                  {"system / provider"},
                  {"throughput", A::kRight},
-                 {usage ? "busy h/month" : "time", A::kRight},
+                 {r.demand.serving ? "TTFT / TPOT ms"
+                  : usage          ? "busy h/month"
+                                   : "time",
+                  A::kRight},
                  {"total USD", A::kRight},
                  {usage ? "USD/month" : "buy USD", A::kRight},
                  {"kWh", A::kRight},
@@ -168,17 +220,13 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
                  {"front"}});
     for (const Option* o : shown(r, top)) {
       const size_t rank = static_cast<size_t>(o - r.options.data()) + 1;
-      table.add_row(
-          {std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
-           fmt::format("{:.4g} {}", o->throughput, o->unit),
-           usage ? fmt::format("{:.0f}", o->time_to_result_h)
-                 : (o->time_to_result_h < 48 ? fmt::format("{:.1f} h", o->time_to_result_h)
-                                             : fmt::format("{:.1f} d", o->time_to_result_h / 24)),
-           fmt::format("{:.0f}", o->total_cost_usd),
-           usage ? fmt::format("{:.0f}", o->cost_per_result_usd)
-                 : (o->kind == "own" ? fmt::format("{:.0f}", o->capex_usd) : "-"),
-           fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg), priced(*o),
-           o->pareto ? "*" : ""});
+      table.add_row({std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
+                     fmt::format("{:.4g} {}", o->throughput, o->unit), time_cell(*o, usage),
+                     fmt::format("{:.0f}", o->total_cost_usd),
+                     usage ? fmt::format("{:.0f}", o->cost_per_result_usd)
+                           : (o->kind == "own" ? fmt::format("{:.0f}", o->capex_usd) : "-"),
+                     fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg),
+                     priced(*o), o->pareto ? "*" : ""});
     }
     out += table.render();
     out += "\n";
@@ -244,13 +292,18 @@ std::string recommend_html(const Recommendation& r, size_t top, const std::strin
     sections.push_back({"Nothing meets every constraint", r.relaxations, {}, {}});
   } else {
     chart::Section ranked{"Options, cheapest first", {}, {}, {}};
+    const bool serving = r.demand.serving.has_value();
     ranked.table.push_back({"#", "option", "system / provider", "throughput",
-                            usage ? "busy h/month" : "time h", "total USD", "kWh", "kgCO2",
-                            "priced", "front", "reason"});
+                            serving ? "TTFT / TPOT ms"
+                            : usage ? "busy h/month"
+                                    : "time h",
+                            "total USD", "kWh", "kgCO2", "priced", "front", "reason"});
     chart::ScatterChart scatter{
-        "Total cost against time",
+        serving ? "Total cost against time per output token" : "Total cost against time",
         "total cost (USD)",
-        usage ? "busy hours a month" : "time to result (h)",
+        serving ? "time per output token (ms)"
+        : usage ? "busy hours a month"
+                : "time to result (h)",
         chart::dated("rigplan recommend: catalog prices as dated in data/catalog; formulas in "
                      "docs/recommend.md",
                      date),
@@ -271,14 +324,16 @@ std::string recommend_html(const Recommendation& r, size_t top, const std::strin
       ranked.table.push_back(
           {std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
            fmt::format("{:.4g} {}", o->throughput, o->unit),
-           fmt::format("{:.1f}", o->time_to_result_h), fmt::format("{:.0f}", o->total_cost_usd),
-           fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg),
+           o->serving ? time_cell(*o, usage) : fmt::format("{:.1f}", o->time_to_result_h),
+           fmt::format("{:.0f}", o->total_cost_usd), fmt::format("{:.0f}", o->energy_kwh),
+           fmt::format("{:.0f}", o->co2_kg),
            o->price_as_of ? o->price_as_of->to_string() : "undated", o->pareto ? "yes" : "",
            o->price_note.empty() ? o->reason : o->reason + " (price: " + o->price_note + ")"});
       bars.bars.push_back({what(*o), o->total_cost_usd, rank == 1});
     }
     for (const auto& o : r.options)
-      scatter.points.push_back({what(o), o.total_cost_usd, o.time_to_result_h, o.pareto});
+      scatter.points.push_back({what(o), o.total_cost_usd,
+                                o.serving ? o.serving->tpot_ms : o.time_to_result_h, o.pareto});
     ranked.charts = {chart::svg(scatter), chart::svg(bars)};
     sections.push_back(std::move(ranked));
   }

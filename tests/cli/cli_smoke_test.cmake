@@ -78,6 +78,8 @@ expect(2 "h200-sxm-141gb has no new price in the catalog; pass --price USD" cost
 expect(0 "\"options\"" recommend --preset beginner --json)
 expect(0 "\"time_to_result_h\"" recommend llama-3.1-8b --method qlora --tokens 1e8 --json)
 expect(0 "Pareto front" recommend --preset kaggle)
+expect(0 "TTFT / TPOT ms" recommend llama-3.1-8b --serve-rate 10 --input-len 1024 --output-len 256 --max-tpot-ms 40 --acquire rent)
+expect(2 "--max-ttft-ms -1 is out of range" recommend llama-3.1-8b --serve-rate 1 --output-len 8 --max-ttft-ms -1)
 expect(2 "did you mean 'kaggle'" recommend --preset kagle)
 expect(2 "give a job size" recommend resnet50)
 expect(2 "--acquire 'lease' is not accepted" recommend resnet50 --images 1e6 --acquire lease)

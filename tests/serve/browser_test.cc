@@ -243,7 +243,7 @@ TEST(Browser, PicksAWorkloadSubmitsAndSeesTheRecommendationWithItsCharts) {
   // The lists came from the API.
   EXPECT_GE(browser.eval("document.querySelectorAll('#workload option').length").get<int>(), 50);
   EXPECT_GE(browser.eval("document.querySelectorAll('#region option').length").get<int>(), 50);
-  EXPECT_EQ(browser.eval("document.querySelectorAll('#preset option').length").get<int>(), 8);
+  EXPECT_EQ(browser.eval("document.querySelectorAll('#preset option').length").get<int>(), 11);
   EXPECT_TRUE(browser.screenshot(kArtefacts / "serve-form.png"));
 
   // A user who trains ResNet-50 about 100 hours a month, with 3,000 USD, in Germany.
