@@ -8,8 +8,8 @@
 namespace {
 
 struct Inputs {
-  rigplan::Catalog catalog = *rigplan::load_catalog(rigplan::embedded_catalog());
-  rigplan::Zoo zoo = *rigplan::load_zoo(rigplan::embedded_workloads());
+  rigplan::Catalog catalog = rigplan::load_catalog(rigplan::embedded_catalog()).value();
+  rigplan::Zoo zoo = rigplan::load_zoo(rigplan::embedded_workloads()).value();
   const rigplan::Workload& w70b = **zoo.find("llama-3-70b");
   const rigplan::Workload& w8b = **zoo.find("llama-3.1-8b");
   const rigplan::Gpu& h100 = *catalog.gpu("h100-sxm5-80gb");
