@@ -81,6 +81,8 @@ struct Option {
   std::string offer;      // rent: offer id
   std::string pricing;    // rent: on-demand, spot, serverless
   std::string provider;   // rent
+  int instances = 1;      // rent: instances of the offer
+  std::string fabric;     // rent: the network that joins them, "" for one instance
   bool fits = false;
   std::string strategy;   // how the work is spread over the GPUs: ddp, zero-3, ...
   double memory_gb = 0;   // per GPU, the largest task's

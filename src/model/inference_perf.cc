@@ -219,15 +219,15 @@ Times prefill(const Model& m, double prompts, double length) {
 void set_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalog& catalog) {
   const int group = m.tp * m.pp;
   if (group == 1) return;
-  const Link link = link_for(gpu, c, std::min(group, pc::kGpusPerNode), catalog);
+  const Link link = link_for(gpu, c, std::min(group, node_gpus(c)), catalog);
   m.link = link.name;
   m.allreduce_gbps = link.busbw_gbps;
   m.handoff_gbps = link.busbw_gbps;
   m.allreduce_latency_s = link.kind == "pcie"        ? ic::kAllReducePcieS
                           : link.kind == "pcie-host" ? ic::kAllReduceHostS
                                                      : ic::kAllReduceNvlinkS;
-  if (group > pc::kGpusPerNode) {
-    m.allreduce_gbps = std::min(m.allreduce_gbps, pc::kNetworkGbpsPerGpu * pc::kNetworkEfficiency);
+  if (group > node_gpus(c)) {
+    m.allreduce_gbps = std::min(m.allreduce_gbps, network_gbps(c) * pc::kNetworkEfficiency);
     m.allreduce_latency_s = std::max(m.allreduce_latency_s, ic::kAllReduceNetworkS);
   }
 }

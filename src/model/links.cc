@@ -34,4 +34,12 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog&
           lane_gbps * (p2p ? pc::kPcieP2pEfficiency : pc::kPcieHostEfficiency)};
 }
 
+int node_gpus(const RunConfig& c) {
+  return c.gpus_per_node > 0 ? c.gpus_per_node : pc::kGpusPerNode;
+}
+
+double network_gbps(const RunConfig& c) {
+  return c.network_gbps_per_gpu.value_or(pc::kNetworkGbpsPerGpu);
+}
+
 }  // namespace rigplan

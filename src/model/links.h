@@ -23,4 +23,9 @@ struct Link {
 // The link among `gpus_in_node` GPUs of a kind: the run's --link, else the GPU's own.
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog& catalog);
 
+// The GPUs of one machine of the run (its gpus_per_node, else an HGX node's 8), and the network
+// bandwidth per GPU and direction between machines, GB/s (its own, else one 200 Gbit/s NIC).
+int node_gpus(const RunConfig& c);
+double network_gbps(const RunConfig& c);
+
 }  // namespace rigplan

@@ -420,13 +420,13 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   double exposed = 0;
   std::string link_name;
   if (c.gpus > 1) {
-    const int in_node = std::min(c.gpus, pc::kGpusPerNode);
-    const Link link = link_for(gpu, c, in_node, catalog);
+    const int node = node_gpus(c);
+    const Link link = link_for(gpu, c, std::min(c.gpus, node), catalog);
     link_name = link.name;
     double busbw = link.busbw_gbps;
     double latency = pc::kIntraNodeLatencyS;
-    if (c.gpus > pc::kGpusPerNode) {
-      busbw = std::min(busbw, pc::kNetworkGbpsPerGpu * pc::kNetworkEfficiency);
+    if (c.gpus > node) {
+      busbw = std::min(busbw, network_gbps(c) * pc::kNetworkEfficiency);
       latency = pc::kInterNodeLatencyS;
     }
     const ParamCounts& pcount = facts.params;

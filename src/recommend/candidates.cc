@@ -38,7 +38,7 @@ std::vector<Candidate> owned_candidates(const Request& r, int* unpriced) {
   return out;
 }
 
-std::vector<std::vector<Candidate>> rented_candidates(const Request& r) {
+std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unclustered) {
   const Constraints& k = *r.constraints;
   std::vector<std::vector<Candidate>> out;
   for (const Offer& offer : r.catalog->offers) {
@@ -47,14 +47,23 @@ std::vector<std::vector<Candidate>> rented_candidates(const Request& r) {
                                                                        : "on-demand"};
     if (offer.spot_price_per_hour_usd) pricings.push_back("spot");
     std::vector<Candidate> ladder;
+    Topology topology{offer_link_kind(offer, *r.catalog), offer.gpu_count,
+                      offer.fabric.empty() ? 0.0 : offer.fabric_gbps_per_gpu()};
     for (int instances = 1; instances * offer.gpu_count <= std::max(k.max_gpus, offer.gpu_count);
          instances *= 2) {
+      if (instances > 1 && offer.fabric.empty() && !r.demand->serving) {
+        *unclustered += static_cast<int>(pricings.size());
+        continue;
+      }
       for (const auto& pricing : pricings) {
         Candidate c;
         c.gpu = gpu;
         c.count = instances * offer.gpu_count;
         c.offer = &offer;
         c.instances = instances;
+        c.topology = topology;
+        c.option.instances = instances;
+        if (instances > 1) c.option.fabric = offer.fabric;
         c.option.kind = "rent";
         c.option.gpu = gpu->id;
         c.option.count = c.count;

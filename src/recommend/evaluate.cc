@@ -63,7 +63,7 @@ std::vector<std::pair<std::string, RunConfig>> strategies(const Workload& w, con
 // job (work) or per month (usage), at the owned machine's power limit.
 Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& demand_runs,
                           Option& o) {
-  auto runs = demand_runs.runs(*c.gpu, c.count);
+  auto runs = demand_runs.runs(*c.gpu, c.count, c.topology);
   if (!runs) return runs.status();
   const double speed = c.owned ? power_limit_speed(r.constraints->power_limit) : 1.0;
   o.fits = true;
@@ -75,8 +75,10 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
       o.fits = false;
       o.strategy = run.strategy;
       breaks(o, "fit",
-             fmt::format("{} needs {:.1f} GB per GPU of {} GB", r.demand->tasks[i].workload.id,
-                         run.memory_gb, format_number(c.gpu->memory_gb)));
+             !run.why_not.empty() ? run.why_not
+                                  : fmt::format("{} needs {:.1f} GB per GPU of {} GB",
+                                                r.demand->tasks[i].workload.id, run.memory_gb,
+                                                format_number(c.gpu->memory_gb)));
       continue;
     }
     if (i == 0) {
@@ -147,12 +149,13 @@ Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o
 
 }  // namespace
 
-Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count) {
-  auto key = std::make_pair(gpu.id, count);
+Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count,
+                                                     const Topology& topology) {
+  auto key = std::make_tuple(gpu.id, count, topology.key());
   if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
   std::vector<TaskRun> out;
   for (size_t i = 0; i < demand_.tasks.size(); ++i) {
-    auto r = run_task(i, gpu, count);
+    auto r = run_task(i, gpu, count, topology);
     if (!r) return r.status();
     out.push_back(*r);
   }
@@ -161,23 +164,47 @@ Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count) 
 
 // The first strategy that fits (a serving job: that fits and meets the job), else the last
 // that fits, else the last one tried.
-Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count) {
+Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count,
+                                     const Topology& topology) {
   const Task& task = demand_.tasks[task_index];
   const std::optional<ServingJob>& job = demand_.serving;
   RunConfig base = task.run;
   if (job) base.request_rate = job->request_rate;
+  if (base.link.empty()) base.link = topology.link;
+  base.gpus_per_node = topology.gpus_per_node;
+  base.network_gbps_per_gpu = topology.network_gbps_per_gpu;
   TaskRun best;
   for (const auto& [name, cfg] : strategies(task.workload, base, gpu, count)) {
-    auto facts = facts_of(task_index, gpu, count, name, cfg);
-    if (!facts) return facts.status();
-    if ((*facts)->memory.total_gb > capacity_gb(gpu)) {
-      if (!best.fits) best = TaskRun{false, name, (*facts)->memory.total_gb};
+    auto shared = facts_of(task_index, gpu, count, name, cfg);
+    if (!shared) return shared.status();
+    // The facts' configuration is what predict runs: this candidate's links, not the first's.
+    RunFacts placed = **shared;
+    placed.memory.config.link = cfg.link;
+    placed.memory.config.gpus_per_node = cfg.gpus_per_node;
+    placed.memory.config.network_gbps_per_gpu = cfg.network_gbps_per_gpu;
+    const RunFacts* facts = &placed;
+    const RunConfig& resolved = facts->memory.config;
+    if (topology.network_gbps_per_gpu == 0.0 &&
+        resolved.tensor_parallel * resolved.pipeline_parallel > topology.gpus_per_node) {
+      // A replica split over instances that share no cluster fabric does not run.
+      if (!best.fits) {
+        best = TaskRun{false, name, facts->memory.total_gb};
+        best.why_not = fmt::format(
+            "{} needs {} GPUs per replica, more than one instance's {}, and the instances have no "
+            "cluster fabric",
+            task.workload.id, resolved.tensor_parallel * resolved.pipeline_parallel,
+            topology.gpus_per_node);
+      }
       continue;
     }
-    auto p = predict(task.workload, gpu, cfg, calibration_, catalog_, **facts);
+    if (facts->memory.total_gb > capacity_gb(gpu)) {
+      if (!best.fits) best = TaskRun{false, name, facts->memory.total_gb};
+      continue;
+    }
+    auto p = predict(task.workload, gpu, cfg, calibration_, catalog_, *facts);
     if (!p) return p.status();
     if (!p->fits && best.fits) continue;
-    best = TaskRun{p->fits, name, (*facts)->memory.total_gb, p->throughput, p->unit, p->serving};
+    best = TaskRun{p->fits, name, facts->memory.total_gb, p->throughput, p->unit, p->serving};
     if (best.fits && (!job || (p->serving && meets(*p->serving, *job)))) return best;
   }
   return best;
@@ -185,7 +212,7 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
 
 // A training run's facts are made on the first GPU asked about: they do not depend on it. An
 // inference run's memory does (the engine claims a share of the GPU, and the KV cache holds
-// what the rest allows), so its facts are made per GPU.
+// what the rest allows), so its facts are made per GPU. Neither depends on the topology.
 Result<const RunFacts*> DemandRuns::facts_of(size_t task_index, const Gpu& gpu, int count,
                                              const std::string& strategy, const RunConfig& cfg) {
   const bool per_gpu = cfg.mode != "train";

@@ -31,8 +31,9 @@ Result<bool> consider(const Candidate& c, const Request& r, DemandRuns& runs, Re
   return keeps_up;
 }
 
-Status consider_rented(const Request& r, DemandRuns& runs, Recommendation& rec) {
-  for (const auto& ladder : rented_candidates(r)) {
+Status consider_rented(Request& r, DemandRuns& runs, Recommendation& rec) {
+  int unclustered = 0;
+  for (const auto& ladder : rented_candidates(r, &unclustered)) {
     int done_at = 0;  // usage and serving demands: the instances that first kept up
     for (const Candidate& c : ladder) {
       if (done_at && c.instances > done_at) break;
@@ -41,6 +42,13 @@ Status consider_rented(const Request& r, DemandRuns& runs, Recommendation& rec) 
       if ((r.demand->hours_per_month || r.demand->serving) && *keeps_up && !done_at)
         done_at = c.instances;
     }
+  }
+  if (unclustered > 0) {
+    r.assumptions.push_back(fmt::format(
+        "{} rented options of several instances were not offered: their provider sells them "
+        "without a cluster fabric, so the instances share only its ordinary network and train no "
+        "job together (offers with a fabric, or one instance of several GPUs, do).",
+        unclustered));
   }
   return {};
 }

@@ -162,7 +162,7 @@ Status resolve_work(Request& r, DemandRuns& runs) {
   if (!demand.hours_per_month) return {};
   auto ref = r.catalog->find_gpu(demand.reference_gpu);
   if (!ref) return ref.status();
-  auto ref_runs = runs.runs(**ref, 1);
+  auto ref_runs = runs.runs(**ref, 1, Topology{});
   if (!ref_runs) return ref_runs.status();
   double shares = 0;
   for (const auto& t : demand.tasks) shares += t.share;

@@ -32,6 +32,18 @@ using cost_constants::kGpusPerMachine;
 // GPU counts considered; above cost_constants::kGpusPerMachine, whole machines of that many.
 inline constexpr int kCounts[] = {1, 2, 4, 8, 16, 32, 64};
 
+// How a candidate's GPUs are joined: the link within a machine or instance, its GPUs, and the
+// network between machines: a rented offer's cluster fabric (0: none, so no run spans its
+// instances), or for owned machines of 8 the default NIC per GPU (none).
+struct Topology {
+  std::string link;  // RunConfig::link; "": the GPU's own
+  int gpus_per_node = kGpusPerMachine;
+  std::optional<double> network_gbps_per_gpu;
+  auto key() const {
+    return std::make_tuple(link, gpus_per_node, network_gbps_per_gpu.value_or(-1));
+  }
+};
+
 // The request once checked, with what it resolves to in the catalog.
 struct Request {
   const Demand* demand = nullptr;
@@ -60,6 +72,7 @@ struct TaskRun {
   double throughput = 0;
   std::string unit;
   std::optional<ServingPrediction> serving;  // a serving job, at its request rate
+  std::string why_not;                       // why it does not run, when not for memory
 };
 
 // How the demand's tasks run on each GPU x count asked about, made once each; the facts of a
@@ -68,17 +81,18 @@ class DemandRuns {
  public:
   DemandRuns(const Demand& demand, const Catalog& catalog, const Calibration& calibration)
       : demand_(demand), catalog_(catalog), calibration_(calibration) {}
-  Result<const std::vector<TaskRun>*> runs(const Gpu& gpu, int count);
+  Result<const std::vector<TaskRun>*> runs(const Gpu& gpu, int count, const Topology& topology);
 
  private:
-  Result<TaskRun> run_task(size_t task_index, const Gpu& gpu, int count);
+  Result<TaskRun> run_task(size_t task_index, const Gpu& gpu, int count, const Topology& topology);
   Result<const RunFacts*> facts_of(size_t task_index, const Gpu& gpu, int count,
                                    const std::string& strategy, const RunConfig& cfg);
 
   const Demand& demand_;
   const Catalog& catalog_;
   const Calibration& calibration_;
-  std::map<std::pair<std::string, int>, std::vector<TaskRun>> cache_;
+  std::map<std::tuple<std::string, int, std::tuple<std::string, int, double>>, std::vector<TaskRun>>
+      cache_;
   std::map<std::tuple<size_t, int, std::string, std::string>, RunFacts> facts_;
 };
 
@@ -96,14 +110,17 @@ struct Candidate {
   double machines = 1;               // own: machines of that many
   const Offer* offer = nullptr;      // rent
   int instances = 1;                 // rent
+  Topology topology;
 };
 
 // Owned candidates; `unpriced` counts the GPU x count x condition that have no price or system.
 std::vector<Candidate> owned_candidates(const Request& request, int* unpriced);
 
 // Rented candidates per offer, smallest first. Usage demands stop at the first size that does
-// the month's work in the month (more instances cost the same for it).
-std::vector<std::vector<Candidate>> rented_candidates(const Request& request);
+// the month's work in the month (more instances cost the same for it). Several instances of an
+// offer sold without a cluster fabric train no job together: only a service (independent
+// replicas) rents them; `unclustered` counts the sizes left out.
+std::vector<std::vector<Candidate>> rented_candidates(const Request& request, int* unclustered);
 
 // The option of a candidate with its fit, speed, hours, cost, energy and CO2; a task that does
 // not fit is a "fit" violation.

@@ -34,6 +34,8 @@ Json option_json(const Option& o, size_t rank) {
     j["offer"] = o.offer;
     j["provider"] = o.provider;
     j["pricing"] = o.pricing;
+    j["instances"] = o.instances;
+    j["fabric"] = o.fabric.empty() ? Json(nullptr) : Json(o.fabric);
   }
   j["fits"] = o.fits;
   j["strategy"] = o.strategy;

@@ -34,10 +34,18 @@ Constraints rented(int max_gpus) {
   return k;
 }
 
-// What predict says of the same GPU, count and layout at the same rate.
+// What predict says of the same GPU, count, layout and instance link at the same rate.
 ServingPrediction predicted(const Option& o, const Demand& d) {
   RunConfig run = d.tasks[0].run;
   run.gpus = o.count;
+  const std::string offer_id = o.offer.substr(0, o.offer.find(' '));
+  const auto& offers = default_catalog().offers;
+  const auto offer =
+      std::find_if(offers.begin(), offers.end(), [&](const Offer& f) { return f.id == offer_id; });
+  EXPECT_NE(offer, offers.end()) << offer_id;
+  run.link = offer_link_kind(*offer, default_catalog());
+  run.gpus_per_node = offer->gpu_count;
+  run.network_gbps_per_gpu = offer->fabric.empty() ? 0.0 : offer->fabric_gbps_per_gpu();
   run.request_rate = d.serving->request_rate;
   if (o.strategy.rfind("tp-", 0) == 0) run.tensor_parallel = std::stoi(o.strategy.substr(3));
   const Gpu& gpu = *default_catalog().find_gpu(o.gpu).value();
@@ -156,6 +164,46 @@ TEST(RecommendServing, ServingPresets) {
                 "'max_ttft_ms', 'max_tpot_ms' and 'serve_hours' need 'serve_rate'"),
             std::string::npos)
       << bad.status().message();
+}
+
+// Instances sold without a cluster fabric train no job together: a 1e12-token Llama 2 7B run on
+// up to 256 rented GPUs ranks single instances and clusters with a fabric (Azure ND H100 v5 on
+// InfiniBand NDR), never 256 single-A10 instances; a service may still spread its replicas over
+// separate instances.
+TEST(RecommendClusters, OnlyInstancesWithAFabricTrainTogether) {
+  Demand d;
+  RunConfig run;
+  run.seq_len = 4096;
+  run.checkpointing = true;
+  d.tasks.push_back({*default_zoo().find("llama-2-7b").value(), run, 1});
+  d.work = 1e12;
+  auto rec = recommend(d, rented(256), default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  ASSERT_FALSE(rec->options.empty());
+  int clusters = 0;
+  for (const auto* list : {&rec->options, &rec->rejected}) {
+    for (const Option& o : *list) {
+      if (o.instances == 1) continue;
+      EXPECT_FALSE(o.fabric.empty()) << o.offer;
+      ++clusters;
+    }
+  }
+  EXPECT_GT(clusters, 0);
+  const auto clustered = std::find_if(rec->options.begin(), rec->options.end(),
+                                      [](const Option& o) { return o.instances > 1; });
+  ASSERT_NE(clustered, rec->options.end());
+  EXPECT_FALSE(clustered->fabric.empty());
+  EXPECT_TRUE(
+      std::any_of(rec->assumptions.begin(), rec->assumptions.end(), [](const std::string& a) {
+        return a.find(
+                   "were not offered: their provider sells them without a "
+                   "cluster fabric") != std::string::npos;
+      }));
+
+  auto served = recommend(service(10, 40), rented(8), default_catalog(), embedded_calibration());
+  ASSERT_TRUE(served.ok()) << served.status().message();
+  EXPECT_TRUE(std::any_of(served->options.begin(), served->options.end(),
+                          [](const Option& o) { return o.instances > 1 && o.fabric.empty(); }));
 }
 
 }  // namespace
