@@ -118,82 +118,102 @@ std::string fit_label(const Prediction& prediction, int requested_batch) {
   return batch == requested_batch ? "yes" : fmt::format("yes, batch {}", batch);
 }
 
+// The charts and table of the comparison page, filled one GPU at a time.
+struct CompareCharts {
+  chart::BarChart relative, per_card;
+  std::vector<chart::BarChart> per_system;  // one per count of kValueCounts
+  chart::ScatterChart by_price, by_power;
+  std::vector<std::vector<std::string>> table;
+};
+
+CompareCharts empty_compare_charts(const std::string& what, const std::string& reference,
+                                   const std::string& footer) {
+  CompareCharts charts{
+      {"Relative performance: " + what, "throughput relative to " + reference, footer, {}, 1.0},
+      {"Performance per 1,000 USD, card alone",
+       "relative performance per 1,000 USD (new price)",
+       footer,
+       {},
+       0},
+      {},
+      {"Performance against price",
+       "new price of the card (USD)",
+       "throughput relative to " + reference,
+       footer,
+       {},
+       true,
+       false},
+      {"Performance against power",
+       "average GPU draw while running (W)",
+       "throughput relative to " + reference,
+       footer,
+       {},
+       false,
+       false},
+      {{"gpu", "relative", "fits", "price USD", "per kUSD card", "x1 system", "x2 system",
+        "x4 system", "x8 system", "per kW"}}};
+  for (int count : kValueCounts) {
+    charts.per_system.push_back(
+        {fmt::format("Performance per 1,000 USD, whole {}-GPU system", count),
+         "relative performance per 1,000 USD of GPUs + base system",
+         footer,
+         {},
+         0});
+  }
+  return charts;
+}
+
+// A GPU run at a smaller batch, or offloaded, says so wherever its number appears.
+std::string gpu_label(const ComparedGpu& g, const std::string& fits) {
+  const std::string& id = g.gpu->id;
+  if (fits == "yes") return id;
+  return g.prediction.fits ? fmt::format("{} (batch {})", id, *g.prediction.config.batch)
+                           : id + " (offloaded)";
+}
+
+// Adds one GPU's bars, points and table row.
+void add_compared_gpu(CompareCharts& charts, const ComparedGpu& g, int requested_batch,
+                      const std::string& reference) {
+  const GpuValue& v = g.value;
+  const std::string& id = g.gpu->id;
+  const bool is_reference = id == reference;
+  const std::string fits = fit_label(g.prediction, requested_batch);
+  const std::string label = gpu_label(g, fits);
+  charts.relative.bars.push_back({label, v.relative, is_reference});
+  if (v.per_kusd_card) charts.per_card.bars.push_back({label, *v.per_kusd_card, is_reference});
+  std::vector<std::string> row = {id, fmt::format("{:.2f}", v.relative), fits,
+                                  v.price ? format_number(v.price->usd) : "-",
+                                  v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
+  for (size_t k = 0; k < std::size(kValueCounts); ++k) {
+    const GpuValue::SystemValue* s = system_value(v, kValueCounts[k]);
+    row.push_back(s ? fmt::format("{:.3f}", s->per_kusd) : "-");
+    if (s) charts.per_system[k].bars.push_back({label, s->per_kusd, is_reference});
+  }
+  row.push_back(fmt::format("{:.2f}", v.per_kw));
+  charts.table.push_back(std::move(row));
+  if (v.price) charts.by_price.points.push_back({label, v.price->usd, v.relative});
+  if (v.per_kw > 0)
+    charts.by_power.points.push_back({label, v.relative / v.per_kw * 1000, v.relative});
+}
+
 std::string compare_html(const Comparison& c, const std::string& date) {
   const std::string what = comparison_title(c);
-  const int requested_batch = c.requested_batch;
   const std::string& reference = c.reference->id;
   const std::string footer = chart::dated(
       "rigplan compare: throughput from the performance model (docs/performance.md); prices from "
       "data/catalog, dated "
       "per entry",
       date);
-  chart::BarChart relative{
-      "Relative performance: " + what, "throughput relative to " + reference, footer, {}, 1.0};
-  chart::BarChart per_card{"Performance per 1,000 USD, card alone",
-                           "relative performance per 1,000 USD (new price)",
-                           footer,
-                           {},
-                           0};
-  std::vector<chart::BarChart> per_system;
-  for (int count : kValueCounts) {
-    per_system.push_back({fmt::format("Performance per 1,000 USD, whole {}-GPU system", count),
-                          "relative performance per 1,000 USD of GPUs + base system",
-                          footer,
-                          {},
-                          0});
-  }
-  chart::ScatterChart by_price{"Performance against price",
-                               "new price of the card (USD)",
-                               "throughput relative to " + reference,
-                               footer,
-                               {},
-                               true,
-                               false};
-  chart::ScatterChart by_power{"Performance against power",
-                               "average GPU draw while running (W)",
-                               "throughput relative to " + reference,
-                               footer,
-                               {},
-                               false,
-                               false};
-  std::vector<std::vector<std::string>> table = {{"gpu", "relative", "fits", "price USD",
-                                                  "per kUSD card", "x1 system", "x2 system",
-                                                  "x4 system", "x8 system", "per kW"}};
-  for (const ComparedGpu& g : c.gpus) {
-    const GpuValue& v = g.value;
-    const std::string& id = g.gpu->id;
-    // A GPU run at a smaller batch, or offloaded, says so wherever its number appears.
-    const std::string fits = fit_label(g.prediction, requested_batch);
-    const std::string label = fits == "yes" ? id
-                              : g.prediction.fits
-                                  ? fmt::format("{} (batch {})", id, *g.prediction.config.batch)
-                                  : id + " (offloaded)";
-    relative.bars.push_back({label, v.relative, id == reference});
-    if (v.per_kusd_card) per_card.bars.push_back({label, *v.per_kusd_card, id == reference});
-    std::vector<std::string> row = {
-        id, fmt::format("{:.2f}", v.relative), fits, v.price ? format_number(v.price->usd) : "-",
-        v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
-    for (size_t k = 0; k < std::size(kValueCounts); ++k) {
-      const auto it =
-          std::find_if(v.systems.begin(), v.systems.end(),
-                       [&](const GpuValue::SystemValue& s) { return s.count == kValueCounts[k]; });
-      row.push_back(it != v.systems.end() ? fmt::format("{:.3f}", it->per_kusd) : "-");
-      if (it != v.systems.end())
-        per_system[k].bars.push_back({label, it->per_kusd, id == reference});
-    }
-    row.push_back(fmt::format("{:.2f}", v.per_kw));
-    table.push_back(std::move(row));
-    if (v.price) by_price.points.push_back({label, v.price->usd, v.relative});
-    if (v.per_kw > 0) by_power.points.push_back({label, v.relative / v.per_kw * 1000, v.relative});
-  }
-  mark_front(by_price.points);
-  mark_front(by_power.points);
-  chart::Section section{
-      "GPUs for " + what,
-      {"Relative to " + reference + ", as in Dettmers' charts."},
-      table,
-      {chart::svg(relative), chart::svg(per_card), chart::svg(by_price), chart::svg(by_power)}};
-  for (const auto& chart_of_count : per_system) {
+  CompareCharts charts = empty_compare_charts(what, reference, footer);
+  for (const ComparedGpu& g : c.gpus) add_compared_gpu(charts, g, c.requested_batch, reference);
+  mark_front(charts.by_price.points);
+  mark_front(charts.by_power.points);
+  chart::Section section{"GPUs for " + what,
+                         {"Relative to " + reference + ", as in Dettmers' charts."},
+                         charts.table,
+                         {chart::svg(charts.relative), chart::svg(charts.per_card),
+                          chart::svg(charts.by_price), chart::svg(charts.by_power)}};
+  for (const auto& chart_of_count : charts.per_system) {
     if (!chart_of_count.bars.empty()) section.charts.push_back(chart::svg(chart_of_count));
   }
   return chart::html_page(
