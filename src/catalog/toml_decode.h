@@ -155,33 +155,46 @@ class EntryContext {
   Problems& problems_;
 };
 
-// Decodes one field's node into the entry; reports and returns false when it does not fit.
+// Decodes one field's node into one member of an entry, reporting each problem at the field:
+// one read() per member type, each returning false when the node does not fit.
 template <class T>
-bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
-                  const EntryContext& ctx) {
-  auto fail = [&](std::string message) {
-    ctx.error(spec.key, message);
-    return false;
-  };
-  auto type_error = [&] {
-    return fail(fmt::format("expected {}, got {}", expected_name(spec.type()), type_name(node)));
-  };
-  auto check_choice = [&](const std::string& value) {
-    if (spec.choices.empty() ||
-        std::find(spec.choices.begin(), spec.choices.end(), value) != spec.choices.end()) {
-      return true;
+class FieldDecoder {
+ public:
+  FieldDecoder(const toml::node& node, const FieldSpec<T>& spec, const EntryContext& ctx)
+      : node_(node), spec_(spec), ctx_(ctx) {}
+
+  bool read(std::string& target) const {
+    const auto* s = node_.as_string();
+    if (!s) return type_error();
+    if (s->get().empty()) return fail("must not be empty");
+    target = s->get();
+    return check_choice(target);
+  }
+  bool read(std::vector<std::string>& target) const {
+    const auto* array = node_.as_array();
+    if (!array) return type_error();
+    bool ok = true;
+    target.clear();  // the file's list replaces the default, it does not extend it
+    for (const auto& item : *array) {
+      const auto* s = item.as_string();
+      if (!s) return type_error();
+      target.push_back(s->get());
+      ok = check_choice(target.back()) && ok;
     }
-    const auto accepted = to_strings(spec.choices);
-    return fail(fmt::format("'{}' is not accepted; expected {}{}", shown(value),
-                            quoted_list(accepted), did_you_mean(value, accepted)));
-  };
-  auto check_range = [&](double value) {
-    if (spec.range.contains(value)) return true;
-    return fail(fmt::format("{} is out of range; expected {}", format_number(value),
-                            spec.range.describe()));
-  };
-  auto read_date = [&](Date& date) {
-    const auto* d = node.as_date();
+    return ok;
+  }
+  bool read(double& target) const { return read_number(target); }
+  bool read(std::optional<double>& target) const { return read_number(target); }
+  bool read(std::int64_t& target) const { return read_integer<std::int64_t>(target); }
+  bool read(std::optional<std::int64_t>& target) const {
+    return read_integer<std::int64_t>(target);
+  }
+  bool read(int& target) const { return read_integer<int>(target); }
+  bool read(std::optional<int>& target) const { return read_integer<int>(target); }
+  bool read(bool& target) const { return read_bool(target); }
+  bool read(std::optional<bool>& target) const { return read_bool(target); }
+  bool read(Date& date) const {
+    const auto* d = node_.as_date();
     if (!d) return type_error();
     const toml::date v = d->get();
     date = {static_cast<int>(v.year), static_cast<int>(v.month), static_cast<int>(v.day)};
@@ -190,67 +203,77 @@ bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
           fmt::format("{} is out of range; expected a date from 1990 to 2100", date.to_string()));
     }
     return true;
-  };
-  return std::visit(
-      [&](auto member) -> bool {
-        auto& target = out.*member;
-        using V = std::decay_t<decltype(target)>;
-        if constexpr (std::is_same_v<V, std::string>) {
-          const auto* s = node.as_string();
-          if (!s) return type_error();
-          if (s->get().empty()) return fail("must not be empty");
-          target = s->get();
-          return check_choice(target);
-        } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
-          const auto* array = node.as_array();
-          if (!array) return type_error();
-          bool ok = true;
-          target.clear();  // the file's list replaces the default, it does not extend it
-          for (const auto& item : *array) {
-            const auto* s = item.as_string();
-            if (!s) return type_error();
-            target.push_back(s->get());
-            ok = check_choice(target.back()) && ok;
-          }
-          return ok;
-        } else if constexpr (std::is_same_v<V, double> ||
-                             std::is_same_v<V, std::optional<double>>) {
-          double value = 0;
-          if (const auto* f = node.as_floating_point()) {
-            value = f->get();
-          } else if (const auto* i = node.as_integer()) {
-            value = static_cast<double>(i->get());
-          } else {
-            return type_error();
-          }
-          target = value;
-          return check_range(value);
-        } else if constexpr (std::is_same_v<V, std::int64_t> ||
-                             std::is_same_v<V, std::optional<std::int64_t>>) {
-          const auto* i = node.as_integer();
-          if (!i) return type_error();
-          target = i->get();
-          return check_range(static_cast<double>(i->get()));
-        } else if constexpr (std::is_same_v<V, int> || std::is_same_v<V, std::optional<int>>) {
-          const auto* i = node.as_integer();
-          if (!i) return type_error();
-          target = static_cast<int>(i->get());
-          return check_range(static_cast<double>(i->get()));
-        } else if constexpr (std::is_same_v<V, bool> || std::is_same_v<V, std::optional<bool>>) {
-          const auto* b = node.as_boolean();
-          if (!b) return type_error();
-          target = b->get();
-          return true;
-        } else if constexpr (std::is_same_v<V, Date>) {
-          return read_date(target);
-        } else {
-          Date date;
-          if (!read_date(date)) return false;
-          target = date;
-          return true;
-        }
-      },
-      spec.member);
+  }
+  bool read(std::optional<Date>& target) const {
+    Date date;
+    if (!read(date)) return false;
+    target = date;
+    return true;
+  }
+
+ private:
+  bool fail(std::string message) const {
+    ctx_.error(spec_.key, message);
+    return false;
+  }
+  bool type_error() const {
+    return fail(fmt::format("expected {}, got {}", expected_name(spec_.type()), type_name(node_)));
+  }
+  bool check_choice(const std::string& value) const {
+    if (spec_.choices.empty() ||
+        std::find(spec_.choices.begin(), spec_.choices.end(), value) != spec_.choices.end()) {
+      return true;
+    }
+    const auto accepted = to_strings(spec_.choices);
+    return fail(fmt::format("'{}' is not accepted; expected {}{}", shown(value),
+                            quoted_list(accepted), did_you_mean(value, accepted)));
+  }
+  bool check_range(double value) const {
+    if (spec_.range.contains(value)) return true;
+    return fail(fmt::format("{} is out of range; expected {}", format_number(value),
+                            spec_.range.describe()));
+  }
+  // A float, or an integer read as one.
+  template <class V>
+  bool read_number(V& target) const {
+    double value = 0;
+    if (const auto* f = node_.as_floating_point()) {
+      value = f->get();
+    } else if (const auto* i = node_.as_integer()) {
+      value = static_cast<double>(i->get());
+    } else {
+      return type_error();
+    }
+    target = value;
+    return check_range(value);
+  }
+  // An integer stored as `Int`; the range is checked on the value as written.
+  template <class Int, class V>
+  bool read_integer(V& target) const {
+    const auto* i = node_.as_integer();
+    if (!i) return type_error();
+    target = static_cast<Int>(i->get());
+    return check_range(static_cast<double>(i->get()));
+  }
+  template <class V>
+  bool read_bool(V& target) const {
+    const auto* b = node_.as_boolean();
+    if (!b) return type_error();
+    target = b->get();
+    return true;
+  }
+
+  const toml::node& node_;
+  const FieldSpec<T>& spec_;
+  const EntryContext& ctx_;
+};
+
+// Decodes one field's node into the entry; reports and returns false when it does not fit.
+template <class T>
+bool decode_field(const toml::node& node, const FieldSpec<T>& spec, T& out,
+                  const EntryContext& ctx) {
+  const FieldDecoder<T> decoder(node, spec, ctx);
+  return std::visit([&](auto member) -> bool { return decoder.read(out.*member); }, spec.member);
 }
 
 template <class T>
