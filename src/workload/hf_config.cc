@@ -138,9 +138,8 @@ class Reader {
   std::vector<std::string> problems_;
 };
 
-}  // namespace
-
-Result<Workload> import_hf_config(const std::string& path, const std::string& json_text) {
+// The config's JSON object, refused when it nests deeper than any config.json or is no object.
+Result<json> parse_config(const std::string& path, const std::string& json_text) {
   if (nesting_depth(json_text, input::kMaxJsonDepth) > input::kMaxJsonDepth) {
     return Status::invalid_input(
         fmt::format("{}: arrays and objects nested more than {} deep; a Hugging Face config.json "
@@ -152,6 +151,11 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
     return Status::invalid_input(
         fmt::format("{}: not a JSON object (a Hugging Face config.json)", path));
   }
+  return j;
+}
+
+// The config's model_type, one of kFamilies.
+Result<std::string> supported_family(const std::string& path, const json& j) {
   const auto model_type = j.find("model_type");
   if (model_type != j.end() && !model_type->is_string() && !model_type->is_null()) {
     return Status::invalid_input(fmt::format("{}: field 'model_type': expected a string, got {}",
@@ -166,7 +170,11 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
                     utf8_prefix(family, input::kMaxNameBytes), join(families, ", "),
                     did_you_mean(family, families)));
   }
-  Reader r(path, j, family);
+  return family;
+}
+
+// The fields every family has (under GPT-2's names for gpt2), over a Llama-like default.
+TransformerConfig read_common_fields(Reader& r, const std::string& family) {
   TransformerConfig t;
   t.arch = "decoder";
   t.position = "rope";
@@ -186,7 +194,42 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
   t.head_dim = r.optional_integer("head_dim", "head_dim");
   t.num_kv_heads = r.optional_integer("num_key_value_heads", "num_kv_heads");
   t.tied_embeddings = r.flag("tie_word_embeddings", false);
+  return t;
+}
 
+void read_falcon_fields(Reader& r, TransformerConfig& t) {
+  t.ffn_type = "gelu";
+  t.norm = "layernorm";
+  t.ffn_size = r.optional_integer("ffn_hidden_size", "ffn_size").value_or(4 * t.hidden_size);
+  t.parallel_block = r.flag("parallel_attn", true);
+  t.tied_embeddings = r.flag("tie_word_embeddings", true);
+  t.attention_bias = t.mlp_bias = r.flag("bias", false);
+  if (r.flag("new_decoder_architecture", false)) {
+    t.num_kv_heads = r.integer({"num_kv_heads"}, "num_kv_heads");
+    t.norms_per_layer = 2;
+  } else {
+    t.num_kv_heads = r.flag("multi_query", true) ? 1 : t.num_heads;
+    t.norms_per_layer = 1;
+  }
+}
+
+void read_bert_fields(Reader& r, TransformerConfig& t) {
+  t.arch = "encoder";
+  t.ffn_size = r.integer({"intermediate_size"}, "ffn_size");
+  t.ffn_type = "gelu";
+  t.norm = "layernorm";
+  t.position = "learned";
+  t.tied_embeddings = true;  // the bare encoder has no LM head
+  t.attention_bias = t.mlp_bias = true;
+  t.type_vocab_size = r.optional_integer("type_vocab_size", "type_vocab_size").value_or(2);
+  t.embedding_norm = true;
+  t.final_norm = false;
+  t.pooler = true;
+  t.dropout = true;
+}
+
+// What sets the family apart: its feed-forward, norms, biases, block layout and experts.
+void read_family_fields(Reader& r, const std::string& family, TransformerConfig& t) {
   if (family == "llama" || family == "mistral" || family == "mixtral" || family == "qwen2") {
     t.ffn_size = r.integer({"intermediate_size"}, "ffn_size");
     t.attention_bias = r.flag("attention_bias", false);
@@ -211,20 +254,8 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
     t.norms_per_layer = 1;
     t.attention_bias = t.mlp_bias = t.lm_head_bias = true;
   } else if (family == "falcon") {
-    t.ffn_type = "gelu";
-    t.norm = "layernorm";
-    t.ffn_size = r.optional_integer("ffn_hidden_size", "ffn_size").value_or(4 * t.hidden_size);
-    t.parallel_block = r.flag("parallel_attn", true);
-    t.tied_embeddings = r.flag("tie_word_embeddings", true);
-    t.attention_bias = t.mlp_bias = r.flag("bias", false);
-    if (r.flag("new_decoder_architecture", false)) {
-      t.num_kv_heads = r.integer({"num_kv_heads"}, "num_kv_heads");
-      t.norms_per_layer = 2;
-    } else {
-      t.num_kv_heads = r.flag("multi_query", true) ? 1 : t.num_heads;
-      t.norms_per_layer = 1;
-    }
-  } else if (gpt2) {
+    read_falcon_fields(r, t);
+  } else if (family == "gpt2") {
     t.ffn_size = r.optional_integer("n_inner", "ffn_size").value_or(4 * t.hidden_size);
     t.ffn_type = "gelu";
     t.norm = "layernorm";
@@ -238,25 +269,15 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
     t.norm = "layernorm";
     t.parallel_block = r.flag("use_parallel_residual", true);
     t.attention_bias = t.mlp_bias = true;
-  } else {  // bert
-    t.arch = "encoder";
-    t.ffn_size = r.integer({"intermediate_size"}, "ffn_size");
-    t.ffn_type = "gelu";
-    t.norm = "layernorm";
-    t.position = "learned";
-    t.tied_embeddings = true;  // the bare encoder has no LM head
-    t.attention_bias = t.mlp_bias = true;
-    t.type_vocab_size = r.optional_integer("type_vocab_size", "type_vocab_size").value_or(2);
-    t.embedding_norm = true;
-    t.final_norm = false;
-    t.pooler = true;
-    t.dropout = true;
+  } else {
+    read_bert_fields(r, t);
   }
   if (family != "gpt2" && family != "bert") t.dropout = false;
-  const std::string name =
-      r.text("_name_or_path", std::filesystem::path(path).parent_path().filename().string());
-  const std::string dtype = r.text("torch_dtype", "bfloat16");
-  if (!r.problems().empty()) return Status::invalid_input(join(r.problems(), "\n"));
+}
+
+// The checks that span fields: the name's length, heads against sizes, experts per token.
+Status check_consistent(const std::string& path, const std::string& name,
+                        const TransformerConfig& t) {
   if (name.size() > input::kMaxNameBytes) {
     return Status::invalid_input(
         fmt::format("{}: field '_name_or_path' is {} bytes long; expected "
@@ -276,7 +297,13 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
     return Status::invalid_input(
         fmt::format("{}: {} experts per token, but only {} experts", path, t.top_k(), t.experts()));
   }
+  return {};
+}
 
+// The workload of an imported model, with its run defaults and provenance.
+Result<Workload> imported_workload(const std::string& path, const std::string& family,
+                                   const std::string& name, const std::string& dtype,
+                                   const TransformerConfig& t) {
   Workload w;
   w.id = to_lower(name.empty() ? "hf-" + family : name);
   w.name = name.empty() ? family : name;
@@ -297,6 +324,24 @@ Result<Workload> import_hf_config(const std::string& path, const std::string& js
                                    family, *w.default_seq_len);
   w.provenance.file = path;
   return w;
+}
+
+}  // namespace
+
+Result<Workload> import_hf_config(const std::string& path, const std::string& json_text) {
+  auto j = parse_config(path, json_text);
+  if (!j) return j.status();
+  auto family = supported_family(path, *j);
+  if (!family) return family.status();
+  Reader r(path, *j, *family);
+  TransformerConfig t = read_common_fields(r, *family);
+  read_family_fields(r, *family, t);
+  const std::string name =
+      r.text("_name_or_path", std::filesystem::path(path).parent_path().filename().string());
+  const std::string dtype = r.text("torch_dtype", "bfloat16");
+  if (!r.problems().empty()) return Status::invalid_input(join(r.problems(), "\n"));
+  if (Status s = check_consistent(path, name, t); !s.ok()) return s;
+  return imported_workload(path, *family, name, dtype, t);
 }
 
 }  // namespace rigplan
