@@ -228,25 +228,30 @@ class Browser {
 
 const std::filesystem::path kArtefacts = RIGPLAN_TEST_ARTEFACTS;
 
-TEST(Browser, PicksAWorkloadSubmitsAndSeesTheRecommendationWithItsCharts) {
-  ASSERT_TRUE(std::filesystem::exists(chromium_path()))
-      << chromium_path()
-      << " is missing: scripts/setup.sh installs Debian's chromium (or set RIGPLAN_CHROMIUM)";
-  LiveServer server;
-  Browser browser;
+// Waits until the page's state is `state`, saying where it stopped otherwise.
+void expect_state(Browser& browser, const std::string& state, int seconds) {
+  ASSERT_TRUE(browser.wait_for("document.body.dataset.state === '" + state + "'", seconds))
+      << "state: " << browser.eval("document.body.dataset.state")
+      << ", error: " << browser.eval("document.getElementById('error').textContent");
+}
+
+// Chromium started, attached, on the server's page with the form ready.
+void open_form(Browser& browser, const LiveServer& server) {
   ASSERT_TRUE(browser.started());
   ASSERT_TRUE(browser.attach()) << "Chromium did not answer on its DevTools pipe";
   ASSERT_TRUE(browser.navigate(server.url("/")));
-  ASSERT_TRUE(browser.wait_for("document.body.dataset.state === 'ready'", 30))
-      << "state: " << browser.eval("document.body.dataset.state")
-      << ", error: " << browser.eval("document.getElementById('error').textContent");
-  // The lists came from the API.
+  ASSERT_NO_FATAL_FAILURE(expect_state(browser, "ready", 30));
+}
+
+// The lists came from the API.
+void expect_form_lists(Browser& browser) {
   EXPECT_GE(browser.eval("document.querySelectorAll('#workload option').length").get<int>(), 50);
   EXPECT_GE(browser.eval("document.querySelectorAll('#region option').length").get<int>(), 50);
   EXPECT_EQ(browser.eval("document.querySelectorAll('#preset option').length").get<int>(), 11);
-  EXPECT_TRUE(browser.screenshot(kArtefacts / "serve-form.png"));
+}
 
-  // A user who trains ResNet-50 about 100 hours a month, with 3,000 USD, in Germany.
+// A user who trains ResNet-50 about 100 hours a month, with 3,000 USD, in Germany.
+void submit_resnet_in_germany(Browser& browser) {
   browser.eval(R"(
     const set = (id, value) => {
       const e = document.getElementById(id);
@@ -261,11 +266,11 @@ TEST(Browser, PicksAWorkloadSubmitsAndSeesTheRecommendationWithItsCharts) {
     set('gpus', 'rtx-4090,rtx-3090,rtx-3070,a100-sxm4-80gb,h100-sxm5-80gb');
     document.getElementById('go').click();
   )");
-  ASSERT_TRUE(browser.wait_for("document.body.dataset.state === 'done'", 60))
-      << "state: " << browser.eval("document.body.dataset.state")
-      << ", error: " << browser.eval("document.getElementById('error').textContent");
+  ASSERT_NO_FATAL_FAILURE(expect_state(browser, "done", 60));
+}
 
-  // The rendered recommendation is the API's: the same first option, and charts beside it.
+// The rendered recommendation is the API's: the same first option, and charts beside it.
+void expect_recommendation_as_the_api(Browser& browser, const LiveServer& server) {
   const auto api = server.cli({"recommend", "resnet50", "--hours-per-month", "100", "--budget",
                                "3000", "--region", "de", "--json"});
   ASSERT_EQ(api.code, 0) << api.err;
@@ -288,7 +293,10 @@ TEST(Browser, PicksAWorkloadSubmitsAndSeesTheRecommendationWithItsCharts) {
                 .find("Total cost"),
             std::string::npos);
   EXPECT_GE(browser.eval("document.querySelectorAll('#charts svg circle').length").get<int>(), 10);
-  // The comparison, with its charts.
+}
+
+// The comparison of the five GPUs asked for, with its charts.
+void expect_comparison(Browser& browser) {
   EXPECT_EQ(browser.eval("document.querySelectorAll('#compare-table tbody tr').length").get<int>(),
             5);
   // At batch 256 ResNet-50 needs 12.7 GB: the 8 GB RTX 3070 runs the largest batch it holds,
@@ -298,17 +306,36 @@ TEST(Browser, PicksAWorkloadSubmitsAndSeesTheRecommendationWithItsCharts) {
                 .find("yes, batch 161"),
             std::string::npos);
   EXPECT_GE(browser.eval("document.querySelectorAll('#compare-charts svg').length").get<int>(), 4);
-  EXPECT_TRUE(browser.screenshot(kArtefacts / "serve-recommendation.png"));
+}
 
-  // A request the command line refuses shows the command's own message.
+// A request the command line refuses shows the command's own message.
+void expect_refusal_as_the_command_line(Browser& browser, const LiveServer& server) {
   browser.eval(
       "document.getElementById('size').value = ''; document.getElementById('go').click();");
-  ASSERT_TRUE(browser.wait_for("document.body.dataset.state === 'error'", 30));
+  ASSERT_NO_FATAL_FAILURE(expect_state(browser, "error", 30));
   const auto refused =
       server.cli({"recommend", "resnet50", "--budget", "3000", "--region", "de", "--json"});
   EXPECT_EQ(refused.code, 2);
   EXPECT_EQ(browser.eval("document.getElementById('error').textContent").get<std::string>() + "\n",
             refused.err);
+}
+
+TEST(Browser, PicksAWorkloadSubmitsAndSeesTheRecommendationWithItsCharts) {
+  ASSERT_TRUE(std::filesystem::exists(chromium_path()))
+      << chromium_path()
+      << " is missing: scripts/setup.sh installs Debian's chromium (or set RIGPLAN_CHROMIUM)";
+  LiveServer server;
+  Browser browser;
+  ASSERT_NO_FATAL_FAILURE(open_form(browser, server));
+  expect_form_lists(browser);
+  EXPECT_TRUE(browser.screenshot(kArtefacts / "serve-form.png"));
+
+  ASSERT_NO_FATAL_FAILURE(submit_resnet_in_germany(browser));
+  ASSERT_NO_FATAL_FAILURE(expect_recommendation_as_the_api(browser, server));
+  expect_comparison(browser);
+  EXPECT_TRUE(browser.screenshot(kArtefacts / "serve-recommendation.png"));
+
+  ASSERT_NO_FATAL_FAILURE(expect_refusal_as_the_command_line(browser, server));
   EXPECT_TRUE(browser.screenshot(kArtefacts / "serve-error.png"));
 }
 
