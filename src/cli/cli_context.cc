@@ -307,6 +307,14 @@ Result<RunConfig> run_config(const RunOptions& o) {
   return apply_recipe(**recipe, run, given, recipes);
 }
 
+Result<WorkloadRun> resolve_run(const CliContext& ctx, const Zoo& zoo, const RunOptions& o) {
+  auto workload = ctx.resolve_workload(zoo, o.workload, o.hf_config, o.resolution);
+  if (!workload) return workload.status();
+  auto run = run_config(o);
+  if (!run) return run.status();
+  return WorkloadRun{std::move(workload).value(), *run};
+}
+
 Date today() {
   const auto now = std::chrono::system_clock::now();
   const std::chrono::year_month_day ymd{std::chrono::floor<std::chrono::days>(now)};

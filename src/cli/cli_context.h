@@ -129,6 +129,12 @@ void add_run_options(CLI::App* cmd, RunOptions& o);
 // The run the options describe: --lora-targets split, and the --recipe's settings applied under
 // the options given explicitly.
 Result<RunConfig> run_config(const RunOptions& o);
+// The workload the run options name (CliContext::resolve_workload) and the run they describe.
+struct WorkloadRun {
+  Workload workload;
+  RunConfig run;
+};
+Result<WorkloadRun> resolve_run(const CliContext& ctx, const Zoo& zoo, const RunOptions& o);
 // Whether an option name ("--batch") is one of add_run_options'.
 bool is_run_option(std::string_view name);
 

@@ -76,13 +76,11 @@ void run_cost(CliContext& ctx, const CostOptions& o) {
   } else {
     auto zoo = ctx.load_zoo();
     if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    auto w = ctx.resolve_workload(**zoo, o.run.workload, o.run.hf_config, o.run.resolution);
-    if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
-    workload = std::move(w).value();
+    auto named = resolve_run(ctx, **zoo, o.run);
+    if (!named) return void(ctx.exit_code = ctx.fail(named.status()));
+    workload = std::move(named->workload);
     r.workload = &*workload;
-    auto run = run_config(o.run);
-    if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
-    r.run = *run;
+    r.run = named->run;
   }
   std::optional<BuildMachine> machine;
   if (!o.build_file.empty()) {

@@ -86,12 +86,10 @@ void run_recommend(CliContext& ctx, RecommendOptions& o) {
   RecommendRequest request = o.request;
   request.constraints.today = today();
   if (!o.run.workload.empty() || !o.run.hf_config.empty()) {
-    auto w = ctx.resolve_workload(**zoo, o.run.workload, o.run.hf_config, o.run.resolution);
-    if (!w) return void(ctx.exit_code = ctx.fail(w.status()));
-    request.workload = std::move(w).value();
-    auto run = run_config(o.run);
-    if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
-    request.run = *run;
+    auto named = resolve_run(ctx, **zoo, o.run);
+    if (!named) return void(ctx.exit_code = ctx.fail(named.status()));
+    request.workload = std::move(named->workload);
+    request.run = named->run;
   }
   std::optional<BuildMachine> machine;
   if (!o.build_file.empty()) {
