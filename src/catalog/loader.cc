@@ -186,12 +186,7 @@ void check_entry(const Chassis&, const EntryContext&) {}
 
 template <class T>
 T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
-  T out;
-  decode_fields(ctx, ctx.table(), fields, out, kProvenanceKeys);
-  decode_provenance(ctx, fields, out.provenance);
-  const auto& where = ctx.table().source();
-  out.provenance.file = where.path ? *where.path : "";
-  out.provenance.line = static_cast<int>(where.begin.line);
+  T out = decode_sourced_entry(ctx, fields);
   check_entry(out, ctx);
   return out;
 }
@@ -329,19 +324,7 @@ void decode_all(std::string_view kind, const std::vector<RawEntry>& raws,
     out.push_back(decode_entry(EntryContext(kind, raw, problems), fields));
 }
 
-// Pass 4: a reference to another entry must name an existing id.
-template <class T>
-void check_reference(const std::string& value, std::string_view field, std::string_view target,
-                     const std::vector<T>& targets, const EntryContext& ctx) {
-  if (value.empty()) return;
-  std::vector<std::string> ids;
-  for (const auto& t : targets) {
-    if (t.id == value) return;
-    ids.push_back(t.id);
-  }
-  ctx.error(field,
-            fmt::format("unknown {} '{}'{}", target, shown(value), did_you_mean(value, ids)));
-}
+// Pass 4: a reference to another entry must name an existing id (check_reference).
 
 // An offer's links name interconnects of the right family, and an NVLink or Infinity Fabric
 // instance link needs a GPU that has one.

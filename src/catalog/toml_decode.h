@@ -363,4 +363,31 @@ void decode_fields(const EntryContext& ctx, const toml::table& table,
   }
 }
 
+// An entry's fields and provenance, placed at its file and line.
+template <class T>
+T decode_sourced_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
+  T out;
+  decode_fields(ctx, ctx.table(), fields, out, kProvenanceKeys);
+  decode_provenance(ctx, fields, out.provenance);
+  const auto& where = ctx.table().source();
+  out.provenance.file = where.path ? *where.path : "";
+  out.provenance.line = static_cast<int>(where.begin.line);
+  return out;
+}
+
+// A reference to another entry must name an existing id: "unknown GPU 'rtx-4900'; did you
+// mean 'rtx-4090'?".
+template <class T>
+void check_reference(const std::string& value, std::string_view field, std::string_view target,
+                     const std::vector<T>& targets, const EntryContext& ctx) {
+  if (value.empty()) return;
+  std::vector<std::string> ids;
+  for (const auto& t : targets) {
+    if (t.id == value) return;
+    ids.push_back(t.id);
+  }
+  ctx.error(field,
+            fmt::format("unknown {} '{}'{}", target, shown(value), did_you_mean(value, ids)));
+}
+
 }  // namespace rigplan::toml_decode

@@ -89,17 +89,6 @@ const std::vector<FieldSpec<KvFormat>>& kv_fields() {
   return kFields;
 }
 
-template <class T>
-T decode(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
-  T out;
-  decode_fields(ctx, ctx.table(), fields, out, kProvenanceKeys);
-  decode_provenance(ctx, fields, out.provenance);
-  const auto& where = ctx.table().source();
-  out.provenance.file = where.path ? *where.path : "";
-  out.provenance.line = static_cast<int>(where.begin.line);
-  return out;
-}
-
 // Each name an engine lists must be an entry of `known`.
 template <class T>
 void check_names(const EntryContext& ctx, std::string_view field,
@@ -198,12 +187,12 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
         if (const auto* id = raw.table.get_as<std::string>("id")) raw.id = id->get();
         const EntryContext ctx(section, raw, problems);
         if (section == "engine") {
-          out.engines.push_back(decode(ctx, engine_fields()));
+          out.engines.push_back(decode_sourced_entry(ctx, engine_fields()));
           engine_raws.push_back(std::move(raw));
         } else if (section == "format") {
-          out.formats.push_back(decode(ctx, format_fields()));
+          out.formats.push_back(decode_sourced_entry(ctx, format_fields()));
         } else {
-          out.kv_formats.push_back(decode(ctx, kv_fields()));
+          out.kv_formats.push_back(decode_sourced_entry(ctx, kv_fields()));
         }
       }
     }

@@ -85,18 +85,6 @@ std::optional<std::regex> compile(const std::string& pattern, const EntryContext
 }
 
 template <class T>
-void check_id(const std::string& value, std::string_view field, std::string_view what,
-              const std::vector<T>& targets, const EntryContext& ctx) {
-  if (value.empty()) return;
-  std::vector<std::string> ids;
-  for (const auto& t : targets) {
-    if (t.id == value) return;
-    ids.push_back(t.id);
-  }
-  ctx.error(field, fmt::format("unknown {} '{}'{}", what, value, did_you_mean(value, ids)));
-}
-
-template <class T>
 void decode_section(const toml::table& root, std::string_view key,
                     const std::vector<FieldSpec<T>>& fields, std::vector<T>& out,
                     Problems& problems, const auto& check) {
@@ -172,21 +160,22 @@ Result<PriceListRules> load_price_list_rules(const std::vector<CatalogFile>& fil
                    [](const ProviderRule&, const EntryContext&) {});
     decode_section(*parsed, "gpu_name", gpu_name_fields(), rules.gpu_names, problems,
                    [&](GpuNameRule& r, const EntryContext& ctx) {
-                     check_id(r.gpu, "gpu", "GPU", catalog.gpus, ctx);
+                     check_reference(r.gpu, "gpu", "GPU", catalog.gpus, ctx);
                      r.instance_re = compile(r.instance, ctx);
                    });
-    decode_section(*parsed, "instance", instance_fields(), rules.instances, problems,
-                   [&](InstanceRule& r, const EntryContext& ctx) {
-                     check_id(r.gpu_link, "gpu_link", "interconnect", catalog.interconnects, ctx);
-                     check_id(r.fabric, "fabric", "interconnect", catalog.interconnects, ctx);
-                     if (r.fabric.empty() != !r.fabric_gbit_per_gpu) {
-                       ctx.error("fabric", "'fabric' and 'fabric_gbit_per_gpu' go together");
-                     }
-                     r.instance_re = compile(r.instance, ctx);
-                   });
+    decode_section(
+        *parsed, "instance", instance_fields(), rules.instances, problems,
+        [&](InstanceRule& r, const EntryContext& ctx) {
+          check_reference(r.gpu_link, "gpu_link", "interconnect", catalog.interconnects, ctx);
+          check_reference(r.fabric, "fabric", "interconnect", catalog.interconnects, ctx);
+          if (r.fabric.empty() != !r.fabric_gbit_per_gpu) {
+            ctx.error("fabric", "'fabric' and 'fabric_gbit_per_gpu' go together");
+          }
+          r.instance_re = compile(r.instance, ctx);
+        });
     decode_section(*parsed, "region", region_fields_(), rules.regions, problems,
                    [&](const RegionRule& r, const EntryContext& ctx) {
-                     check_id(r.region, "region", "region", catalog.regions, ctx);
+                     check_reference(r.region, "region", "region", catalog.regions, ctx);
                    });
   }
   if (!problems.empty()) return problems.to_status();
