@@ -53,6 +53,51 @@ Status consider_rented(Request& r, DemandRuns& runs, Recommendation& rec) {
   return {};
 }
 
+bool owned_and_breaks(const Option& o, std::string_view constraint) {
+  return o.kind == "own" &&
+         std::find(o.binding.begin(), o.binding.end(), constraint) != o.binding.end();
+}
+
+// A budget that buys no owned machine because each includes a new base system: what it buys as a
+// GPU added to the PC the user has (--system existing-desktop), said with the answer.
+void note_existing_desktop(const Demand& demand, const Constraints& k, const Catalog& catalog,
+                           const Calibration& calibration, Recommendation& rec) {
+  constexpr std::string_view kDesktop = "existing-desktop";
+  const auto owned = [](const Option& o) { return o.kind == "own"; };
+  if (k.acquire == "rent" || !k.system.empty() || k.machine || !catalog.find_system(kDesktop) ||
+      std::any_of(rec.options.begin(), rec.options.end(), owned) ||
+      std::none_of(rec.rejected.begin(), rec.rejected.end(),
+                   [](const Option& o) { return owned_and_breaks(o, "budget"); }))
+    return;
+  Constraints in_pc = k;
+  in_pc.system = kDesktop;
+  in_pc.acquire = "own";
+  auto alt = recommend(demand, in_pc, catalog, calibration);
+  if (!alt) return;
+  std::string line;
+  if (const auto it = std::find_if(alt->options.begin(), alt->options.end(), owned);
+      it != alt->options.end()) {
+    line = fmt::format("{} at {} (--system {})", label(*it), usd(it->total_cost_usd), kDesktop);
+  } else if (const auto stale = std::find_if(alt->rejected.begin(), alt->rejected.end(),
+                                             [](const Option& o) {
+                                               return o.binding ==
+                                                      std::vector<std::string>{"price_age"};
+                                             });
+             stale != alt->rejected.end()) {
+    line =
+        fmt::format("{} at {} on a price more than a year old (--system {} --allow-stale-prices)",
+                    label(*stale), usd(stale->total_cost_usd), kDesktop);
+  } else {
+    line = fmt::format("no GPU that meets every other constraint either (--system {})", kDesktop);
+  }
+  // Beside the relaxations when nothing is feasible, else with the notes of the answer.
+  (rec.options.empty() ? rec.relaxations : rec.assumptions)
+      .push_back(fmt::format(
+          "every owned option here includes a new base system; the budget buys, as a GPU added "
+          "to the PC you have: {}",
+          line));
+}
+
 }  // namespace
 
 Result<Recommendation> recommend(const Demand& demand, const Constraints& constraints,
@@ -83,6 +128,7 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
   rank(rec);
   note_price_ages(r, rec);
   relax(rec);
+  note_existing_desktop(demand, constraints, catalog, calibration, rec);
   return rec;
 }
 

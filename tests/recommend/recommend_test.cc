@@ -64,6 +64,25 @@ TEST(Recommend, EveryPresetHasARankedAnswer) {
   }
 }
 
+// A budget that buys no owned machine with a new base system says what it buys as a GPU added
+// to the PC the user has (Dettmers' advice at 1,500 USD: a used card in the PC you have).
+TEST(Recommend, ABudgetThatBuysNothingNamesWhatItBuysInTheExistingDesktop) {
+  const Preset& kaggle = *find_preset(embedded_presets(), "kaggle").value();
+  auto demand = preset_demand(kaggle, default_zoo());
+  ASSERT_TRUE(demand.ok());
+  Constraints k = kaggle.constraints;
+  k.budget_usd = 1500;
+  k.acquire = "own";
+  auto rec = recommend(*demand, k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  EXPECT_TRUE(rec->options.empty());
+  ASSERT_FALSE(rec->relaxations.empty());
+  EXPECT_EQ(rec->relaxations.back(),
+            "every owned option here includes a new base system; the budget buys, as a GPU added "
+            "to the PC you have: own used 1 x rtx-a4000 (existing-desktop) at 418 USD (--system "
+            "existing-desktop)");
+}
+
 // A work demand's time is the work over the predicted throughput.
 TEST(Recommend, TimeToResultIsWorkOverThroughput) {
   Constraints k;
