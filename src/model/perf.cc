@@ -313,6 +313,323 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   return predict(w, gpu, config, calibration, catalog, *facts);
 }
 
+namespace {
+
+// What every step of a prediction reads: the run as the memory model resolved it, and the GPU's
+// rates and calibration at the run's precision.
+struct StepContext {
+  const Workload& w;
+  const Gpu& gpu;
+  const RunConfig& c;  // the memory estimate's configuration, defaults resolved
+  const RunFacts& facts;
+  const Catalog& catalog;
+  Rates rates;
+  ArchCalibration cal;
+  double beta = 2;  // bytes per element
+  bool train = false;
+  bool decode = false;  // one generated token per sequence
+  bool frozen = false;  // the base weights are not trained (LoRA, QLoRA)
+  int tp = 1, pp = 1, dp = 1;
+  double batch = 1, seq = 1;
+  // The parameters the run trains, as the memory model counts them (LoRA: r·(in + out) per
+  // targeted matrix), and the steps an optimizer update is spread over.
+  double trained = 0, accum = 1;
+};
+
+StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                         const Calibration& calibration, const Catalog& catalog,
+                         const RunFacts& facts) {
+  const RunConfig& c = facts.memory.config;
+  StepContext s{w, gpu, c, facts, catalog};
+  s.cal = calibration.for_arch(calibration_key(gpu));
+  s.rates = rates_for(gpu, c.precision);
+  const bool fp32 = c.precision == "fp32" || c.precision == "tf32";
+  if (fp32 && gpu.tf32_tflops) s.cal.gemm_efficiency *= s.cal.tf32_efficiency;
+  s.beta = fp32 ? 4 : 2;
+  s.train = c.mode == "train";
+  s.decode = config.mode == "decode";
+  s.frozen = c.method != "full";
+  s.tp = c.tensor_parallel;
+  s.pp = c.pipeline_parallel;
+  s.dp = c.gpus / (s.tp * s.pp);
+  s.batch = *c.batch;
+  s.seq = *c.seq_len;
+  s.trained = facts.memory.trainable_params;
+  s.accum = c.grad_accum;
+  return s;
+}
+
+// The operators of one step on one GPU: `ops` run forward (and, training, backward);
+// `forward_only` are the frozen components beside trained ones.
+struct StepOps {
+  std::vector<Op> ops, forward_only;
+};
+
+Result<StepOps> step_ops(const StepContext& s) {
+  StepOps out;
+  if (s.w.transformer) {
+    transformer_ops(*s.w.transformer, s.batch * s.seq, s.seq, s.beta, s.c.flash_attention, s.tp,
+                    s.rates, out.ops);
+    // Training pipelines keep every stage busy with micro-batches (the bubble is added by
+    // pipeline_bubble); inference over split layers (llama.cpp-style) runs the stages one after
+    // another, so a single stream is no faster than on one GPU.
+    if (s.pp > 1 && s.train) {
+      for (auto& op : out.ops) op.count /= s.pp;
+    }
+    return out;
+  }
+  // Trained layers run forward and backward; frozen ones (text encoders, a VAE encoding its
+  // images) forward only; idle and cached components not at all.
+  auto plan = plan_components(s.w, s.c);
+  if (!plan) return plan.status();
+  layer_ops(s.w, plan->roles, s.train ? LayerRole::kTrained : LayerRole::kFrozen, s.batch, s.beta,
+            s.c.flash_attention, s.rates, out.ops);
+  if (s.train) {
+    layer_ops(s.w, plan->roles, LayerRole::kFrozen, s.batch, s.beta, s.c.flash_attention, s.rates,
+              out.forward_only);
+  }
+  return out;
+}
+
+// QLoRA: each 4-bit weight is dequantized to 16 bit before its matmul: packed codes read, 16-bit
+// written.
+Op dequantize_op(const StepContext& s) {
+  const ParamCounts& params = s.facts.params;
+  const double quantized = static_cast<double>(params.total - params.embedding - params.head);
+  Op dequantize = elementwise(quantized * (*bits_per_weight(s.c.weights) / 8 + 2) / (s.tp * s.pp));
+  dequantize.kind = "dequantize";
+  dequantize.kernels = static_cast<double>(layer_linears(*s.w.transformer).size()) *
+                       s.w.transformer->total_layers() / s.pp;
+  return dequantize;
+}
+
+// The optimizer update on this GPU's share of the trained parameters, once per `accum` steps.
+Op optimizer_op(const StepContext& s) {
+  const RunConfig& c = s.c;
+  const double per_param = c.optimizer == "adamw" || c.optimizer == "adam8bit" ||
+                                   c.optimizer == "paged-adamw" || c.optimizer == "paged-adamw8bit"
+                               ? (c.pure_16bit ? pc::kAdamPure16Bytes : pc::kAdamMixedBytes)
+                           : c.optimizer == "sgd-momentum" ? pc::kSgdMomentumBytes
+                                                           : pc::kSgdBytes;
+  Op optimizer;
+  optimizer.kind = "optimizer";
+  optimizer.bytes = s.trained * per_param / (s.tp * s.pp) / (c.zero >= 1 ? s.dp : 1) / s.accum;
+  optimizer.kernels = 4 / s.accum;
+  return optimizer;
+}
+
+// A training step's operator times: the forward, the backward (activation gradients and, for
+// trained layers, weight gradients), a recomputed forward under checkpointing, QLoRA's
+// dequantization in each of them, and the optimizer when it runs on the GPU.
+Timing train_timing(const StepContext& s, const StepOps& ops) {
+  Timing timing;
+  const double recompute = s.c.checkpointing ? 1 : 0;
+  time_ops(ops.ops, 1 + (s.frozen ? 1 : 2) + recompute, 1 + 2 + recompute, s.rates, s.cal, timing);
+  time_ops(ops.forward_only, 1, 1, s.rates, s.cal, timing);
+  if (s.c.method == "qlora" && s.w.transformer)
+    time_ops({dequantize_op(s)}, 2 + recompute, 2 + recompute, s.rates, s.cal, timing);
+  if (s.c.offload == "none") time_ops({optimizer_op(s)}, 1, 1, s.rates, s.cal, timing);
+  return timing;
+}
+
+// The operator times of a step (training, or one forward pass), divided by `implementation`, the
+// workload's measured fraction of the operator model's speed.
+Timing compute_timing(const StepContext& s, const StepOps& ops, double implementation) {
+  Timing timing;
+  if (s.train) {
+    timing = train_timing(s, ops);
+  } else {
+    time_ops(ops.ops, 1, 1, s.rates, s.cal, timing);
+  }
+  for (double* t : {&timing.gemm, &timing.attention, &timing.elementwise, &timing.optimizer,
+                    &timing.dequantize, &timing.compute_bound, &timing.memory_bound}) {
+    *t /= implementation;
+  }
+  return timing;
+}
+
+// Adds the compute terms of the step to `p`; returns their sum, in seconds.
+double add_compute_terms(const Timing& timing, bool train, Prediction& p) {
+  p.terms.push_back({"gemm", timing.gemm, timing.gemm_flops, 0, "compute"});
+  p.terms.push_back({"attention", timing.attention, timing.other_flops, 0, "compute"});
+  p.terms.push_back({"elementwise", timing.elementwise, 0, 0, "memory"});
+  if (train) p.terms.push_back({"optimizer", timing.optimizer, 0, 0, "memory"});
+  if (timing.dequantize > 0) p.terms.push_back({"dequantize", timing.dequantize, 0, 0, "memory"});
+  return timing.gemm + timing.attention + timing.elementwise + timing.optimizer + timing.dequantize;
+}
+
+// The collectives' path: the GPU-to-GPU link within a node, the network between nodes.
+struct Fabric {
+  std::string link_name;
+  double busbw_gbps = 0;
+  double latency_s = 0;
+};
+
+Fabric fabric_for(const StepContext& s) {
+  const int node = node_gpus(s.c);
+  const Link link = link_for(s.gpu, s.c, std::min(s.c.gpus, node), s.catalog);
+  Fabric f{link.name, link.busbw_gbps, pc::kIntraNodeLatencyS};
+  if (s.c.gpus > node) {
+    f.busbw_gbps = std::min(f.busbw_gbps, network_gbps(s.c) * pc::kNetworkEfficiency);
+    f.latency_s = pc::kInterNodeLatencyS;
+  }
+  return f;
+}
+
+// Bytes a data-parallel rank sends per step, ZeRO-3/FSDP: all-gather the weights as stored (16
+// bit; 4 bit under FSDP-QLoRA) for the forward and again for the backward, reduce-scatter the
+// gradients.
+double zero3_bytes(const StepContext& s, double share) {
+  const double weight_bytes = s.c.precision == "fp32" || s.c.precision == "tf32" ? 4 : 2;
+  const double stored = s.frozen ? *bits_per_weight(s.c.weights) / 8 : weight_bytes;
+  return (2 * static_cast<double>(s.facts.params.total) * stored +
+          s.trained * weight_bytes / s.accum) *
+         share;
+}
+
+// Bytes a data-parallel rank sends per step, DDP and ZeRO-1/2: a ring all-reduce (or
+// reduce-scatter + all-gather) of the gradients, fp32 under AMP. With accumulation only the
+// last micro-batch's backward reduces (DDP no_sync).
+double gradient_bytes(const StepContext& s, double share) {
+  return 2 * s.trained * (s.c.pure_16bit ? 2 : 4) * share / s.accum;
+}
+
+// Exposed seconds of the data-parallel traffic of a step whose compute takes `compute_s`:
+// ZeRO-3 prefetching overlaps it with the whole step, DDP with the backward pass bucket by
+// bucket; the last bucket is never hidden.
+double data_parallel_s(const StepContext& s, const Fabric& f, double compute_s) {
+  const double share = (s.dp - 1.0) / s.dp / (s.tp * s.pp);
+  const bool zero3 = s.c.zero >= 3;
+  const double traffic = zero3 ? zero3_bytes(s, share) : gradient_bytes(s, share);
+  const double hideable = zero3 ? compute_s : compute_s * 2.0 / 3.0;
+  const double t_comm = traffic / (f.busbw_gbps * 1e9) + 2.0 * (s.dp - 1) * f.latency_s;
+  const double last_bucket = std::min(pc::kDdpBucketBytes / (f.busbw_gbps * 1e9), t_comm);
+  return std::max(t_comm - pc::kBackwardOverlap * hideable, last_bucket);
+}
+
+// Megatron tensor parallelism: two all-reduces of the activations per layer forward, two
+// backward; seconds per step.
+double tensor_parallel_s(const StepContext& s, const Fabric& f) {
+  const TransformerConfig& t = *s.w.transformer;
+  const double act = s.batch * s.seq * t.hidden_size * s.beta;
+  const double per =
+      2.0 * (s.tp - 1) / s.tp * act / (f.busbw_gbps * 1e9) + 2.0 * (s.tp - 1) * f.latency_s;
+  return per * (s.train ? 4 : 2) * t.total_layers() / s.pp;
+}
+
+// 1F1B pipeline bubble: the step takes 1 + (p - 1) / m of the ideal time.
+double pipeline_bubble(const StepContext& s) {
+  const double micro = s.pp * pc::kMicroBatchesPerStage;
+  return 1 + (s.pp - 1) / micro;
+}
+
+// The communication of a step over several GPUs whose compute takes `compute_s`.
+struct Communication {
+  double exposed_s = 0;        // not overlapped with compute
+  double pipeline_factor = 1;  // the compute time's stretch by the pipeline bubble
+  std::string link_name;       // empty on one GPU
+};
+
+Communication communication(const StepContext& s, double compute_s) {
+  Communication out;
+  if (s.c.gpus <= 1) return out;
+  const Fabric f = fabric_for(s);
+  out.link_name = f.link_name;
+  if (s.train && s.dp > 1) out.exposed_s += data_parallel_s(s, f, compute_s);
+  if (s.tp > 1 && s.w.transformer) out.exposed_s += tensor_parallel_s(s, f);
+  if (s.pp > 1 && s.train) out.pipeline_factor = pipeline_bubble(s);
+  return out;
+}
+
+void append_note(Prediction& p, const std::string& note) {
+  p.note += (p.note.empty() ? "" : "; ") + note;
+}
+
+// Offload: the optimizer's gradients go to host memory and the updated 16-bit weights come
+// back once per optimizer step (ZeRO-Offload); offloaded weights (ZeRO-3) cross PCIe for the
+// forward and the backward of every step. Counted as not overlapped with compute; the CPU's
+// optimizer arithmetic is not counted. Adds the term and a note to `p`; returns the seconds.
+double add_offload_traffic(const StepContext& s, Prediction& p) {
+  if (!s.train || s.c.offload == "none") return 0;
+  const double shard = s.c.zero >= 3 ? s.dp : 1;
+  double bytes = 2 * s.trained * 2 / (s.tp * s.pp) / shard / s.accum;
+  if (s.c.offload == "cpu" && s.c.zero >= 3) {
+    const double stored = s.frozen ? *bits_per_weight(s.c.weights) / 8 : 2;
+    bytes += 2 * static_cast<double>(s.facts.params.total) * stored / (s.tp * s.pp) / shard;
+  }
+  const double seconds = bytes / (pcie_gbps(s.gpu, s.catalog) * 1e9 * pc::kOffloadEfficiency);
+  p.terms.push_back({"offload_traffic", seconds, 0, bytes, "capacity"});
+  append_note(p, fmt::format("{:.1f} GB per step over PCIe {}.0 x{} for the offload", bytes / 1e9,
+                             s.gpu.pcie_gen, s.gpu.pcie_lanes));
+  return seconds;
+}
+
+// A run that does not fit in `capacity` GB is offloaded: what does not fit crosses PCIe each
+// step (training: there and back; inference: once per forward or generated token). Adds the term
+// and replaces the note of `p`; returns the seconds (0 when it fits).
+double add_spill(const StepContext& s, double capacity, Prediction& p) {
+  if (p.fits) return 0;
+  const double total_gb = s.facts.memory.total_gb;
+  const double excess = (total_gb - capacity) * 1e9;
+  const double pcie = pcie_gbps(s.gpu, s.catalog) * pc::kOffloadEfficiency;
+  const double offload = excess * (s.train ? 2 : 1) / (pcie * 1e9);
+  p.terms.push_back({"offload", offload, 0, excess, "capacity"});
+  p.note = fmt::format(
+      "needs {:.1f} GB of {:.1f} GB: {:.1f} GB streamed from host memory over PCIe "
+      "{}.0 x{} each step",
+      total_gb, capacity, excess / 1e9, s.gpu.pcie_gen, s.gpu.pcie_lanes);
+  return offload;
+}
+
+// Throughput in the workload's unit, over all data-parallel ranks, at `step` seconds a step.
+void set_throughput(const StepContext& s, double step, Prediction& p) {
+  const std::string& unit = s.w.throughput_unit;
+  const double units_per_sample =
+      unit == "tokens" || unit == "mel-frames" || unit == "audio-samples" ? (s.decode ? 1.0 : s.seq)
+                                                                          : 1.0;
+  p.unit = unit + "/s";
+  p.samples_per_step = s.batch * s.dp;
+  p.throughput = p.samples_per_step * units_per_sample / step;
+}
+
+// What bounds the step: the largest of its compute-bound, memory-bound, communication and
+// offload times.
+const char* bound_of(const Timing& timing, double communication_s, double offload_s) {
+  const std::pair<double, const char*> shares[] = {{timing.compute_bound, "compute"},
+                                                   {timing.memory_bound, "memory"},
+                                                   {communication_s, "communication"},
+                                                   {offload_s, "capacity"}};
+  return std::max_element(std::begin(shares), std::end(shares))->second;
+}
+
+// Model FLOPs utilisation: the workload's FLOPs (6·N·tokens-style, no recomputation) over the
+// peak of all GPUs in the step time.
+double model_flops_utilisation(const StepContext& s, double step) {
+  const FlopCounts& f = s.facts.flops;
+  const double model_flops = s.decode ? f.decode_per_token : (s.train ? f.train : f.forward);
+  return model_flops * s.dp / (step * s.rates.tensor_tflops * 1e12 * s.c.gpus);
+}
+
+// What the prediction assumed: the workload's measured speed, the GPU-to-GPU link, an inference
+// split over pipeline stages.
+void add_notes(const StepContext& s, double implementation, const std::string& link_name,
+               Prediction& p) {
+  if (implementation != 1) {
+    append_note(
+        p, fmt::format(
+               "operator times divided by {:.3g}, this workload's measured speed against the model",
+               implementation));
+  }
+  if (!link_name.empty()) append_note(p, fmt::format("GPU-to-GPU: {}", link_name));
+  if (!s.train && s.pp > 1) {
+    append_note(
+        p, fmt::format("layers split over {} GPUs: each runs in turn, so one stream is no faster",
+                       s.pp));
+  }
+}
+
+}  // namespace
+
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog,
                            const RunFacts& facts) {
@@ -320,229 +637,35 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   // An LLM served for inference: the engine's phases (inference_perf.cc).
   if (w.transformer && facts.memory.config.mode != "train")
     return predict_inference(w, gpu, calibration, catalog, facts);
-  const MemoryEstimate& estimate = facts.memory;
-  const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
+  const StepContext s = step_context(w, gpu, config, calibration, catalog, facts);
+  auto ops = step_ops(s);
+  if (!ops) return ops.status();
   Prediction p;
-  p.config = estimate.config;
-  p.warnings = estimate.warnings;
-  const RunConfig& c = p.config;
+  p.config = facts.memory.config;
+  p.warnings = facts.memory.warnings;
   p.workload_class = facts.workload_class;
   p.error_band = calibration.error_band.count(p.workload_class)
                      ? calibration.error_band.at(p.workload_class)
                      : 0.25;
-  ArchCalibration cal = calibration.for_arch(calibration_key(gpu));
-  const Rates rates = rates_for(gpu, c.precision);
-  if ((c.precision == "fp32" || c.precision == "tf32") && gpu.tf32_tflops)
-    cal.gemm_efficiency *= cal.tf32_efficiency;
-  const double beta = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
-  const bool train = c.mode == "train";
-  const bool decode = config.mode == "decode";
-  const int tp = c.tensor_parallel, pp = c.pipeline_parallel;
-  const int dp = c.gpus / (tp * pp);
-  const double batch = *c.batch, seq = *c.seq_len;
-
-  std::vector<Op> ops, forward_only;
-  if (w.transformer) {
-    transformer_ops(*w.transformer, batch * seq, seq, beta, c.flash_attention, tp, rates, ops);
-    // Training pipelines keep every stage busy with micro-batches (the bubble is added below);
-    // inference over split layers (llama.cpp-style) runs the stages one after another, so a
-    // single stream is no faster than on one GPU.
-    if (pp > 1 && train) {
-      for (auto& op : ops) op.count /= pp;
-    }
-  } else {
-    // Trained layers run forward and backward; frozen ones (text encoders, a VAE encoding its
-    // images) forward only; idle and cached components not at all.
-    auto plan = plan_components(w, c);
-    if (!plan) return plan.status();
-    layer_ops(w, plan->roles, train ? LayerRole::kTrained : LayerRole::kFrozen, batch, beta,
-              c.flash_attention, rates, ops);
-    if (train) {
-      layer_ops(w, plan->roles, LayerRole::kFrozen, batch, beta, c.flash_attention, rates,
-                forward_only);
-    }
-  }
-
-  Timing timing;
-  const bool frozen = c.method != "full";
-  // The parameters the run trains, as the memory model counts them (LoRA: r·(in + out) per
-  // targeted matrix), and the steps an optimizer update is spread over.
-  const double trained = estimate.trainable_params;
-  const double accum = c.grad_accum;
-  if (train) {
-    // Backward: activation gradients and (trained layers) weight gradients; recomputation adds
-    // a forward.
-    const double recompute = c.checkpointing ? 1 : 0;
-    time_ops(ops, 1 + (frozen ? 1 : 2) + recompute, 1 + 2 + recompute, rates, cal, timing);
-    time_ops(forward_only, 1, 1, rates, cal, timing);
-    if (c.method == "qlora" && w.transformer) {
-      // Each 4-bit weight is dequantized to 16 bit before its matmul, in the forward, again for
-      // the activation gradient, and in a recomputed forward: packed codes read, 16-bit written.
-      const double quantized =
-          static_cast<double>(facts.params.total - facts.params.embedding - facts.params.head);
-      Op dequantize = elementwise(quantized * (*bits_per_weight(c.weights) / 8 + 2) / (tp * pp));
-      dequantize.kind = "dequantize";
-      dequantize.kernels = static_cast<double>(layer_linears(*w.transformer).size()) *
-                           w.transformer->total_layers() / pp;
-      time_ops({dequantize}, 2 + recompute, 2 + recompute, rates, cal, timing);
-    }
-    const double per_param = c.optimizer == "adamw" || c.optimizer == "adam8bit" ||
-                                     c.optimizer == "paged-adamw" ||
-                                     c.optimizer == "paged-adamw8bit"
-                                 ? (c.pure_16bit ? pc::kAdamPure16Bytes : pc::kAdamMixedBytes)
-                             : c.optimizer == "sgd-momentum" ? pc::kSgdMomentumBytes
-                                                             : pc::kSgdBytes;
-    if (c.offload == "none") {
-      Op optimizer;
-      optimizer.kind = "optimizer";
-      optimizer.bytes = trained * per_param / (tp * pp) / (c.zero >= 1 ? dp : 1) / accum;
-      optimizer.kernels = 4 / accum;
-      time_ops({optimizer}, 1, 1, rates, cal, timing);
-    }
-  } else {
-    time_ops(ops, 1, 1, rates, cal, timing);
-  }
   // A measured workload runs at its fitted fraction of the operator model's speed.
   const double implementation = calibration.workload_efficiency(w.id);
-  for (double* t : {&timing.gemm, &timing.attention, &timing.elementwise, &timing.optimizer,
-                    &timing.dequantize, &timing.compute_bound, &timing.memory_bound}) {
-    *t /= implementation;
-  }
-  double step =
-      timing.gemm + timing.attention + timing.elementwise + timing.optimizer + timing.dequantize;
-  p.terms.push_back({"gemm", timing.gemm, timing.gemm_flops, 0, "compute"});
-  p.terms.push_back({"attention", timing.attention, timing.other_flops, 0, "compute"});
-  p.terms.push_back({"elementwise", timing.elementwise, 0, 0, "memory"});
-  if (train) p.terms.push_back({"optimizer", timing.optimizer, 0, 0, "memory"});
-  if (timing.dequantize > 0) p.terms.push_back({"dequantize", timing.dequantize, 0, 0, "memory"});
-
-  // Communication.
-  double exposed = 0;
-  std::string link_name;
-  if (c.gpus > 1) {
-    const int node = node_gpus(c);
-    const Link link = link_for(gpu, c, std::min(c.gpus, node), catalog);
-    link_name = link.name;
-    double busbw = link.busbw_gbps;
-    double latency = pc::kIntraNodeLatencyS;
-    if (c.gpus > node) {
-      busbw = std::min(busbw, network_gbps(c) * pc::kNetworkEfficiency);
-      latency = pc::kInterNodeLatencyS;
-    }
-    const ParamCounts& pcount = facts.params;
-    if (train && dp > 1) {
-      const double share = (dp - 1.0) / dp / (tp * pp);
-      double traffic = 0, hideable = 0;
-      if (c.zero >= 3) {
-        // ZeRO-3/FSDP: all-gather the weights as stored (16 bit; 4 bit under FSDP-QLoRA) for the
-        // forward and again for the backward, reduce-scatter the gradients; prefetching overlaps
-        // it with the whole step.
-        const double weight_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
-        const double stored = frozen ? *bits_per_weight(c.weights) / 8 : weight_bytes;
-        traffic =
-            (2 * static_cast<double>(pcount.total) * stored + trained * weight_bytes / accum) *
-            share;
-        hideable = step;
-      } else {
-        // DDP and ZeRO-1/2: a ring all-reduce (or reduce-scatter + all-gather) of the gradients,
-        // fp32 under AMP, overlapped with the backward pass bucket by bucket.
-        // With accumulation only the last micro-batch's backward reduces (DDP no_sync).
-        traffic = 2 * trained * (c.pure_16bit ? 2 : 4) * share / accum;
-        hideable = step * 2.0 / 3.0;
-      }
-      const double t_comm = traffic / (busbw * 1e9) + 2.0 * (dp - 1) * latency;
-      const double last_bucket = std::min(pc::kDdpBucketBytes / (busbw * 1e9), t_comm);
-      exposed += std::max(t_comm - pc::kBackwardOverlap * hideable, last_bucket);
-    }
-    if (tp > 1 && w.transformer) {
-      // Megatron: two all-reduces of the activations per layer forward, two backward.
-      const double act = batch * seq * w.transformer->hidden_size * beta;
-      const double per = 2.0 * (tp - 1) / tp * act / (busbw * 1e9) + 2.0 * (tp - 1) * latency;
-      exposed += per * (train ? 4 : 2) * w.transformer->total_layers() / pp;
-    }
-    if (pp > 1 && train) {
-      // 1F1B pipeline bubble: (p - 1) / m of the ideal time.
-      const double micro = pp * pc::kMicroBatchesPerStage;
-      step *= 1 + (pp - 1) / micro;
-    }
-    p.terms.push_back({"communication", exposed, 0, 0, "communication"});
-  }
-  step += exposed;
-
-  // Offload: the optimizer's gradients go to host memory and the updated 16-bit weights come
-  // back once per optimizer step (ZeRO-Offload); offloaded weights (ZeRO-3) cross PCIe for the
-  // forward and the backward of every step. Counted as not overlapped with compute; the CPU's
-  // optimizer arithmetic is not counted.
-  double offload_traffic_s = 0;
-  if (train && c.offload != "none") {
-    const double shard = c.zero >= 3 ? dp : 1;
-    double bytes = 2 * trained * 2 / (tp * pp) / shard / accum;
-    if (c.offload == "cpu" && c.zero >= 3) {
-      const double stored = frozen ? *bits_per_weight(c.weights) / 8 : 2;
-      bytes += 2 * static_cast<double>(facts.params.total) * stored / (tp * pp) / shard;
-    }
-    offload_traffic_s = bytes / (pcie_gbps(gpu, catalog) * 1e9 * pc::kOffloadEfficiency);
-    p.terms.push_back({"offload_traffic", offload_traffic_s, 0, bytes, "capacity"});
-    step += offload_traffic_s;
-    p.note += (p.note.empty() ? "" : "; ") +
-              fmt::format("{:.1f} GB per step over PCIe {}.0 x{} for the offload", bytes / 1e9,
-                          gpu.pcie_gen, gpu.pcie_lanes);
-  }
-
-  // A run that does not fit is offloaded: what does not fit crosses PCIe each step (training:
-  // there and back; inference: once per forward or generated token).
-  p.fits = estimate.total_gb <= capacity || c.known_to_fit;
-  if (!p.fits) {
-    const double excess = (estimate.total_gb - capacity) * 1e9;
-    const double pcie = pcie_gbps(gpu, catalog) * pc::kOffloadEfficiency;
-    const double offload = excess * (train ? 2 : 1) / (pcie * 1e9);
-    p.terms.push_back({"offload", offload, 0, excess, "capacity"});
-    step += offload;
-    p.note = fmt::format(
-        "needs {:.1f} GB of {:.1f} GB: {:.1f} GB streamed from host memory over PCIe "
-        "{}.0 x{} each step",
-        estimate.total_gb, capacity, excess / 1e9, gpu.pcie_gen, gpu.pcie_lanes);
-  }
+  const Timing timing = compute_timing(s, *ops, implementation);
+  double step = add_compute_terms(timing, s.train, p);
+  const Communication comm = communication(s, step);
+  step *= comm.pipeline_factor;
+  if (s.c.gpus > 1) p.terms.push_back({"communication", comm.exposed_s, 0, 0, "communication"});
+  step += comm.exposed_s;
+  const double offload_traffic_s = add_offload_traffic(s, p);
+  step += offload_traffic_s;
+  const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
+  p.fits = facts.memory.total_gb <= capacity || s.c.known_to_fit;
+  const double spill_s = add_spill(s, capacity, p);
+  step += spill_s;
   p.step_time_s = step;
-
-  // Throughput in the workload's unit.
-  const double units_per_sample = w.throughput_unit == "tokens" ||
-                                          w.throughput_unit == "mel-frames" ||
-                                          w.throughput_unit == "audio-samples"
-                                      ? (decode ? 1.0 : seq)
-                                      : 1.0;
-  p.unit = w.throughput_unit + "/s";
-  p.samples_per_step = batch * dp;
-  p.throughput = p.samples_per_step * units_per_sample / step;
-
-  // What bounds it: the largest share of the step.
-  const double communication = exposed;
-  const double offload_time = (p.fits ? 0 : p.terms.back().seconds) + offload_traffic_s;
-  const std::pair<double, const char*> shares[] = {{timing.compute_bound, "compute"},
-                                                   {timing.memory_bound, "memory"},
-                                                   {communication, "communication"},
-                                                   {offload_time, "capacity"}};
-  p.bound = std::max_element(std::begin(shares), std::end(shares))->second;
-
-  // Model FLOPs utilisation: the workload's FLOPs (6·N·tokens-style, no recomputation) over the
-  // peak of all GPUs in the step time.
-  const FlopCounts& f = facts.flops;
-  const double model_flops = decode ? f.decode_per_token : (train ? f.train : f.forward);
-  p.mfu = model_flops * dp / (step * rates.tensor_tflops * 1e12 * c.gpus);
-  if (implementation != 1) {
-    p.note +=
-        (p.note.empty() ? "" : "; ") +
-        fmt::format(
-            "operator times divided by {:.3g}, this workload's measured speed against the model",
-            implementation);
-  }
-  if (!link_name.empty())
-    p.note += (p.note.empty() ? "" : "; ") + fmt::format("GPU-to-GPU: {}", link_name);
-  if (!train && pp > 1) {
-    p.note +=
-        (p.note.empty() ? "" : "; ") +
-        fmt::format("layers split over {} GPUs: each runs in turn, so one stream is no faster", pp);
-  }
+  set_throughput(s, step, p);
+  p.bound = bound_of(timing, comm.exposed_s, spill_s + offload_traffic_s);
+  p.mfu = model_flops_utilisation(s, step);
+  add_notes(s, implementation, comm.link_name, p);
   return p;
 }
 
