@@ -795,6 +795,118 @@ void inference_suggestions(const Run& r, TryChange& try_change) {
     try_change(fmt::format("--kv-cache {}", kv), [&](Run& a) { a.c.kv_cache = kv; });
   }
 }
+
+// The longest sequence (context) that fits at the run's batch: memory grows with s
+// (quadratically without flash attention), so search. Bounded by the model's context.
+int longest_sequence(const Run& run) {
+  const int limit = std::max(run.w.transformer->max_positions, 1);
+  auto fits_at = [&](int s) {
+    Run longer = run;
+    longer.seq = s;
+    return evaluate(longer, run.capacity_gb).fits;
+  };
+  int lo = 0, hi = limit;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (fits_at(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+// The run on `n` GPUs sharded as far as it goes: ZeRO-3 (training) or split the model the
+// engine's way (inference).
+MemoryEstimate on_gpus(const Run& run, int n) {
+  Run many = run;
+  many.c.gpus = n;
+  if (many.train) {
+    many.c.zero = 3;
+    many.c.tensor_parallel = many.c.pipeline_parallel = 1;
+    many.mp = 1;
+    many.dp = n;
+    return evaluate(many, run.capacity_gb);
+  }
+  return evaluate(split_over(many, n, run.engine->split), run.capacity_gb);
+}
+
+// The fewest GPUs that hold the run: its own count when it fits, else a power of two up to 1024
+// (0: not within).
+int fewest_gpus(const Run& run, bool fits) {
+  if (fits) return run.c.gpus;
+  for (int n = 1; n <= 1024; n *= 2) {
+    if ((run.train || splits(run, n, run.engine->split)) && on_gpus(run, n).fits) return n;
+  }
+  return 0;
+}
+
+// Training: checkpointing, adapters, a smaller optimizer state, a chunked loss, offloaded
+// activations, in the order a user would try them.
+template <class TryChange>
+void training_suggestions(const Run& r, TryChange& try_change) {
+  auto checkpoint = [](Run& a) {
+    a.c.checkpointing = true;
+    a.c.recompute = "full";
+  };
+  if (!r.c.checkpointing) try_change("--checkpointing", checkpoint);
+  const bool adapters = has_adapter_targets(r.w);
+  if (r.c.method == "full" && adapters) {
+    try_change("--method lora", [](Run& a) {
+      a.c.method = "lora";
+      a.c.weights.clear();
+    });
+  }
+  if (r.c.method != "qlora" && adapters) {
+    try_change("--method qlora", [](Run& a) {
+      a.c.method = "qlora";
+      a.c.weights.clear();
+    });
+    try_change("--method qlora --checkpointing", [&](Run& a) {
+      a.c.method = "qlora";
+      a.c.weights.clear();
+      checkpoint(a);
+    });
+  }
+  if (r.c.optimizer == "adamw")
+    try_change("--optimizer adam8bit", [](Run& a) { a.c.optimizer = "adam8bit"; });
+  if (r.c.loss_chunks == 1 && r.w.transformer)
+    try_change("--loss-chunks 8", [](Run& a) { a.c.loss_chunks = 8; });
+  if (r.c.checkpointing && !r.c.activation_offload)
+    try_change("--activation-offload", [](Run& a) { a.c.activation_offload = true; });
+}
+
+// What would make a run that does not fit fit, each with the total it needs: changes to the
+// run (training_suggestions, inference_suggestions), then a smaller batch, then more GPUs.
+std::vector<std::string> fitting_changes(const Run& run, int max_batch, int min_gpus) {
+  std::vector<std::string> out;
+  auto try_change = [&](std::string label, auto change) {
+    Run alt = run;
+    change(alt);
+    auto changed = resolve(run.w, alt.c);
+    if (!changed) return false;
+    changed->capacity_gb = run.capacity_gb;
+    const MemoryEstimate m = evaluate(*changed, run.capacity_gb);
+    if (m.fits) out.push_back(fmt::format("{} ({:.1f} GB)", label, m.total_gb));
+    return m.fits;
+  };
+  if (run.train) {
+    training_suggestions(run, try_change);
+  } else {
+    inference_suggestions(run, try_change);
+  }
+  if (max_batch >= 1 && max_batch < run.batch) out.push_back(fmt::format("--batch {}", max_batch));
+  if (min_gpus > 1) {
+    const bool tensor = run.engine->split == "tensor";
+    out.push_back(run.train
+                      ? fmt::format("{} GPUs with --zero 3 ({:.1f} GB each)", min_gpus,
+                                    on_gpus(run, min_gpus).total_gb)
+                      : fmt::format("--gpus {} --{} {} ({} split, {:.1f} GB each)", min_gpus,
+                                    tensor ? "tp" : "pp", min_gpus, tensor ? "tensor" : "layer",
+                                    on_gpus(run, min_gpus).total_gb));
+  }
+  return out;
+}
 }  // namespace
 
 std::optional<double> bits_per_weight(std::string_view format) {
@@ -874,118 +986,21 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
                                        const RunConfig& config, bool with_searches) {
   auto resolved = resolve(workload, config);
   if (!resolved) return resolved.status();
-  const double capacity = capacity_gb(gpu);
-  Run* run = &resolved.value();
-  run->capacity_gb = capacity;
+  Run& run = resolved.value();
+  run.capacity_gb = capacity_gb(gpu);
   std::vector<std::string> notes;
-  if (!run->train && workload.transformer) {
-    choose_split(*run, notes);
-    if (run->c.mode == "serve" && !config.batch) serve_at_capacity(*run, notes);
+  if (!run.train && workload.transformer) {
+    choose_split(run, notes);
+    if (run.c.mode == "serve" && !config.batch) serve_at_capacity(run, notes);
   }
-  MemoryEstimate e = evaluate(*run, capacity);
+  MemoryEstimate e = evaluate(run, run.capacity_gb);
   e.notes = std::move(notes);
-  e.warnings = run_warnings(workload, run->c);
+  e.warnings = run_warnings(workload, run.c);
   if (!with_searches) return e;
-  e.max_batch = largest_batch(*run);
-
-  // Longest sequence at this batch: memory grows with s (quadratically without flash
-  // attention), so search. Bounded by the model's context where it has one.
-  if (workload.transformer) {
-    const int limit = std::max(workload.transformer->max_positions, 1);
-    auto fits_at = [&](int s) {
-      Run longer = *run;
-      longer.seq = s;
-      return evaluate(longer, capacity).fits;
-    };
-    int lo = 0, hi = limit;
-    while (lo < hi) {
-      const int mid = lo + (hi - lo + 1) / 2;
-      if (fits_at(mid))
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    e.max_seq_len = lo;
-  }
-
-  // Fewest GPUs: shard everything with ZeRO-3 (training) or split the model the engine's way
-  // (inference).
-  auto on_gpus = [&](int n) {
-    Run many = *run;
-    many.c.gpus = n;
-    if (many.train) {
-      many.c.zero = 3;
-      many.c.tensor_parallel = many.c.pipeline_parallel = 1;
-      many.mp = 1;
-      many.dp = n;
-      return evaluate(many, capacity);
-    }
-    return evaluate(split_over(many, n, run->engine->split), capacity);
-  };
-  if (e.fits) {
-    e.min_gpus = run->c.gpus;
-  } else {
-    for (int n = 1; n <= 1024 && e.min_gpus == 0; n *= 2) {
-      if ((run->train || splits(*run, n, run->engine->split)) && on_gpus(n).fits) e.min_gpus = n;
-    }
-  }
-  if (e.fits) return e;
-
-  // What would make it fit, in the order a user would try them.
-  auto try_change = [&](std::string label, auto change) {
-    Run alt = *run;
-    change(alt);
-    auto changed = resolve(workload, alt.c);
-    if (!changed) return false;
-    changed->capacity_gb = capacity;
-    const MemoryEstimate m = evaluate(*changed, capacity);
-    if (m.fits) e.suggestions.push_back(fmt::format("{} ({:.1f} GB)", label, m.total_gb));
-    return m.fits;
-  };
-  if (run->train) {
-    auto checkpoint = [](Run& a) {
-      a.c.checkpointing = true;
-      a.c.recompute = "full";
-    };
-    if (!run->c.checkpointing) try_change("--checkpointing", checkpoint);
-    const bool adapters = has_adapter_targets(workload);
-    if (run->c.method == "full" && adapters) {
-      try_change("--method lora", [](Run& a) {
-        a.c.method = "lora";
-        a.c.weights.clear();
-      });
-    }
-    if (run->c.method != "qlora" && adapters) {
-      try_change("--method qlora", [](Run& a) {
-        a.c.method = "qlora";
-        a.c.weights.clear();
-      });
-      try_change("--method qlora --checkpointing", [&](Run& a) {
-        a.c.method = "qlora";
-        a.c.weights.clear();
-        checkpoint(a);
-      });
-    }
-    if (run->c.optimizer == "adamw")
-      try_change("--optimizer adam8bit", [](Run& a) { a.c.optimizer = "adam8bit"; });
-    if (run->c.loss_chunks == 1 && run->w.transformer)
-      try_change("--loss-chunks 8", [](Run& a) { a.c.loss_chunks = 8; });
-    if (run->c.checkpointing && !run->c.activation_offload)
-      try_change("--activation-offload", [](Run& a) { a.c.activation_offload = true; });
-  } else {
-    inference_suggestions(*run, try_change);
-  }
-  if (e.max_batch >= 1 && e.max_batch < run->batch)
-    e.suggestions.push_back(fmt::format("--batch {}", e.max_batch));
-  if (e.min_gpus > 1) {
-    const bool tensor = run->engine->split == "tensor";
-    e.suggestions.push_back(run->train ? fmt::format("{} GPUs with --zero 3 ({:.1f} GB each)",
-                                                     e.min_gpus, on_gpus(e.min_gpus).total_gb)
-                                       : fmt::format("--gpus {} --{} {} ({} split, {:.1f} GB each)",
-                                                     e.min_gpus, tensor ? "tp" : "pp", e.min_gpus,
-                                                     tensor ? "tensor" : "layer",
-                                                     on_gpus(e.min_gpus).total_gb));
-  }
+  e.max_batch = largest_batch(run);
+  if (workload.transformer) e.max_seq_len = longest_sequence(run);
+  e.min_gpus = fewest_gpus(run, e.fits);
+  if (!e.fits) e.suggestions = fitting_changes(run, e.max_batch, e.min_gpus);
   return e;
 }
 
