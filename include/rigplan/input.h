@@ -63,6 +63,11 @@ inline constexpr NumberField kZero{"zero", 0, 3, true};
 inline constexpr NumberField kGpus{"gpus", 1, 1'048'576, true};
 inline constexpr NumberField kTensorParallel{"tp", 1, 1'048'576, true};
 inline constexpr NumberField kPipelineParallel{"pp", 1, 1'048'576, true};
+inline constexpr NumberField kContextParallel{"cp", 1, 1'048'576, true};
+inline constexpr NumberField kExpertParallel{"ep", 1, 1'048'576, true};
+inline constexpr NumberField kVirtualStages{"vp", 1, 1024, true};
+inline constexpr NumberField kMicroBatch{"micro-batch", 1, 1'000'000'000, true};
+inline constexpr NumberField kGlobalBatch{"global-batch", 1, 1'000'000'000, true};
 inline constexpr NumberField kLossChunks{"loss-chunks", 0, 1024, true};  // 0: a fused loss
 inline constexpr NumberField kGradAccum{"grad-accum", 1, 1'000'000, true};
 // Image models: a diffusion model's training resolution or a ResNet's image size (square).

@@ -35,6 +35,16 @@ struct RunConfig {
   int gpus = 1;
   int tensor_parallel = 1;
   int pipeline_parallel = 1;
+  // The parallel layout as Megatron-LM, NeMo and torchtitan run it (docs/scaleout.md); the
+  // data-parallel degree is gpus / (tensor_parallel · pipeline_parallel · context_parallel).
+  int context_parallel = 1;  // cp: each sequence split over this many GPUs (ring attention)
+  int expert_parallel = 1;   // ep: a mixture of experts' experts split over this many GPUs
+  int virtual_stages = 1;    // vp: model chunks per pipeline stage (interleaved 1F1B)
+  // Sequences per pipeline micro-batch and per optimizer step over every data-parallel replica;
+  // default: the batch is one micro-batch, as without a pipeline.
+  std::optional<int> micro_batch;
+  std::optional<int> global_batch;
+  bool sequence_parallel = false;  // Megatron SP: norms and dropout split over the TP GPUs
   // none; optimizer: the optimizer state and fp32 master weights in host RAM (ZeRO-Offload);
   // cpu: that, and the weights too with zero 3 (ZeRO-Infinity, FSDP CPUOffload).
   std::string offload = "none";

@@ -530,6 +530,75 @@ Status resolve_engine(Run& r) {
   return {};
 }
 
+// The sequences of one data-parallel replica per step: the batch, or the global batch over the
+// replicas; either splits into whole micro-batches.
+Status resolve_batches(Run& r) {
+  RunConfig& c = r.c;
+  if (c.global_batch) {
+    const int per_replica = *c.global_batch / r.dp;
+    if (*c.global_batch % r.dp != 0 || (c.batch && *c.batch != per_replica)) {
+      return Status::invalid_input(
+          fmt::format("--global-batch {} must be --batch × data parallel {}{}", *c.global_batch,
+                      r.dp, c.batch ? fmt::format(" (--batch {})", *c.batch) : std::string()));
+    }
+    c.batch = per_replica;
+  }
+  r.batch = c.batch.value_or(r.w.default_batch);
+  c.batch = r.batch;
+  if (c.micro_batch && r.batch % *c.micro_batch != 0) {
+    return Status::invalid_input(
+        fmt::format("--micro-batch {} must divide the batch of a data-parallel replica, {}",
+                    *c.micro_batch, r.batch));
+  }
+  return {};
+}
+
+// The parallel layout (docs/scaleout.md): the degrees split the GPUs whole, the model's heads,
+// layers and experts whole, and the global batch into whole micro-batches of every replica.
+// Sets the data- and model-parallel degrees and the batch of a replica.
+Status resolve_parallel_layout(Run& r) {
+  RunConfig& c = r.c;
+  // Each degree is at most 2^20 and vp at most 1024, so the products are exact in 64 bits.
+  const std::int64_t model_parallel =
+      static_cast<std::int64_t>(c.tensor_parallel) * c.pipeline_parallel;
+  const std::int64_t split = model_parallel * c.context_parallel;
+  if (c.gpus % split != 0) {
+    return Status::invalid_input(
+        c.context_parallel == 1
+            ? fmt::format(
+                  "--gpus {} must be a multiple of tensor parallel {} × pipeline parallel {}",
+                  c.gpus, c.tensor_parallel, c.pipeline_parallel)
+            : fmt::format("--gpus {} must be a multiple of tensor parallel {} × pipeline parallel "
+                          "{} × context parallel {}",
+                          c.gpus, c.tensor_parallel, c.pipeline_parallel, c.context_parallel));
+  }
+  if (Status s = check_layout(r.w, c.tensor_parallel, c.pipeline_parallel, !r.train); !s.ok())
+    return s;
+  r.mp = static_cast<int>(model_parallel);
+  r.dp = static_cast<int>(c.gpus / split);
+  if (c.virtual_stages > 1) {
+    const int layers = r.w.transformer ? r.w.transformer->total_layers() : 0;
+    if (c.pipeline_parallel == 1 || layers % (c.pipeline_parallel * c.virtual_stages) != 0) {
+      return Status::invalid_input(fmt::format(
+          "--vp {} needs --pp above 1 and pipeline parallel × vp dividing the model's {} layers",
+          c.virtual_stages, layers));
+    }
+  }
+  const int experts = r.w.transformer ? r.w.transformer->experts() : 1;
+  if (c.expert_parallel > 1 && experts == 1) {
+    return Status::invalid_input(fmt::format(
+        "--ep {} splits a mixture of experts; {} has no experts", c.expert_parallel, r.w.id));
+  }
+  if (c.expert_parallel > 1 &&
+      (experts % c.expert_parallel != 0 ||
+       (static_cast<std::int64_t>(r.dp) * c.context_parallel) % c.expert_parallel != 0)) {
+    return Status::invalid_input(fmt::format(
+        "--ep {} must divide the model's {} experts and data parallel {} × context parallel {}",
+        c.expert_parallel, experts, r.dp, c.context_parallel));
+  }
+  return resolve_batches(r);
+}
+
 Result<Run> resolve(const Workload& w, const RunConfig& in) {
   Run r{w, in};
   RunConfig& c = r.c;
@@ -588,29 +657,21 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
                                    {&input::kGpus, c.gpus},
                                    {&input::kTensorParallel, c.tensor_parallel},
                                    {&input::kPipelineParallel, c.pipeline_parallel},
+                                   {&input::kContextParallel, c.context_parallel},
+                                   {&input::kExpertParallel, c.expert_parallel},
+                                   {&input::kVirtualStages, c.virtual_stages},
+                                   {&input::kMicroBatch, c.micro_batch},
+                                   {&input::kGlobalBatch, c.global_batch},
                                    {&input::kLossChunks, c.loss_chunks},
                                    {&input::kGradAccum, c.grad_accum},
                                    {&input::kLoraRank, c.lora_rank}});
       !s.ok())
     return s;
-  // Each degree is at most 2^20, so their product is exact in 64 bits.
-  const std::int64_t model_parallel =
-      static_cast<std::int64_t>(c.tensor_parallel) * c.pipeline_parallel;
-  if (c.gpus % model_parallel != 0) {
-    return Status::invalid_input(
-        fmt::format("--gpus {} must be a multiple of tensor parallel {} × pipeline parallel {}",
-                    c.gpus, c.tensor_parallel, c.pipeline_parallel));
-  }
-  if (Status s = check_layout(w, c.tensor_parallel, c.pipeline_parallel, !r.train); !s.ok())
-    return s;
+  if (Status s = resolve_parallel_layout(r); !s.ok()) return s;
   r.mixed = r.train && (c.precision == "fp16" || c.precision == "bf16" || c.precision == "fp8");
   r.act_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
-  r.batch = c.batch.value_or(w.default_batch);
   r.seq = c.seq_len.value_or(w.default_seq_len.value_or(1));
-  c.batch = r.batch;
   c.seq_len = r.seq;
-  r.mp = static_cast<int>(model_parallel);
-  r.dp = c.gpus / r.mp;
   auto plan = plan_components(w, c);
   if (!plan) return plan.status();
   r.plan = std::move(plan).value();

@@ -351,7 +351,7 @@ StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& con
   s.frozen = c.method != "full";
   s.tp = c.tensor_parallel;
   s.pp = c.pipeline_parallel;
-  s.dp = c.gpus / (s.tp * s.pp);
+  s.dp = c.gpus / (s.tp * s.pp * c.context_parallel);
   s.batch = *c.batch;
   s.seq = *c.seq_len;
   s.trained = facts.memory.trainable_params;

@@ -130,14 +130,19 @@ Result<RunConfig> run_of(const Row& row) {
   auto zero = row.count("zero", input::kZero);
   auto tp = row.count("tp", input::kTensorParallel);
   auto pp = row.count("pp", input::kPipelineParallel);
+  auto cp = row.count("cp", input::kContextParallel);
+  auto ep = row.count("ep", input::kExpertParallel);
+  auto vp = row.count("vp", input::kVirtualStages);
+  auto micro = row.count("micro_batch", input::kMicroBatch);
+  auto global = row.count("global_batch", input::kGlobalBatch);
   auto chunks = row.count("loss_chunks", input::kLossChunks);
   auto accum = row.count("grad_accum", input::kGradAccum);
   // Inference: the prompt, the tokens generated, the sequences in flight of a serving run.
   auto prompt = row.count("input_len", input::kGenTokens);
   auto output = row.count("output_len", input::kGenTokens);
   auto concurrency = row.count("concurrency", input::kBatch, /*zero_is_empty=*/true);
-  for (const auto* r : {&rank, &batch, &seq, &gpus, &zero, &tp, &pp, &chunks, &accum, &prompt,
-                        &output, &concurrency}) {
+  for (const auto* r : {&rank, &batch, &seq, &gpus, &zero, &tp, &pp, &cp, &ep, &vp, &micro, &global,
+                        &chunks, &accum, &prompt, &output, &concurrency}) {
     if (!r->ok()) return r->status();
   }
   auto rate = row.number("request_rate", 0);
@@ -155,7 +160,9 @@ Result<RunConfig> run_of(const Row& row) {
   auto full_load = row.flag("full_state_load", false);
   auto act_offload = row.flag("activation_offload", false);
   auto in_backward = row.flag("optimizer_in_backward", false);
-  for (const auto* f : {&ckpt, &pure, &flash, &full_load, &act_offload, &in_backward}) {
+  auto sequence_parallel = row.flag("sequence_parallel", false);
+  for (const auto* f :
+       {&ckpt, &pure, &flash, &full_load, &act_offload, &in_backward, &sequence_parallel}) {
     if (!f->ok()) return f->status();
   }
   c.lora_rank = rank->value_or(c.lora_rank);
@@ -166,6 +173,12 @@ Result<RunConfig> run_of(const Row& row) {
   c.zero = zero->value_or(0);
   c.tensor_parallel = tp->value_or(1);
   c.pipeline_parallel = pp->value_or(1);
+  c.context_parallel = cp->value_or(1);
+  c.expert_parallel = ep->value_or(1);
+  c.virtual_stages = vp->value_or(1);
+  c.micro_batch = *micro;
+  c.global_batch = *global;
+  c.sequence_parallel = *sequence_parallel;
   c.loss_chunks = chunks->value_or(c.loss_chunks);
   c.grad_accum = accum->value_or(1);
   c.pure_16bit = *pure;

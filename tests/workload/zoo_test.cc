@@ -23,20 +23,22 @@ TEST_P(ZooParams, ComputedCountIsWithinOnePercentOfThePublishedOne) {
       << GetParam() << ": " << computed << " vs " << published;
 }
 
-// PRODUCT.md's zoo, plus the models of the memory validation set.
+// PRODUCT.md's zoo, plus the models of the memory and cluster validation sets.
 INSTANTIATE_TEST_SUITE_P(
     Zoo, ZooParams,
-    ::testing::Values("resnet50", "ssd300", "maskrcnn", "bert-base-squad", "bert-large-squad",
-                      "gnmt", "transformer-xl-base", "transformer-xl-large", "tacotron2",
-                      "waveglow", "ncf", "vit-b-16", "gpt2", "gpt2-xl", "stable-diffusion-1.5",
-                      "whisper-large-v3", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
-                      "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
-                      "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "mistral-7b-v0.2",
-                      "mixtral-8x7b", "gemma-2b", "gemma-7b", "gemma-2-9b", "phi-2",
-                      "phi-3-mini-4k-instruct", "falcon-7b", "tiny-llama", "stablelm-base-alpha-3b",
-                      "qwen2.5-7b", "qwen2.5-72b", "phi-1.5", "falcon-40b", "codellama-34b",
-                      "bloomz-7b1", "t0-3b", "mt0-xxl", "sdxl", "flux.1-dev", "flux.1-schnell",
-                      "sd3-medium"),
+    ::testing::Values(
+        "resnet50", "ssd300", "maskrcnn", "bert-base-squad", "bert-large-squad", "gnmt",
+        "transformer-xl-base", "transformer-xl-large", "tacotron2", "waveglow", "ncf", "vit-b-16",
+        "gpt2", "gpt2-xl", "stable-diffusion-1.5", "whisper-large-v3", "llama-2-7b", "llama-2-13b",
+        "llama-2-70b", "llama-3-8b", "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b",
+        "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "mistral-7b-v0.2",
+        "mixtral-8x7b", "gemma-2b", "gemma-7b", "gemma-2-9b", "phi-2", "phi-3-mini-4k-instruct",
+        "falcon-7b", "tiny-llama", "stablelm-base-alpha-3b", "qwen2.5-7b", "qwen2.5-72b", "phi-1.5",
+        "falcon-40b", "codellama-34b", "bloomz-7b1", "t0-3b", "mt0-xxl", "sdxl", "flux.1-dev",
+        "flux.1-schnell", "sd3-medium", "gpt3-175b", "megatron-22b", "megatron-530b", "megatron-1t",
+        "megatron-1.7b", "megatron-3.6b", "megatron-7.5b", "megatron-18b", "megatron-39b",
+        "megatron-76b", "megatron-145b", "megatron-310b", "megatron-gpt2-1.2b", "megatron-gpt2-2b",
+        "megatron-gpt2-4b", "megatron-gpt2-8b"),
     [](const auto& test) {
       std::string name = test.param;
       for (char& c : name) {
