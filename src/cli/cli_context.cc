@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -158,6 +159,12 @@ constexpr std::string_view kRunOptions[] = {"--recipe",
                                             "--full-state-load",
                                             "--tp",
                                             "--pp",
+                                            "--cp",
+                                            "--ep",
+                                            "--vp",
+                                            "--micro-batch",
+                                            "--global-batch",
+                                            "--sequence-parallel",
                                             "--link",
                                             "--train-components",
                                             "--cached-components",
@@ -252,17 +259,29 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
                 "ZeRO-3/FSDP: the checkpoint loaded as a full state dict (LitGPT)");
   cmd->add_option("--tp", o.run.tensor_parallel, "Tensor-parallel degree");
   cmd->add_option("--pp", o.run.pipeline_parallel, "Pipeline-parallel degree");
+  cmd->add_option("--cp", o.run.context_parallel,
+                  "Context-parallel degree: each sequence split over this many GPUs");
+  cmd->add_option("--ep", o.run.expert_parallel, "Expert-parallel degree (mixtures of experts)");
+  cmd->add_option("--vp", o.run.virtual_stages,
+                  "Virtual pipeline stages: model chunks per stage (interleaved 1F1B)");
+  cmd->add_option("--micro-batch", o.run.micro_batch,
+                  "Sequences per pipeline micro-batch (default: the batch is one micro-batch)");
+  cmd->add_option("--global-batch", o.run.global_batch,
+                  "Sequences per optimizer step over every data-parallel replica (sets --batch)");
+  cmd->add_flag("--sequence-parallel", o.run.sequence_parallel,
+                "Megatron sequence parallelism: norms and dropout split over the TP GPUs");
   cmd->add_option("--link", o.run.link,
                   "pcie, nvlink-bridge, nvswitch or infinity-fabric (default: the GPU's link)");
 }
 
 Result<RunConfig> run_config(const RunOptions& o) {
   RunConfig run = o.run;
-  // --tp 4 without --gpus: one replica of that split, as the engines' --tensor-parallel-size.
+  // --tp 4 without --gpus: one replica of that split, as the engines' --tensor-parallel-size
+  // (and with --pp and --cp, one replica of their product).
   const CLI::Option* gpus = o.cmd ? o.cmd->get_option_no_throw("--gpus") : nullptr;
   // Degrees out of range are left for the library to refuse.
-  const std::int64_t layout =
-      static_cast<std::int64_t>(run.tensor_parallel) * run.pipeline_parallel;
+  const std::int64_t layout = static_cast<std::int64_t>(run.tensor_parallel) *
+                              run.pipeline_parallel * std::max(1, run.context_parallel);
   if (gpus && gpus->count() == 0 && run.gpus == 1 && run.tensor_parallel >= 1 &&
       run.pipeline_parallel >= 1 && input::kGpus.accepts(static_cast<double>(layout)))
     run.gpus = static_cast<int>(layout);

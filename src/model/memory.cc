@@ -340,30 +340,94 @@ double transformer_layer_bytes(const Run& r, std::string* formula) {
   return attention + mlp + adapters + masks;
 }
 
+// The logits of one micro-batch in the activation type, and the fp32 copy the loss works on:
+// whole, one chunk at a time (torchtune CEWithChunkedOutputLoss), or never (a fused kernel);
+// split over the tensor-parallel ranks (Megatron's vocabulary-parallel loss).
+void logits_term(const Run& r, double tokens, const std::string& toks, Terms& t) {
+  const TransformerConfig& tc = *r.w.transformer;
+  const double fp32 = r.c.loss_chunks > 0 ? mc::kLossFp32BytesPerLogit / r.c.loss_chunks : 0;
+  const double tp = r.c.tensor_parallel;
+  const double logits = tokens * tc.vocab_size * (r.act_bytes + fp32) / tp;
+  const std::string loss = r.c.loss_chunks == 0   ? "logits; a fused loss keeps no fp32 copy"
+                           : r.c.loss_chunks == 1 ? "logits and the fp32 loss"
+                                                  : "logits and one fp32 chunk of the loss";
+  t.add("logits", logits,
+        fmt::format("b·s·V·(β + {}){} ({})", r.c.loss_chunks > 1 ? "4/chunks" : num(fp32),
+                    tp > 1 ? " / tp" : "", loss),
+        fmt::format("{}·{}·({} + {}){}", toks, tc.vocab_size, num(r.act_bytes), num(fp32),
+                    tp > 1 ? fmt::format(" / {}", num(tp)) : std::string()));
+}
+
+// Where a transformer's training activations live on the GPU that holds the most: the tokens of
+// one micro-batch (seq/cp of each sequence under context parallelism), the layers whose
+// activations it keeps, and the bytes per token of a layer a tensor-parallel rank keeps whole.
+struct ActivationShape {
+  double tokens = 0;
+  std::string tokens_text;  // b·s, or the micro-batch's tokens
+  double layers = 0;
+  double unsplit = 0;  // B/token/layer not divided by tp (Korthikanti et al. 2022's 10·s·b·h)
+  std::string how;     // the layers, as a formula
+};
+
+// Pipelines (Korthikanti et al. 2022 §4.2.3): the first stage holds min(pp, m) micro-batches of
+// its L/pp layers in flight under 1F1B, × (1 + (pp − 1)/(pp·vp)) interleaved. Without
+// --micro-batch the batch is one micro-batch, held pp times.
+ActivationShape activation_shape(const Run& r) {
+  const TransformerConfig& tc = *r.w.transformer;
+  const RunConfig& c = r.c;
+  ActivationShape a;
+  const double micro = c.micro_batch.value_or(r.batch);
+  a.tokens = micro * r.seq / c.context_parallel;
+  a.tokens_text = c.micro_batch || c.context_parallel > 1 ? num(a.tokens)
+                                                          : fmt::format("{}·{}", r.batch, r.seq);
+  a.layers = tc.total_layers();
+  a.how = "L";
+  if (c.pipeline_parallel > 1 && c.micro_batch) {
+    const double pp = c.pipeline_parallel, vp = c.virtual_stages;
+    const double in_flight = std::min(pp, r.batch / micro);
+    const double interleave = in_flight == pp ? 1 + (pp - 1) / (pp * vp) : 1;
+    a.layers = tc.total_layers() / pp * in_flight * interleave;
+    a.how = fmt::format("L/pp·{}{}", num(in_flight), interleave > 1 ? "·(1 + (pp−1)/(pp·vp))" : "");
+  }
+  // Without sequence parallelism each tensor-parallel rank keeps the norms' inputs, the inputs
+  // of the QKV and first MLP projections and the dropout masks whole.
+  if (!c.sequence_parallel && c.tensor_parallel > 1) {
+    a.unsplit =
+        r.act_bytes * 4 * tc.hidden_size + (tc.dropout.value_or(true) ? 2 * tc.hidden_size : 0);
+  }
+  return a;
+}
+
 // Training activations of a transformer: what the backward pass needs, by recompute policy and
 // activation offloading, and the logits the loss reads.
 void transformer_training_activations(const Run& r, Terms& t) {
   const TransformerConfig& tc = *r.w.transformer;
-  const double tokens = static_cast<double>(r.batch) * r.seq;
-  const double layers = tc.total_layers();
+  const ActivationShape shape = activation_shape(r);
+  const double tokens = shape.tokens, layers = shape.layers, tp = r.c.tensor_parallel;
   const double d = tc.hidden_size;
   std::string formula;
-  const double per_layer = transformer_layer_bytes(r, &formula) + qlora_saved_input_bytes(r);
-  const std::string a_layer = fmt::format("{}·{}·{}", r.batch, r.seq, num(std::round(per_layer)));
-  const std::string input = fmt::format("{}·{}·{}·{}", r.batch, r.seq, num(r.act_bytes), num(d));
+  const double whole = transformer_layer_bytes(r, &formula) + qlora_saved_input_bytes(r);
+  const double per_layer = shape.unsplit + (whole - shape.unsplit) / tp;
+  // A checkpointed layer input, split over the tensor-parallel ranks only with SP.
+  const double input_bytes = r.act_bytes * d / (r.c.sequence_parallel ? tp : 1);
+  const std::string& toks = shape.tokens_text;
+  const std::string a_layer = fmt::format("{}·{}", toks, num(std::round(per_layer)));
+  const std::string input =
+      fmt::format("{}·{}·{}{}", toks, num(r.act_bytes), num(d),
+                  r.c.sequence_parallel && tp > 1 ? fmt::format(" / {}", num(tp)) : std::string());
   const double kept = mc::kOffloadedLayersInFlight;
   double bytes = 0;
   std::string what, values;
   if (r.c.checkpointing && r.c.activation_offload) {
-    bytes = kept * tokens * r.act_bytes * d + tokens * per_layer;
+    bytes = kept * tokens * input_bytes + tokens * per_layer;
     what = fmt::format(
         "{}·b·s·β·d (layer inputs in flight, the rest in host memory) + b·s·a_layer (one layer "
         "recomputed)",
         num(kept));
     values = fmt::format("{}·{} + {}", num(kept), input, a_layer);
   } else if (r.c.checkpointing) {
-    bytes = layers * tokens * r.act_bytes * d + tokens * per_layer;
-    what = "L·b·s·β·d (checkpointed layer inputs) + b·s·a_layer (one layer recomputed)";
+    bytes = layers * tokens * input_bytes + tokens * per_layer;
+    what = shape.how + "·b·s·β·d (checkpointed layer inputs) + b·s·a_layer (one layer recomputed)";
     values = fmt::format("{}·{} + {}", num(layers), input, a_layer);
   } else if (r.c.activation_offload) {
     bytes = kept * tokens * per_layer;
@@ -371,23 +435,13 @@ void transformer_training_activations(const Run& r, Terms& t) {
     values = fmt::format("{}·{}", num(kept), a_layer);
   } else {
     bytes = layers * tokens * per_layer;
-    what = "L·b·s·a_layer, a_layer = " + formula +
-           (r.c.method == "qlora" ? " + β(2d + q + F) (4-bit matmul inputs)" : "");
+    what = shape.how + "·b·s·a_layer, a_layer = " + formula +
+           (r.c.method == "qlora" ? " + β(2d + q + F) (4-bit matmul inputs)" : "") +
+           (tp > 1 ? (shape.unsplit > 0 ? ", 10·d of it whole and the rest / tp" : " / tp") : "");
     values = fmt::format("{}·{}", num(layers), a_layer);
   }
-  t.add("activations", bytes / r.c.tensor_parallel, what, values);
-  if (tc.arch == "encoder") return;
-  // The logits in the activation type, and the fp32 copy the loss works on: whole, one chunk
-  // at a time (torchtune CEWithChunkedOutputLoss), or never (a fused kernel).
-  const double fp32 = r.c.loss_chunks > 0 ? mc::kLossFp32BytesPerLogit / r.c.loss_chunks : 0;
-  const double logits = tokens * tc.vocab_size * (r.act_bytes + fp32);
-  const std::string loss = r.c.loss_chunks == 0   ? "logits; a fused loss keeps no fp32 copy"
-                           : r.c.loss_chunks == 1 ? "logits and the fp32 loss"
-                                                  : "logits and one fp32 chunk of the loss";
-  t.add("logits", logits,
-        fmt::format("b·s·V·(β + {}) ({})", r.c.loss_chunks > 1 ? "4/chunks" : num(fp32), loss),
-        fmt::format("{}·{}·{}·({} + {})", r.batch, r.seq, tc.vocab_size, num(r.act_bytes),
-                    num(fp32)));
+  t.add("activations", bytes, what, values);
+  if (tc.arch != "encoder") logits_term(r, tokens, toks, t);
 }
 
 // Elements one layer of a layer list outputs per sample.
@@ -821,8 +875,14 @@ void serve_at_capacity(Run& r, std::vector<std::string>& notes) {
 // Memory is affine in the batch: the largest batch whose total fits what the run may use.
 int largest_batch(const Run& run) {
   Run one = run, two = run;
-  one.batch = 1;
-  two.batch = 2;
+  // A pipelined run holds its micro-batches: the largest micro-batch at the same batch.
+  if (run.c.micro_batch) {
+    one.c.micro_batch = 1;
+    two.c.micro_batch = 2;
+  } else {
+    one.batch = 1;
+    two.batch = 2;
+  }
   const MemoryEstimate a = evaluate(one, run.capacity_gb), b = evaluate(two, run.capacity_gb);
   const double margin = a.available_gb - a.total_gb;
   const double slope = (b.available_gb - b.total_gb) - margin;
@@ -956,7 +1016,12 @@ std::vector<std::string> fitting_changes(const Run& run, int max_batch, int min_
   } else {
     inference_suggestions(run, try_change);
   }
-  if (max_batch >= 1 && max_batch < run.batch) out.push_back(fmt::format("--batch {}", max_batch));
+  if (run.c.micro_batch) {
+    if (max_batch >= 1 && max_batch < *run.c.micro_batch)
+      out.push_back(fmt::format("--micro-batch {}", max_batch));
+  } else if (max_batch >= 1 && max_batch < run.batch) {
+    out.push_back(fmt::format("--batch {}", max_batch));
+  }
   if (min_gpus > 1) {
     const bool tensor = run.engine->split == "tensor";
     out.push_back(run.train

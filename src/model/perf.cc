@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 
 #include "model/components.h"
 #include "model/inference_perf.h"
@@ -102,8 +104,10 @@ struct Step {
 };
 
 // Operators of one forward pass of a transformer over `tokens` tokens of length `seq`.
+// Without sequence parallelism (`sp`) every tensor-parallel rank runs the norms, residual adds
+// and dropouts of the whole hidden state (Korthikanti et al. 2022).
 void transformer_ops(const TransformerConfig& t, double tokens, double seq, double beta, bool flash,
-                     int tp, const Rates& rates, std::vector<Op>& ops) {
+                     int tp, bool sp, const Rates& rates, std::vector<Op>& ops) {
   const double d = t.hidden_size, f = t.ffn_size;
   const double q = static_cast<double>(t.num_heads) * t.head_size();
   const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
@@ -129,9 +133,9 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
   attention.kernels = flash ? 1 : 4;
   ops.push_back(attention);
   // Norms, residual adds, activation, rotary embedding and dropout: elements read and written.
-  const double elements = 4 * d + 6 * d + (t.gated() ? 3 : 2) * f * t.top_k() + 2 * (q + 2 * kv) +
-                          (t.dropout.value_or(true) ? 6 * d : 0);
-  ops.push_back(elementwise(tokens * elements * beta / tp, layers));
+  const double hidden = 4 * d + 6 * d + (t.dropout.value_or(true) ? 6 * d : 0);
+  const double split = (t.gated() ? 3 : 2) * f * t.top_k() + 2 * (q + 2 * kv);
+  ops.push_back(elementwise(tokens * (hidden / (sp ? tp : 1) + split / tp) * beta, layers));
   ops.back().kernels = 8;
   // Embeddings, LM head and loss.
   if (t.arch != "encoder" && t.vocab_size > 0) {
@@ -329,8 +333,12 @@ struct StepContext {
   bool train = false;
   bool decode = false;  // one generated token per sequence
   bool frozen = false;  // the base weights are not trained (LoRA, QLoRA)
-  int tp = 1, pp = 1, dp = 1;
+  int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
   double batch = 1, seq = 1;
+  // Sequences of one pipeline micro-batch, and the micro-batches of a replica's step (without a
+  // --micro-batch: the batch is one, and a pipeline assumes kMicroBatchesPerStage per stage).
+  double micro = 1, micro_batches = 1;
+  bool micro_given = false;
   // The parameters the run trains, as the memory model counts them (LoRA: r·(in + out) per
   // targeted matrix), and the steps an optimizer update is spread over.
   double trained = 0, accum = 1;
@@ -351,8 +359,13 @@ StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& con
   s.frozen = c.method != "full";
   s.tp = c.tensor_parallel;
   s.pp = c.pipeline_parallel;
-  s.dp = c.gpus / (s.tp * s.pp * c.context_parallel);
+  s.cp = c.context_parallel;
+  s.vp = c.virtual_stages;
+  s.dp = c.gpus / (s.tp * s.pp * s.cp);
   s.batch = *c.batch;
+  s.micro_given = c.micro_batch.has_value();
+  s.micro = c.micro_batch.value_or(*c.batch);
+  s.micro_batches = s.batch / s.micro;
   s.seq = *c.seq_len;
   s.trained = facts.memory.trainable_params;
   s.accum = c.grad_accum;
@@ -368,8 +381,11 @@ struct StepOps {
 Result<StepOps> step_ops(const StepContext& s) {
   StepOps out;
   if (s.w.transformer) {
-    transformer_ops(*s.w.transformer, s.batch * s.seq, s.seq, s.beta, s.c.flash_attention, s.tp,
-                    s.rates, out.ops);
+    // One micro-batch's operators, run once per micro-batch. Context parallelism gives each GPU
+    // seq/cp of every sequence's queries, attending over the whole sequence.
+    transformer_ops(*s.w.transformer, s.micro * s.seq / s.cp, s.seq, s.beta, s.c.flash_attention,
+                    s.tp, s.c.sequence_parallel, s.rates, out.ops);
+    for (auto& op : out.ops) op.count *= s.micro_batches;
     // Training pipelines keep every stage busy with micro-batches (the bubble is added by
     // pipeline_bubble); inference over split layers (llama.cpp-style) runs the stages one after
     // another, so a single stream is no faster than on one GPU.
@@ -426,6 +442,13 @@ Timing train_timing(const StepContext& s, const StepOps& ops) {
   const double recompute = s.c.checkpointing ? 1 : 0;
   time_ops(ops.ops, 1 + (s.frozen ? 1 : 2) + recompute, 1 + 2 + recompute, s.rates, s.cal, timing);
   time_ops(ops.forward_only, 1, 1, s.rates, s.cal, timing);
+  // Selective recompute (Korthikanti et al. 2022): the attention core runs forward once more.
+  if (s.c.recompute == "selective") {
+    std::vector<Op> core;
+    std::copy_if(ops.ops.begin(), ops.ops.end(), std::back_inserter(core),
+                 [](const Op& op) { return op.kind == "attention"; });
+    time_ops(core, 1, 1, s.rates, s.cal, timing);
+  }
   if (s.c.method == "qlora" && s.w.transformer)
     time_ops({dequantize_op(s)}, 2 + recompute, 2 + recompute, s.rates, s.cal, timing);
   if (s.c.offload == "none") time_ops({optimizer_op(s)}, 1, 1, s.rates, s.cal, timing);
@@ -458,21 +481,30 @@ double add_compute_terms(const Timing& timing, bool train, Prediction& p) {
   return timing.gemm + timing.attention + timing.elementwise + timing.optimizer + timing.dequantize;
 }
 
-// The collectives' path: the GPU-to-GPU link within a node, the network between nodes.
+// A collective's path: the GPU-to-GPU link within a node, the network between nodes.
 struct Fabric {
   std::string link_name;
   double busbw_gbps = 0;
   double latency_s = 0;
 };
 
-Fabric fabric_for(const StepContext& s) {
+Fabric node_link(const StepContext& s) {
   const int node = node_gpus(s.c);
   const Link link = link_for(s.gpu, s.c, std::min(s.c.gpus, node), s.catalog);
-  Fabric f{link.name, link.busbw_gbps, pc::kIntraNodeLatencyS};
-  if (s.c.gpus > node) {
-    f.busbw_gbps = std::min(f.busbw_gbps, network_gbps(s.c) * pc::kNetworkEfficiency);
-    f.latency_s = pc::kInterNodeLatencyS;
-  }
+  return {link.name, link.busbw_gbps, pc::kIntraNodeLatencyS};
+}
+
+// The path of a group of `size` GPUs `stride` ranks apart. Ranks are laid out as Megatron-LM
+// orders them (tensor fastest, then context, data, pipeline), nodes hold consecutive ranks: a
+// group stays within a node when stride × size fits in one, else it crosses the network, each
+// GPU at its share of the node's NICs.
+Fabric group_fabric(const StepContext& s, int stride, int size) {
+  Fabric f = node_link(s);
+  const int node = node_gpus(s.c);
+  if (s.c.gpus <= node || static_cast<std::int64_t>(stride) * size <= node) return f;
+  f.busbw_gbps = std::min(f.busbw_gbps, network_gbps(s.c) * pc::kNetworkEfficiency);
+  f.latency_s = pc::kInterNodeLatencyS;
+  f.link_name = fmt::format("the network ({:g} GB/s per GPU)", network_gbps(s.c));
   return f;
 }
 
@@ -494,50 +526,100 @@ double gradient_bytes(const StepContext& s, double share) {
   return 2 * s.trained * (s.c.pure_16bit ? 2 : 4) * share / s.accum;
 }
 
-// Exposed seconds of the data-parallel traffic of a step whose compute takes `compute_s`:
-// ZeRO-3 prefetching overlaps it with the whole step, DDP with the backward pass bucket by
-// bucket; the last bucket is never hidden.
+// Exposed seconds of the data-parallel traffic of a step whose compute takes `compute_s`, over
+// the data- and context-parallel ranks that hold the same weights: ZeRO-3 prefetching overlaps
+// it with the whole step, DDP with the backward pass bucket by bucket (with micro-batches, the
+// backward of the last, as Megatron-LM and DDP's no_sync reduce); the last bucket is never
+// hidden.
 double data_parallel_s(const StepContext& s, const Fabric& f, double compute_s) {
-  const double share = (s.dp - 1.0) / s.dp / (s.tp * s.pp);
+  const double ranks = static_cast<double>(s.dp) * s.cp;
+  const double share = (ranks - 1.0) / ranks / (s.tp * s.pp);
   const bool zero3 = s.c.zero >= 3;
   const double traffic = zero3 ? zero3_bytes(s, share) : gradient_bytes(s, share);
-  const double hideable = zero3 ? compute_s : compute_s * 2.0 / 3.0;
-  const double t_comm = traffic / (f.busbw_gbps * 1e9) + 2.0 * (s.dp - 1) * f.latency_s;
+  const double hideable = zero3 ? compute_s : compute_s * 2.0 / 3.0 / s.micro_batches;
+  const double t_comm = traffic / (f.busbw_gbps * 1e9) + 2.0 * (ranks - 1) * f.latency_s;
   const double last_bucket = std::min(pc::kDdpBucketBytes / (f.busbw_gbps * 1e9), t_comm);
   return std::max(t_comm - pc::kBackwardOverlap * hideable, last_bucket);
 }
 
-// Megatron tensor parallelism: two all-reduces of the activations per layer forward, two
-// backward; seconds per step.
+// Megatron tensor parallelism: two all-reduces (with sequence parallelism, all-gathers and
+// reduce-scatters of the same volume) of each micro-batch's activations per layer forward, two
+// backward, two more in a fully recomputed forward; seconds per step.
 double tensor_parallel_s(const StepContext& s, const Fabric& f) {
   const TransformerConfig& t = *s.w.transformer;
-  const double act = s.batch * s.seq * t.hidden_size * s.beta;
+  const double act = s.micro * s.seq / s.cp * t.hidden_size * s.beta;
   const double per =
       2.0 * (s.tp - 1) / s.tp * act / (f.busbw_gbps * 1e9) + 2.0 * (s.tp - 1) * f.latency_s;
-  return per * (s.train ? 4 : 2) * t.total_layers() / s.pp;
+  const double passes = s.train ? 4 + (s.c.checkpointing ? 2 : 0) : 2;
+  return per * passes * s.micro_batches * t.total_layers() / s.pp;
 }
 
-// 1F1B pipeline bubble: the step takes 1 + (p - 1) / m of the ideal time.
+// Context parallelism (ring attention): each layer passes every GPU's keys and values around the
+// ring of cp GPUs forward, and them with their gradients backward; counted as not overlapped.
+double context_parallel_s(const StepContext& s, const Fabric& f) {
+  const TransformerConfig& t = *s.w.transformer;
+  const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
+  const double chunk = 2 * kv * s.micro * s.seq / s.cp * s.beta / s.tp;
+  const double per = (s.cp - 1) * (chunk / (f.busbw_gbps * 1e9) + f.latency_s);
+  return per * (s.train ? 3 : 1) * s.micro_batches * t.total_layers() / s.pp;
+}
+
+// Micro-batches a pipeline's replica runs per step: as given, or kMicroBatchesPerStage per stage.
+double pipeline_micro_batches(const StepContext& s) {
+  return s.micro_given ? s.micro_batches : s.pp * pc::kMicroBatchesPerStage;
+}
+
+// 1F1B pipeline bubble, interleaved over vp chunks a stage (Narayanan et al. 2021): the step
+// takes 1 + (p - 1) / (v · m) of the ideal time.
 double pipeline_bubble(const StepContext& s) {
-  const double micro = s.pp * pc::kMicroBatchesPerStage;
-  return 1 + (s.pp - 1) / micro;
+  return 1 + (s.pp - 1) / (s.vp * pipeline_micro_batches(s));
+}
+
+// Pipeline point-to-point: each micro-batch's activations forward and their gradients back over
+// each of a stage's vp chunk boundaries, each tensor-parallel rank sending its 1/tp slice
+// (Megatron's scatter/gather, Narayanan et al. 2021 §4.1); on the critical path of 1F1B.
+double pipeline_p2p_s(const StepContext& s, const Fabric& f) {
+  const double m = pipeline_micro_batches(s);
+  const double bytes = s.batch / m * s.seq / s.cp * s.w.transformer->hidden_size * s.beta / s.tp;
+  return 2 * m * s.vp * (bytes / (f.busbw_gbps * 1e9) + f.latency_s);
 }
 
 // The communication of a step over several GPUs whose compute takes `compute_s`.
 struct Communication {
-  double exposed_s = 0;        // not overlapped with compute
-  double pipeline_factor = 1;  // the compute time's stretch by the pipeline bubble
-  std::string link_name;       // empty on one GPU
+  double exposed_s = 0;            // not overlapped with compute
+  double pipeline_factor = 1;      // the compute time's stretch by the pipeline bubble
+  std::string link_name;           // empty on one GPU
+  std::vector<std::string> parts;  // each collective's exposed time and path
+
+  void add(std::string_view what, double seconds, const Fabric& f) {
+    exposed_s += seconds;
+    parts.push_back(fmt::format("{} {:.3g} s over {}", what, seconds, f.link_name));
+  }
 };
 
 Communication communication(const StepContext& s, double compute_s) {
   Communication out;
   if (s.c.gpus <= 1) return out;
-  const Fabric f = fabric_for(s);
-  out.link_name = f.link_name;
-  if (s.train && s.dp > 1) out.exposed_s += data_parallel_s(s, f, compute_s);
-  if (s.tp > 1 && s.w.transformer) out.exposed_s += tensor_parallel_s(s, f);
-  if (s.pp > 1 && s.train) out.pipeline_factor = pipeline_bubble(s);
+  out.link_name = node_link(s).link_name;
+  if (s.train && s.dp * s.cp > 1) {
+    const Fabric f = group_fabric(s, s.tp, s.cp * s.dp);
+    out.add("data parallel", data_parallel_s(s, f, compute_s), f);
+  }
+  if (s.tp > 1 && s.w.transformer) {
+    const Fabric f = group_fabric(s, 1, s.tp);
+    out.add("tensor parallel", tensor_parallel_s(s, f), f);
+  }
+  if (s.cp > 1 && s.w.transformer) {
+    const Fabric f = group_fabric(s, s.tp, s.cp);
+    out.add("context parallel", context_parallel_s(s, f), f);
+  }
+  if (s.pp > 1 && s.train) {
+    out.pipeline_factor = pipeline_bubble(s);
+    if (s.w.transformer) {
+      const Fabric f = group_fabric(s, s.tp * s.cp * s.dp, s.pp);
+      out.add("pipeline sends", pipeline_p2p_s(s, f), f);
+    }
+  }
   return out;
 }
 
@@ -612,7 +694,7 @@ double model_flops_utilisation(const StepContext& s, double step) {
 
 // What the prediction assumed: the workload's measured speed, the GPU-to-GPU link, an inference
 // split over pipeline stages.
-void add_notes(const StepContext& s, double implementation, const std::string& link_name,
+void add_notes(const StepContext& s, double implementation, const Communication& comm,
                Prediction& p) {
   if (implementation != 1) {
     append_note(
@@ -620,7 +702,8 @@ void add_notes(const StepContext& s, double implementation, const std::string& l
                "operator times divided by {:.3g}, this workload's measured speed against the model",
                implementation));
   }
-  if (!link_name.empty()) append_note(p, fmt::format("GPU-to-GPU: {}", link_name));
+  if (!comm.link_name.empty()) append_note(p, fmt::format("GPU-to-GPU: {}", comm.link_name));
+  if (!comm.parts.empty()) append_note(p, "exposed: " + join(comm.parts, ", "));
   if (!s.train && s.pp > 1) {
     append_note(
         p, fmt::format("layers split over {} GPUs: each runs in turn, so one stream is no faster",
@@ -652,7 +735,11 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   const Timing timing = compute_timing(s, *ops, implementation);
   double step = add_compute_terms(timing, s.train, p);
   const Communication comm = communication(s, step);
-  step *= comm.pipeline_factor;
+  if (comm.pipeline_factor > 1) {
+    const double bubble = step * (comm.pipeline_factor - 1);
+    p.terms.push_back({"pipeline_bubble", bubble, 0, 0, "pipeline"});
+    step += bubble;
+  }
   if (s.c.gpus > 1) p.terms.push_back({"communication", comm.exposed_s, 0, 0, "communication"});
   step += comm.exposed_s;
   const double offload_traffic_s = add_offload_traffic(s, p);
@@ -665,7 +752,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   set_throughput(s, step, p);
   p.bound = bound_of(timing, comm.exposed_s, spill_s + offload_traffic_s);
   p.mfu = model_flops_utilisation(s, step);
-  add_notes(s, implementation, comm.link_name, p);
+  add_notes(s, implementation, comm, p);
   return p;
 }
 

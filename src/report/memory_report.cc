@@ -63,7 +63,8 @@ std::string verdict(const Workload& workload, const Gpu& gpu, const MemoryEstima
     out += fmt::format("Does not fit: needs {:.1f} GB, the {} has {:.1f} GB. ", e.total_gb, gpu.id,
                        e.capacity_gb);
   }
-  out += e.max_batch > 0 ? fmt::format("Largest batch that fits: {}. ", e.max_batch)
+  out += e.max_batch > 0 ? fmt::format("Largest {}batch that fits: {}. ",
+                                       e.config.micro_batch ? "micro-" : "", e.max_batch)
                          : std::string("Not even a batch of 1 fits. ");
   if (workload.transformer)
     out += fmt::format("Longest sequence at this batch: {}. ", e.max_seq_len);

@@ -22,6 +22,21 @@ Json serving_json(const ServingPrediction& s) {
 }
 
 // The serving answer: latency per request and throughput of the whole setup.
+// A training run's parallel layout beyond data parallelism, as Megatron-LM names it.
+std::string layout_text(const RunConfig& c) {
+  const int split = c.tensor_parallel * c.pipeline_parallel * c.context_parallel;
+  if (split == 1) return "";
+  std::string out = fmt::format(", TP {} × PP {}", c.tensor_parallel, c.pipeline_parallel);
+  if (c.context_parallel > 1) out += fmt::format(" × CP {}", c.context_parallel);
+  out += fmt::format(" × DP {}", c.gpus / split);
+  if (c.virtual_stages > 1) out += fmt::format(", {} chunks a stage", c.virtual_stages);
+  if (c.micro_batch) out += fmt::format(", micro-batch {}", *c.micro_batch);
+  if (c.sequence_parallel) out += ", sequence parallel";
+  if (c.recompute != "none" && !c.recompute.empty())
+    out += fmt::format(", {} recompute", c.recompute);
+  return out;
+}
+
 std::string serving_text(const ServingPrediction& s) {
   std::string out;
   out += fmt::format("TTFT         {:.4g} ms{}\n", s.ttft_ms,
@@ -86,9 +101,13 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
                 c.tensor_parallel * c.pipeline_parallel > 1
                     ? fmt::format(", TP {} × PP {}", c.tensor_parallel, c.pipeline_parallel)
                     : "")
-          : fmt::format("{} on {} × {}: {}, {}, batch {} per GPU{}\n\n", workload.id, c.gpus,
+          : fmt::format("{} on {} × {}: {}, {}, batch {} per {}{}{}\n\n", workload.id, c.gpus,
                         gpu.id, c.mode, c.precision, *c.batch,
-                        workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "");
+                        c.tensor_parallel * c.pipeline_parallel * c.context_parallel == 1
+                            ? "GPU"
+                            : "data-parallel replica",
+                        workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "",
+                        layout_text(c));
   if (p.serving) out += serving_text(*p.serving);
   out += fmt::format("throughput   {:.5g} {} (±{:.0f}%: {:.4g} to {:.4g})\n", p.throughput, p.unit,
                      p.error_band * 100, p.throughput * (1 - p.error_band),

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "rigplan/memory.h"
+#include "rigplan/perf.h"
 #include "rigplan/validate.h"
 #include "test_support.h"
 
@@ -72,6 +73,107 @@ TEST(Layout, RefusesLayoutsThatDoNotSplitWhole) {
   auto interleaved = with([](RunConfig& c) { c.virtual_stages = 3; });
   EXPECT_TRUE(
       estimate_memory(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), interleaved, false).ok());
+}
+
+double term(const Prediction& p, std::string_view name) {
+  for (const auto& t : p.terms) {
+    if (t.name == name) return t.seconds;
+  }
+  return 0;
+}
+
+double memory_gb(const MemoryEstimate& e, std::string_view name) {
+  for (const auto& t : e.terms) {
+    if (t.name == name) return t.gb;
+  }
+  return 0;
+}
+
+Prediction predict_run(const char* w, const RunConfig& c) {
+  auto p = predict(workload(w), gpu("a100-sxm4-80gb"), c, embedded_calibration(), catalog());
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return std::move(p).value();
+}
+
+double compute_s(const Prediction& p) {
+  return term(p, "gemm") + term(p, "attention") + term(p, "elementwise") + term(p, "optimizer");
+}
+
+TEST(Pipeline, TheOneFOneBBubbleIsStagesLessOneOverVirtualStagesTimesMicroBatches) {
+  // 192 micro-batches of 1 per replica over 16 stages: 15/192 of the compute idles.
+  const Prediction plain = predict_run("gpt3-175b", gpt3_on_1024());
+  EXPECT_NEAR(term(plain, "pipeline_bubble") / compute_s(plain), 15.0 / 192, 1e-12);
+  // Interleaved over 3 chunks a stage (2 layers each): a third of that.
+  RunConfig interleaved = gpt3_on_1024();
+  interleaved.virtual_stages = 3;
+  const Prediction v3 = predict_run("gpt3-175b", interleaved);
+  EXPECT_NEAR(term(v3, "pipeline_bubble") / compute_s(v3), 15.0 / (3 * 192), 1e-12);
+}
+
+TEST(Pipeline, SelectiveRecomputeRunsTheAttentionCoreForwardOnceMore) {
+  RunConfig none = gpt3_on_1024();
+  none.recompute = "none";
+  RunConfig selective = gpt3_on_1024();
+  selective.recompute = "selective";
+  // Forward, two backward passes, and the recomputed forward: 4/3 of the attention time.
+  EXPECT_NEAR(term(predict_run("gpt3-175b", selective), "attention") /
+                  term(predict_run("gpt3-175b", none), "attention"),
+              4.0 / 3, 1e-12);
+}
+
+// Korthikanti et al. 2022, Table 2, for their 22B model (s 2048, b 4, h 6144, a 64, L 48, t 8):
+// without sequence parallelism or recomputation a layer keeps s·b·h·(10 + 24/t + 5·a·s/(h·t))
+// bytes = 50,331,648 × 26.333 = 1,325,400,064.
+RunConfig megatron_22b(std::string recompute, bool sequence_parallel) {
+  RunConfig c;
+  c.gpus = 8;
+  c.tensor_parallel = 8;
+  c.batch = 4;
+  c.seq_len = 2048;
+  c.flash_attention = false;  // Megatron-LM of 2022 kept the s×s scores
+  c.recompute = std::move(recompute);
+  c.sequence_parallel = sequence_parallel;
+  return c;
+}
+
+TEST(Activations, KorthikantiTableTwoForTheTwentyTwoBillionModel) {
+  const Workload& w = workload("megatron-22b");
+  const Gpu& a100 = gpu("a100-sxm4-80gb");
+  auto plain = estimate_memory(w, a100, megatron_22b("none", false), false);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_NEAR(memory_gb(*plain, "activations"), 48 * 1'325'400'064.0 / 1e9, 1e-6);
+  // Sequence parallel and selective recompute: 34·s·b·h/t a layer, and the fp32 log-sum-exp
+  // per head the recomputed attention keeps (4·a·s·b/t).
+  auto sp = estimate_memory(w, a100, megatron_22b("selective", true), false);
+  ASSERT_TRUE(sp.ok());
+  EXPECT_NEAR(memory_gb(*sp, "activations"),
+              48 * (34.0 * 2048 * 4 * 6144 + 4.0 * 64 * 2048 * 4) / 8 / 1e9, 1e-6);
+  // Full recompute: 2·s·b·h a layer (the layer input, whole on each rank without SP) and one
+  // layer's activations while it is recomputed.
+  auto full = estimate_memory(w, a100, megatron_22b("full", false), false);
+  ASSERT_TRUE(full.ok());
+  EXPECT_NEAR(memory_gb(*full, "activations"), (48 * 2.0 * 2048 * 4 * 6144 + 1'325'400'064) / 1e9,
+              1e-6);
+}
+
+TEST(Activations, ThePipelinesFirstStageHoldsItsStagesMicroBatchesInFlight) {
+  // GPT-3 175B as Korthikanti et al. 2022 ran it: TP 8, PP 8, 3 chunks a stage, 64 micro-batches
+  // of 1, SP and selective recompute. The first stage holds 8 micro-batches of its 12 layers,
+  // × (1 + 7/24) interleaved: 124 layers of 34·s·h/t + 4·a·s/t bytes.
+  RunConfig c;
+  c.gpus = 64;
+  c.tensor_parallel = 8;
+  c.pipeline_parallel = 8;
+  c.virtual_stages = 3;
+  c.micro_batch = 1;
+  c.global_batch = 64;
+  c.seq_len = 2048;
+  c.recompute = "selective";
+  c.sequence_parallel = true;
+  auto e = estimate_memory(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), c, false);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_NEAR(memory_gb(*e, "activations"), 124 * (34.0 * 2048 * 12288 + 4.0 * 96 * 2048) / 8 / 1e9,
+              1e-6);
 }
 
 constexpr const char* kLayoutHeader =
