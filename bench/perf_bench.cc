@@ -35,4 +35,25 @@ void BM_PredictResnet50(benchmark::State& state) {
 }
 BENCHMARK(BM_PredictResnet50)->Unit(benchmark::kMicrosecond);
 
+// One Megatron layout of GPT-3 175B on 1,024 A100 (TP 8, PP 16, DP 8, micro-batch 1): the unit
+// a layout search would evaluate (issue goal: 5 µs a layout).
+void BM_PredictGpt3LayoutOn1024A100(benchmark::State& state) {
+  const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());
+  const auto zoo = rigplan::load_zoo(rigplan::embedded_workloads());
+  const auto calibration = rigplan::embedded_calibration();
+  rigplan::RunConfig run;
+  run.gpus = 1024;
+  run.tensor_parallel = 8;
+  run.pipeline_parallel = 16;
+  run.global_batch = 1536;
+  run.micro_batch = 1;
+  run.recompute = "full";
+  for (auto _ : state) {
+    auto p = rigplan::predict(**zoo->find("gpt3-175b"), *catalog->gpu("a100-sxm4-80gb"), run,
+                              calibration, *catalog);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_PredictGpt3LayoutOn1024A100)->Unit(benchmark::kMicrosecond);
+
 }  // namespace

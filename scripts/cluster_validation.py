@@ -25,7 +25,8 @@ HEADER = [
     "group", "ref", "gpu", "num_gpus", "workload", "mode", "precision", "weights", "method",
     "optimizer", "lora_rank", "batch_per_gpu", "seq_len", "grad_checkpointing", "metric", "value",
     "unit", "source", "tp", "pp", "cp", "ep", "vp", "micro_batch", "global_batch", "recompute",
-    "sequence_parallel", "link", "nodes", "zero", "flash_attention", "note",
+    "sequence_parallel", "link", "nodes", "fabric", "gpus_per_nic", "zero", "flash_attention",
+    "note",
 ]
 
 # Dense FP16/BF16 tensor peak of an A100, TFLOP/s: what Megatron-LM's MFU is a share of
@@ -124,6 +125,17 @@ def tokens_per_s(r, workload, seq, gpus, global_batch):
             f"tokens/s = MFU {value}% x {A100_PEAK_TFLOPS:.0f} TFLOP/s x {gpus} GPUs / {f:.4g} model "
             "FLOP per token (Korthikanti et al. 2022's model FLOPs)")
     raise ValueError(metric)
+
+
+def fabric_of(r):
+    """(catalog fabric id, note) of the network between the row's nodes."""
+    if r["source_group"] == "A_megatron_readme":
+        return "ib-hdr", ("fabric: Selene's DGX A100 nodes, 8 HDR InfiniBand compute ports each "
+                          "(DGX A100 reference architecture, recalled; the source does not say)")
+    if "400Gb/s" in r["interconnect"]:
+        return "ib-ndr", ("fabric: 400 Gb/s RDMA (ConnectX-7) per GPU as stated; InfiniBand or "
+                          "RoCE is not, and ib-ndr and eth-400g have the same rate")
+    return "", "fabric not stated: rigplan's default, one HDR InfiniBand port per GPU"
 
 
 def first_int(text):
@@ -240,7 +252,8 @@ def convert(r, used_runs):
     vp = first_int(r["vp"])
     sp = r["sequence_parallel"].lower().startswith("yes")
     fsdp = r["source_group"] == "C_torchtitan"
-    notes = [n for n in (how, gpu_note, model_note, recompute_note, *assumed) if n]
+    fabric, fabric_note = fabric_of(r)
+    notes = [n for n in (how, gpu_note, model_note, recompute_note, fabric_note, *assumed) if n]
     if not first_int(r["seq_len"]):
         notes.append("seq 2048: the examples/gpt3 script's --seq-length (not in the README sentence)")
     if "torch.compile" in r["precision"]:
@@ -258,7 +271,8 @@ def convert(r, used_runs):
         "tp": tp, "pp": pp, "cp": cp, "ep": "", "vp": vp or "", "micro_batch": micro or "",
         "global_batch": global_batch, "recompute": recompute,
         "sequence_parallel": 1 if sp else 0, "link": "nvswitch",
-        "nodes": math.ceil(gpus / GPUS_PER_NODE), "zero": 3 if fsdp else 0,
+        "nodes": math.ceil(gpus / GPUS_PER_NODE), "fabric": fabric, "gpus_per_nic": 1,
+        "zero": 3 if fsdp else 0,
         # Megatron-LM took FlashAttention in 2023; these runs (2020-2022) kept the s x s scores,
         # which is why Korthikanti et al. recompute them selectively.
         "flash_attention": 0 if r["source_group"] == "A_megatron_readme" else 1,

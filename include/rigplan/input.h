@@ -68,6 +68,7 @@ inline constexpr NumberField kExpertParallel{"ep", 1, 1'048'576, true};
 inline constexpr NumberField kVirtualStages{"vp", 1, 1024, true};
 inline constexpr NumberField kMicroBatch{"micro-batch", 1, 1'000'000'000, true};
 inline constexpr NumberField kGlobalBatch{"global-batch", 1, 1'000'000'000, true};
+inline constexpr NumberField kGpusPerNic{"gpus-per-nic", 1, 64, true};
 inline constexpr NumberField kLossChunks{"loss-chunks", 0, 1024, true};  // 0: a fused loss
 inline constexpr NumberField kGradAccum{"grad-accum", 1, 1'000'000, true};
 // Image models: a diffusion model's training resolution or a ResNet's image size (square).

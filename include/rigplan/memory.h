@@ -74,6 +74,12 @@ struct RunConfig {
   // perf_constants.h kNetworkGbpsPerGpu). recommend sets them from a rented offer's instance.
   int gpus_per_node = 0;
   std::optional<double> network_gbps_per_gpu;
+  // The network between machines as a catalog interconnect of the infiniband or ethernet family
+  // (ib-hdr, ib-ndr, eth-400g, ...) and the GPUs that share one of its ports (1: a rail per GPU,
+  // as DGX and HGX nodes are cabled). Default: ib-hdr, one per GPU (docs/scaleout.md). An
+  // offer's network_gbps_per_gpu wins over both.
+  std::string fabric;
+  int gpus_per_nic = 1;
   // Throughput of a run known to have run (a measurement): skip the offload penalty even when
   // the memory model says it does not fit.
   bool known_to_fit = false;

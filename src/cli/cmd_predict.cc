@@ -19,6 +19,12 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
   add_run_options(cmd, o);
   cmd->add_option("--gpu", gpu_name, "GPU id or name")->required();
   cmd->add_option("--gpus", o.run.gpus, "Number of GPUs")->capture_default_str();
+  cmd->add_option("--fabric", o.run.fabric,
+                  "Network between nodes: a catalog interconnect, ib-hdr (default), ib-ndr, "
+                  "ib-xdr, eth-400g, ...");
+  cmd->add_option("--gpus-per-nic", o.run.gpus_per_nic,
+                  "GPUs sharing one port of the fabric (1: a rail per GPU)")
+      ->capture_default_str();
   cmd->add_flag("--explain", explain, "Time per operator class");
   cmd->callback([&ctx, &o, &gpu_name, &explain] {
     auto inputs = ctx.load_run_inputs(o.workload, o.hf_config, o.resolution);

@@ -25,6 +25,7 @@ constexpr const NumberField* kAll[] = {
     &kVirtualStages,
     &kMicroBatch,
     &kGlobalBatch,
+    &kGpusPerNic,
     &kLossChunks,
     &kGradAccum,
     &kResolution,

@@ -227,7 +227,10 @@ void set_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalog& cata
                           : link.kind == "pcie-host" ? ic::kAllReduceHostS
                                                      : ic::kAllReduceNvlinkS;
   if (group > node_gpus(c)) {
-    m.allreduce_gbps = std::min(m.allreduce_gbps, network_gbps(c) * pc::kNetworkEfficiency);
+    // predict checked the fabric before it came here.
+    const auto network = network_for(c, catalog);
+    const double per_gpu = network ? network->gbps_per_gpu : pc::kNetworkGbpsPerGpu;
+    m.allreduce_gbps = std::min(m.allreduce_gbps, per_gpu * pc::kNetworkEfficiency);
     m.allreduce_latency_s = std::max(m.allreduce_latency_s, ic::kAllReduceNetworkS);
   }
 }

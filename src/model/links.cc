@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "model/perf_constants.h"
+#include "rigplan/input.h"
+#include "util/strings.h"
 
 namespace rigplan {
 
@@ -38,8 +41,32 @@ int node_gpus(const RunConfig& c) {
   return c.gpus_per_node > 0 ? c.gpus_per_node : pc::kGpusPerNode;
 }
 
-double network_gbps(const RunConfig& c) {
-  return c.network_gbps_per_gpu.value_or(pc::kNetworkGbpsPerGpu);
+Result<Network> network_for(const RunConfig& c, const Catalog& catalog) {
+  if (Status s = input::check(input::kGpusPerNic, c.gpus_per_nic); !s.ok()) return s;
+  if (c.network_gbps_per_gpu)
+    return Network{fmt::format("the offer's fabric ({:g} GB/s per GPU)", *c.network_gbps_per_gpu),
+                   *c.network_gbps_per_gpu};
+  const std::string_view wanted = c.fabric.empty() ? pc::kDefaultFabric : c.fabric;
+  std::vector<std::string> fabrics;
+  for (const auto& ic : catalog.interconnects) {
+    if (ic.family != "infiniband" && ic.family != "ethernet") continue;
+    if (ic.id == wanted) {
+      const double gbps = ic.bw_per_direction_gbps / c.gpus_per_nic;
+      const std::string share = c.gpus_per_nic == 1
+                                    ? "a port per GPU"
+                                    : fmt::format("a port per {} GPUs", c.gpus_per_nic);
+      return Network{fmt::format("{} ({}, {:g} GB/s per GPU)", ic.id, share, gbps), gbps};
+    }
+    fabrics.push_back(ic.id);
+  }
+  if (!c.fabric.empty()) {
+    return Status::invalid_input(fmt::format("--fabric '{}' is not accepted; expected {}{}",
+                                             shown(c.fabric), quoted_list(fabrics),
+                                             did_you_mean(c.fabric, fabrics)));
+  }
+  return Network{fmt::format("the network (assumed: {:g} GB/s per GPU, the catalog has no {})",
+                             pc::kNetworkGbpsPerGpu, pc::kDefaultFabric),
+                 pc::kNetworkGbpsPerGpu};
 }
 
 }  // namespace rigplan

@@ -23,9 +23,17 @@ struct Link {
 // The link among `gpus_in_node` GPUs of a kind: the run's --link, else the GPU's own.
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog& catalog);
 
-// The GPUs of one machine of the run (its gpus_per_node, else an HGX node's 8), and the network
-// bandwidth per GPU and direction between machines, GB/s (its own, else one 200 Gbit/s NIC).
+// The GPUs of one machine of the run (its gpus_per_node, else an HGX node's 8).
 int node_gpus(const RunConfig& c);
-double network_gbps(const RunConfig& c);
+
+// The network between a run's machines: its name as reported and its bandwidth per GPU and
+// direction, GB/s. An offer's network_gbps_per_gpu, else the run's --fabric (a catalog
+// interconnect of the infiniband or ethernet family) shared by --gpus-per-nic GPUs, else one
+// kDefaultFabric port per GPU. kInvalidInput for a fabric the catalog does not have.
+struct Network {
+  std::string name;
+  double gbps_per_gpu = 0;
+};
+Result<Network> network_for(const RunConfig& c, const Catalog& catalog);
 
 }  // namespace rigplan

@@ -327,6 +327,7 @@ struct StepContext {
   const RunConfig& c;  // the memory estimate's configuration, defaults resolved
   const RunFacts& facts;
   const Catalog& catalog;
+  Network network;  // between nodes
   Rates rates;
   ArchCalibration cal;
   double beta = 2;  // bytes per element
@@ -346,9 +347,9 @@ struct StepContext {
 
 StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& config,
                          const Calibration& calibration, const Catalog& catalog,
-                         const RunFacts& facts) {
+                         const RunFacts& facts, Network network) {
   const RunConfig& c = facts.memory.config;
-  StepContext s{w, gpu, c, facts, catalog};
+  StepContext s{w, gpu, c, facts, catalog, std::move(network)};
   s.cal = calibration.for_arch(calibration_key(gpu));
   s.rates = rates_for(gpu, c.precision);
   const bool fp32 = c.precision == "fp32" || c.precision == "tf32";
@@ -502,9 +503,9 @@ Fabric group_fabric(const StepContext& s, int stride, int size) {
   Fabric f = node_link(s);
   const int node = node_gpus(s.c);
   if (s.c.gpus <= node || static_cast<std::int64_t>(stride) * size <= node) return f;
-  f.busbw_gbps = std::min(f.busbw_gbps, network_gbps(s.c) * pc::kNetworkEfficiency);
+  f.busbw_gbps = std::min(f.busbw_gbps, s.network.gbps_per_gpu * pc::kNetworkEfficiency);
   f.latency_s = pc::kInterNodeLatencyS;
-  f.link_name = fmt::format("the network ({:g} GB/s per GPU)", network_gbps(s.c));
+  f.link_name = s.network.name;
   return f;
 }
 
@@ -717,10 +718,13 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
                            const Calibration& calibration, const Catalog& catalog,
                            const RunFacts& facts) {
   if (Status s = check_link(config.link); !s.ok()) return s;
+  auto network = network_for(facts.memory.config, catalog);
+  if (!network) return network.status();
   // An LLM served for inference: the engine's phases (inference_perf.cc).
   if (w.transformer && facts.memory.config.mode != "train")
     return predict_inference(w, gpu, calibration, catalog, facts);
-  const StepContext s = step_context(w, gpu, config, calibration, catalog, facts);
+  const StepContext s =
+      step_context(w, gpu, config, calibration, catalog, facts, std::move(network).value());
   auto ops = step_ops(s);
   if (!ops) return ops.status();
   Prediction p;

@@ -1,6 +1,8 @@
 // Named constants of the performance model, each with its source (docs/performance.md).
 #pragma once
 
+#include <string_view>
+
 namespace rigplan::perf_constants {
 
 // GEMM tiles: cuBLAS/CUTLASS tensor-core kernels compute 128×128 output tiles per SM
@@ -41,8 +43,11 @@ constexpr double kIntraNodeLatencyS = 10e-6;
 constexpr double kInterNodeLatencyS = 20e-6;
 // GPUs per node of an HGX/DGX server; beyond it traffic crosses the network.
 constexpr int kGpusPerNode = 8;
-// Network bandwidth per GPU between nodes: one 200 Gbit/s HDR InfiniBand NIC per GPU (DGX A100
-// reference architecture; llm-foundry's clusters: 1600 Gbit/s RoCE per 8-GPU node).
+// The network between nodes when a run names none: one HDR InfiniBand port per GPU, the catalog's
+// ib-hdr (the DGX A100 reference architecture: 8 ConnectX-6 HDR compute ports per node;
+// llm-foundry's clusters: 1600 Gbit/s RoCE per 8-GPU node). kNetworkGbpsPerGpu is its rate,
+// for catalogs without it.
+constexpr std::string_view kDefaultFabric = "ib-hdr";
 constexpr double kNetworkGbpsPerGpu = 25;
 // Share of the backward pass that hides gradient all-reduce: DDP overlaps buckets with the
 // remaining backward (PyTorch DDP paper, Li et al. 2020); the last bucket stays exposed.

@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 
+#include "model/links.h"
 #include "rigplan/input.h"
 #include "rigplan/memory.h"
 #include "util/csv.h"
@@ -120,6 +121,7 @@ Result<RunConfig> run_of(const Row& row) {
   if (const std::string link = row.text("link"); !link.empty())
     c.link = link == "nvlink" ? "nvlink-bridge" : link;
   if (!row.text("recompute").empty()) c.recompute = row.text("recompute");
+  c.fabric = row.text("fabric");
   // Component lists, as --train-components takes them ("unet,text_encoder").
   c.train_components = split_list(row.text("train_components"));
   c.cached_components = split_list(row.text("cached_components"));
@@ -135,6 +137,7 @@ Result<RunConfig> run_of(const Row& row) {
   auto vp = row.count("vp", input::kVirtualStages);
   auto micro = row.count("micro_batch", input::kMicroBatch);
   auto global = row.count("global_batch", input::kGlobalBatch);
+  auto per_nic = row.count("gpus_per_nic", input::kGpusPerNic);
   auto chunks = row.count("loss_chunks", input::kLossChunks);
   auto accum = row.count("grad_accum", input::kGradAccum);
   // Inference: the prompt, the tokens generated, the sequences in flight of a serving run.
@@ -142,7 +145,7 @@ Result<RunConfig> run_of(const Row& row) {
   auto output = row.count("output_len", input::kGenTokens);
   auto concurrency = row.count("concurrency", input::kBatch, /*zero_is_empty=*/true);
   for (const auto* r : {&rank, &batch, &seq, &gpus, &zero, &tp, &pp, &cp, &ep, &vp, &micro, &global,
-                        &chunks, &accum, &prompt, &output, &concurrency}) {
+                        &per_nic, &chunks, &accum, &prompt, &output, &concurrency}) {
     if (!r->ok()) return r->status();
   }
   auto rate = row.number("request_rate", 0);
@@ -179,6 +182,7 @@ Result<RunConfig> run_of(const Row& row) {
   c.micro_batch = *micro;
   c.global_batch = *global;
   c.sequence_parallel = *sequence_parallel;
+  c.gpus_per_nic = per_nic->value_or(1);
   c.loss_chunks = chunks->value_or(c.loss_chunks);
   c.grad_accum = accum->value_or(1);
   c.pure_16bit = *pure;
@@ -351,6 +355,10 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     out.measured = *value;
     auto run = run_of(row);
     if (!run) return run.status();
+    if (auto network = network_for(*run, catalog); !network) {
+      return Status::invalid_input(
+          fmt::format("{}:{}: column 'fabric': {}", path, out.line, network.status().message()));
+    }
     auto gpu = catalog.find_gpu(out.gpu);
     auto workload = zoo.find(out.workload);
     auto resolution = row.count("resolution", input::kResolution);

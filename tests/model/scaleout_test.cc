@@ -176,6 +176,37 @@ TEST(Activations, ThePipelinesFirstStageHoldsItsStagesMicroBatchesInFlight) {
               1e-6);
 }
 
+TEST(Topology, TensorParallelStaysInANodeAndDataParallelCrossesTheFabric) {
+  // TP 8 fills a node; the 8 data-parallel replicas and the 16 stages are nodes apart.
+  const Prediction hdr = predict_run("gpt3-175b", gpt3_on_1024());
+  EXPECT_NE(hdr.note.find("tensor parallel "), std::string::npos) << hdr.note;
+  EXPECT_NE(hdr.note.find(" s over nvswitch"), std::string::npos) << hdr.note;
+  EXPECT_NE(hdr.note.find(" s over ib-hdr (a port per GPU, 25 GB/s per GPU)"), std::string::npos)
+      << hdr.note;
+  // NDR shared by two GPUs is HDR's rate per GPU: the same step; one NDR port per GPU is faster.
+  RunConfig shared = gpt3_on_1024();
+  shared.fabric = "ib-ndr";
+  shared.gpus_per_nic = 2;
+  EXPECT_DOUBLE_EQ(predict_run("gpt3-175b", shared).step_time_s, hdr.step_time_s);
+  RunConfig ndr = gpt3_on_1024();
+  ndr.fabric = "ib-ndr";
+  EXPECT_LT(predict_run("gpt3-175b", ndr).step_time_s, hdr.step_time_s);
+}
+
+TEST(Topology, AFabricMustBeACatalogNetwork) {
+  RunConfig c = gpt3_on_1024();
+  c.fabric = "ib-nrd";
+  auto p =
+      predict(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), c, embedded_calibration(), catalog());
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), Status::Code::kInvalidInput);
+  const std::string& message = p.status().message();
+  EXPECT_EQ(message.rfind("--fabric 'ib-nrd' is not accepted; expected 'ib-fdr', 'ib-edr', ", 0),
+            0u)
+      << message;
+  EXPECT_TRUE(message.ends_with("(did you mean 'ib-ndr', 'ib-fdr' or 'ib-edr'?)")) << message;
+}
+
 constexpr const char* kLayoutHeader =
     "group,ref,gpu,num_gpus,workload,mode,precision,weights,method,optimizer,lora_rank,"
     "batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source,tp,pp,cp,ep,vp,micro_batch,"
