@@ -106,6 +106,17 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
 
 }  // namespace rigplan::report
 
+#include "rigplan/train_plan.h"
+
+namespace rigplan::report {
+
+// `rigplan train-plan`: the fastest layouts, each with its memory, step time, MFU, throughput,
+// time to train and why the runners-up lose.
+Json to_json(const Workload& workload, const Gpu& gpu, const TrainPlan& plan);
+std::string train_plan_text(const Workload& workload, const Gpu& gpu, const TrainPlan& plan);
+
+}  // namespace rigplan::report
+
 #include "rigplan/compare.h"
 #include "rigplan/cost.h"
 #include "rigplan/recommend.h"

@@ -171,6 +171,7 @@ void add_engines_command(CLI::App& app, CliContext& ctx);
 void add_memory_command(CLI::App& app, CliContext& ctx);
 void add_validate_command(CLI::App& app, CliContext& ctx);
 void add_predict_command(CLI::App& app, CliContext& ctx);
+void add_train_plan_command(CLI::App& app, CliContext& ctx);
 void add_compare_command(CLI::App& app, CliContext& ctx);
 void add_calibrate_command(CLI::App& app, CliContext& ctx);
 void add_cost_command(CLI::App& app, CliContext& ctx);

@@ -21,11 +21,12 @@ constexpr Command kCommands[] = {
     {"cpus", add_cpus_command},           {"offers", add_offers_command},
     {"regions", add_regions_command},     {"workloads", add_workloads_command},
     {"engines", add_engines_command},     {"memory", add_memory_command},
-    {"predict", add_predict_command},     {"compare", add_compare_command},
-    {"cost", add_cost_command},           {"recommend", add_recommend_command},
-    {"build", add_build_command},         {"validate", add_validate_command},
-    {"calibrate", add_calibrate_command}, {"report", add_report_command},
-    {"catalog", add_catalog_command},     {"serve", add_serve_command},
+    {"predict", add_predict_command},     {"train-plan", add_train_plan_command},
+    {"compare", add_compare_command},     {"cost", add_cost_command},
+    {"recommend", add_recommend_command}, {"build", add_build_command},
+    {"validate", add_validate_command},   {"calibrate", add_calibrate_command},
+    {"report", add_report_command},       {"catalog", add_catalog_command},
+    {"serve", add_serve_command},
 };
 
 }  // namespace

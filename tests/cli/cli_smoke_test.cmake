@@ -52,6 +52,9 @@ expect(0 "\"step_time_s\"" predict resnet50 --gpu a100-sxm4-80gb --precision fp1
 expect(0 "\"bound\": \"memory\"" predict llama-2-7b --gpu h100-sxm5-80gb --mode decode --batch 1 --seq 1 --json)
 expect(0 "relative to a100-sxm4-80gb" compare resnet50 --gpus a100-sxm4-80gb,rtx-4090,h100-sxm5-80gb --precision fp16)
 expect(2 "--link 'nvlnk' is not accepted" predict resnet50 --gpu a100-sxm4-80gb --gpus 2 --link nvlnk)
+expect(0 "\"layouts\"" train-plan gpt3-175b --gpu a100-sxm4-80gb --gpus 512 --global-batch 1536 --json)
+expect(0 "layouts split it whole" train-plan megatron-22b --gpu a100-sxm4-80gb --gpus 64 --tokens 1e11 --top 3)
+expect(2 "train-plan searches transformer layouts; resnet50 is not a transformer" train-plan resnet50 --gpu a100-sxm4-80gb --gpus 8)
 
 # Inference: engines as data, the serving answer.
 expect(0 "engines OK: 5 engines" catalog check)

@@ -7,6 +7,7 @@
 
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
+#include "rigplan/train_plan.h"
 #include "rigplan/validate.h"
 #include "test_support.h"
 
@@ -205,6 +206,48 @@ TEST(Topology, AFabricMustBeACatalogNetwork) {
             0u)
       << message;
   EXPECT_TRUE(message.ends_with("(did you mean 'ib-ndr', 'ib-fdr' or 'ib-edr'?)")) << message;
+}
+
+TEST(TrainPlan, EnumeratesEveryLayoutThatSplitsTheModelWhole) {
+  // Megatron's 1.2B GPT (15 heads, 24 layers, seq 1024) on 2 GPUs, global batch 2. TP 2 does not
+  // divide 15 heads, so: PP 1 CP 1 DP 2 (micro 1; 3 recomputes × ZeRO 0/1/3) = 9;
+  // PP 1 CP 2 DP 1 (micro 1 or 2) = 18; PP 2 DP 1 (vp 1, 2, 3, 4 or 6; micro 1 or 2; ZeRO 0/1)
+  // = 60. 87 layouts, all within an A100's 80 GB.
+  TrainPlanRequest request;
+  request.run.gpus = 2;
+  request.run.global_batch = 2;
+  request.top = 3;
+  auto plan = plan_training(workload("megatron-gpt2-1.2b"), gpu("a100-sxm4-80gb"), request,
+                            embedded_calibration(), catalog());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->evaluated, 87);
+  EXPECT_EQ(plan->fitting, 87);
+  ASSERT_EQ(plan->layouts.size(), 3u);
+  EXPECT_TRUE(plan->layouts[0].why_slower.empty());
+  for (size_t i = 1; i < plan->layouts.size(); ++i) {
+    EXPECT_LE(plan->layouts[i].prediction.throughput, plan->layouts[i - 1].prediction.throughput);
+    EXPECT_FALSE(plan->layouts[i].why_slower.empty());
+  }
+}
+
+TEST(TrainPlan, FindsAFittingLayoutForGpt3OnAThousandGpusAndRefusesWhatItCannotSearch) {
+  TrainPlanRequest request;
+  request.run.gpus = 1024;
+  request.run.global_batch = 1536;
+  request.tokens = 300e9;
+  auto plan = plan_training(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), request,
+                            embedded_calibration(), catalog());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_FALSE(plan->layouts.empty());
+  const LayoutOption& best = plan->layouts.front();
+  EXPECT_LE(best.memory_gb, capacity_gb(gpu("a100-sxm4-80gb")));
+  // 300e9 tokens at the best layout's speed, in days.
+  EXPECT_NEAR(*best.days, 300e9 / best.prediction.throughput / 86400, 1e-9);
+  auto cnn = plan_training(workload("resnet50"), gpu("a100-sxm4-80gb"), request,
+                           embedded_calibration(), catalog());
+  ASSERT_FALSE(cnn.ok());
+  EXPECT_EQ(cnn.status().message(),
+            "train-plan searches transformer layouts; resnet50 is not a transformer");
 }
 
 constexpr const char* kLayoutHeader =

@@ -1,0 +1,210 @@
+// The layout search (docs/scaleout.md, "Layout search").
+#include "rigplan/train_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+
+#include "model/links.h"
+#include "rigplan/input.h"
+
+namespace rigplan {
+namespace {
+
+// Sequences × length of a default optimizer step: about 4M tokens (Llama 2 trained on 4M-token
+// batches, Touvron et al. 2023; GPT-3 175B on 3.2M, Brown et al. 2020).
+constexpr double kDefaultBatchTokens = 4'194'304;
+// Degrees tried: tensor parallel within a node; micro-batches, context-parallel degrees and
+// virtual stages as the Megatron-LM and NeMo recipes set them.
+constexpr int kMicroBatches[] = {1, 2, 4, 8};
+constexpr int kContextDegrees[] = {1, 2, 4, 8};
+constexpr int kMaxVirtualStages = 8;
+
+std::vector<int> divisors(int n, int most) {
+  std::vector<int> out;
+  for (int d = 1; d <= std::min(n, most); ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+// Tensor × pipeline × context degrees that split the model and the GPUs whole.
+struct Split {
+  int tp = 1, pp = 1, cp = 1;
+};
+
+// Tensor parallelism stays within a node's GPU-to-GPU link (`node` GPUs).
+std::vector<Split> model_splits(const TransformerConfig& t, int gpus, int seq, int node) {
+  std::vector<Split> out;
+  const int heads = std::gcd(t.num_heads, t.kv_heads());
+  for (int tp : divisors(heads, std::min(gpus, node))) {
+    for (int pp : divisors(t.total_layers(), gpus / tp)) {
+      for (int cp : kContextDegrees) {
+        // Ring attention balances causal work over 2·cp chunks of each sequence.
+        const std::int64_t split = static_cast<std::int64_t>(tp) * pp * cp;
+        if (gpus % split == 0 && seq % (2 * cp) == 0) out.push_back({tp, pp, cp});
+      }
+    }
+  }
+  return out;
+}
+
+// The remaining choices of one split: virtual stages, micro-batch, recompute, ZeRO stage.
+std::vector<RunConfig> layouts_of(const TransformerConfig& t, const RunConfig& base, Split s) {
+  std::vector<RunConfig> out;
+  const int dp = base.gpus / (s.tp * s.pp * s.cp);
+  if (*base.global_batch % dp != 0) return out;
+  const int replica_batch = *base.global_batch / dp;
+  std::vector<int> stages = {1};
+  if (s.pp > 1) {
+    for (int v = 2; v <= kMaxVirtualStages; ++v) {
+      if (t.total_layers() % (s.pp * v) == 0) stages.push_back(v);
+    }
+  }
+  // Megatron-LM does not combine pipelines with ZeRO-3; FSDP runs without them.
+  const std::vector<int> zeros = s.pp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 3};
+  for (int vp : stages) {
+    for (int micro : kMicroBatches) {
+      if (replica_batch % micro != 0) continue;
+      for (const char* recompute : {"none", "selective", "full"}) {
+        for (int zero : zeros) {
+          RunConfig c = base;
+          c.tensor_parallel = s.tp;
+          c.pipeline_parallel = s.pp;
+          c.context_parallel = s.cp;
+          c.virtual_stages = vp;
+          c.micro_batch = micro;
+          c.recompute = recompute;
+          c.checkpointing = false;
+          c.sequence_parallel = s.tp > 1;  // never slower, and less memory (Korthikanti et al.)
+          c.zero = zero;
+          out.push_back(std::move(c));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// A fitting layout's speed, kept until the fastest are predicted again in full.
+struct Candidate {
+  double throughput = 0;
+  RunConfig run;
+};
+
+double compute_s(const Prediction& p) {
+  double sum = 0;
+  for (const auto& t : p.terms) {
+    if (t.bound == "compute" || t.bound == "memory") sum += t.seconds;
+  }
+  return sum;
+}
+
+double term_s(const Prediction& p, std::string_view name) {
+  for (const auto& t : p.terms) {
+    if (t.name == name) return t.seconds;
+  }
+  return 0;
+}
+
+// What a runner-up adds to the fastest layout's step: its share, and the part that grew most.
+std::string why_slower(const Prediction& best, const Prediction& p) {
+  const std::pair<const char*, double> parts[] = {
+      {"compute", compute_s(p) - compute_s(best)},
+      {"pipeline bubble", term_s(p, "pipeline_bubble") - term_s(best, "pipeline_bubble")},
+      {"communication", term_s(p, "communication") - term_s(best, "communication")},
+  };
+  const auto* most =
+      std::max_element(std::begin(parts), std::end(parts),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  return fmt::format("{:+.1f}% step time, most in {} ({:+.3g} s)",
+                     (p.step_time_s / best.step_time_s - 1) * 100, most->first, most->second);
+}
+
+}  // namespace
+
+namespace {
+
+// The request's run with the global batch resolved; kInvalidInput for what no layout can fix.
+Result<RunConfig> base_run(const Workload& w, const Gpu& gpu, const TrainPlanRequest& request,
+                           const Catalog& catalog) {
+  if (!w.transformer) {
+    return Status::invalid_input(
+        fmt::format("train-plan searches transformer layouts; {} is not a transformer", w.id));
+  }
+  if (Status s = input::check_all(
+          {{&input::kTop, static_cast<double>(request.top)}, {&input::kTokens, request.tokens}});
+      !s.ok())
+    return s;
+  RunConfig base = request.run;
+  base.mode = "train";
+  base.method = "full";
+  base.batch.reset();
+  const int seq = base.seq_len.value_or(w.default_seq_len.value_or(2048));
+  base.seq_len = seq;
+  if (!base.global_batch) {
+    base.global_batch = std::max(1, static_cast<int>(kDefaultBatchTokens / seq));
+  }
+  // The plain run on one GPU checks the precision, sequence and batch whatever the layout.
+  RunConfig probe = base;
+  probe.gpus = 1;
+  probe.global_batch.reset();
+  if (auto checked = estimate_memory(w, gpu, probe, false); !checked) return checked.status();
+  // The fabric is the same for every layout: a bad one is refused once, not skipped each time.
+  if (auto network = network_for(base, catalog); !network) return network.status();
+  return base;
+}
+
+// Every layout: the fitting ones' speeds, and the counts.
+std::vector<Candidate> search(const Workload& w, const Gpu& gpu, const RunConfig& base,
+                              const Calibration& calibration, const Catalog& catalog,
+                              TrainPlan& plan) {
+  std::vector<Candidate> out;
+  plan.least_memory_gb = 0;
+  const TransformerConfig& t = *w.transformer;
+  for (const Split& s : model_splits(t, base.gpus, *base.seq_len, node_gpus(base))) {
+    for (const RunConfig& c : layouts_of(t, base, s)) {
+      auto facts = run_facts(w, gpu, c);
+      if (!facts) continue;
+      ++plan.evaluated;
+      const double total = facts->memory.total_gb;
+      if (plan.least_memory_gb == 0 || total < plan.least_memory_gb) plan.least_memory_gb = total;
+      if (!facts->memory.fits) continue;
+      ++plan.fitting;
+      auto p = predict(w, gpu, c, calibration, catalog, *facts);
+      if (p) out.push_back({p->throughput, c});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<TrainPlan> plan_training(const Workload& w, const Gpu& gpu, const TrainPlanRequest& request,
+                                const Calibration& calibration, const Catalog& catalog) {
+  auto base = base_run(w, gpu, request, catalog);
+  if (!base) return base.status();
+  TrainPlan plan;
+  plan.global_batch = *base->global_batch;
+  std::vector<Candidate> found = search(w, gpu, *base, calibration, catalog, plan);
+  const size_t keep = std::min(found.size(), static_cast<size_t>(std::max(request.top, 1)));
+  std::partial_sort(
+      found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(),
+      [](const Candidate& a, const Candidate& b) { return a.throughput > b.throughput; });
+  for (size_t i = 0; i < keep; ++i) {
+    auto facts = run_facts(w, gpu, found[i].run);
+    if (!facts) return facts.status();
+    auto p = predict(w, gpu, found[i].run, calibration, catalog, *facts);
+    if (!p) return p.status();
+    LayoutOption o{facts->memory.config, facts->memory.total_gb, std::move(p).value()};
+    if (request.tokens) o.days = *request.tokens / o.prediction.throughput / 86400;
+    o.gpu_hours = 1e9 / o.prediction.throughput / 3600 * o.run.gpus;
+    if (i > 0) o.why_slower = why_slower(plan.layouts.front().prediction, o.prediction);
+    plan.layouts.push_back(std::move(o));
+  }
+  return plan;
+}
+
+}  // namespace rigplan
