@@ -134,8 +134,15 @@ Result<RunConfig> base_run(const Workload& w, const Gpu& gpu, const TrainPlanReq
     return Status::invalid_input(
         fmt::format("train-plan searches transformer layouts; {} is not a transformer", w.id));
   }
-  if (Status s = input::check_all(
-          {{&input::kTop, static_cast<double>(request.top)}, {&input::kTokens, request.tokens}});
+  const RunConfig& run = request.run;
+  const auto optional = [](std::optional<int> v) {
+    return v ? std::optional<double>(*v) : std::optional<double>();
+  };
+  if (Status s = input::check_all({{&input::kTop, static_cast<double>(request.top)},
+                                   {&input::kTokens, request.tokens},
+                                   {&input::kGpus, static_cast<double>(run.gpus)},
+                                   {&input::kSeq, optional(run.seq_len)},
+                                   {&input::kGlobalBatch, optional(run.global_batch)}});
       !s.ok())
     return s;
   RunConfig base = request.run;

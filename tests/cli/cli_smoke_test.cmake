@@ -55,6 +55,8 @@ expect(2 "--link 'nvlnk' is not accepted" predict resnet50 --gpu a100-sxm4-80gb 
 expect(0 "\"layouts\"" train-plan gpt3-175b --gpu a100-sxm4-80gb --gpus 512 --global-batch 1536 --json)
 expect(0 "layouts split it whole" train-plan megatron-22b --gpu a100-sxm4-80gb --gpus 64 --tokens 1e11 --top 3)
 expect(2 "train-plan searches transformer layouts; resnet50 is not a transformer" train-plan resnet50 --gpu a100-sxm4-80gb --gpus 8)
+expect(2 "--gpus 0 is out of range" train-plan gpt3-175b --gpu a100-sxm4-80gb --gpus 0)
+expect(2 "--seq 0 is out of range" train-plan gpt3-175b --gpu a100-sxm4-80gb --gpus 8 --seq 0)
 
 # Inference: engines as data, the serving answer.
 expect(0 "engines OK: 5 engines" catalog check)
