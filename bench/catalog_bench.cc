@@ -1,6 +1,7 @@
 // Catalog start-up and lookup costs: every command pays the load once, lookups many times.
 #include <benchmark/benchmark.h>
 
+#include "catalog/catalog_image.h"
 #include "rigplan/catalog.h"
 #include "rigplan/catalog_query.h"
 
@@ -14,6 +15,15 @@ void BM_LoadEmbeddedCatalog(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LoadEmbeddedCatalog)->Unit(benchmark::kMillisecond);
+
+// What a command without --catalog or an overlay does instead: read the image the build made.
+void BM_ReadEmbeddedCatalogImage(benchmark::State& state) {
+  for (auto _ : state) {
+    auto catalog = rigplan::read_catalog_image(rigplan::embedded_catalog_image());
+    benchmark::DoNotOptimize(catalog);
+  }
+}
+BENCHMARK(BM_ReadEmbeddedCatalogImage)->Unit(benchmark::kMillisecond);
 
 void BM_FindGpuByName(benchmark::State& state) {
   const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());

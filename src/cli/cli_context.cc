@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "catalog/catalog_image.h"
 #include "rigplan/input.h"
 #include "rigplan/recipe.h"
 #include "util/strings.h"
@@ -28,15 +29,8 @@ std::string default_overlay_dir() {
   return "";
 }
 
-Result<CliContext::CatalogSources> CliContext::catalog_sources() const {
+Result<CliContext::CatalogSources> CliContext::overlay_sources() const {
   CatalogSources found;
-  if (catalog_dir.empty()) {
-    found.base = embedded_catalog();
-  } else {
-    auto files = read_catalog_dir(catalog_dir, /*required=*/true);
-    if (!files) return files.status();
-    found.base = std::move(files).value();
-  }
   // An explicit --overlay must exist; the default location is used only when present.
   const bool explicit_overlay = !overlay_dir.empty();
   found.overlay_dir = explicit_overlay ? overlay_dir : default_overlay_dir();
@@ -50,11 +44,33 @@ Result<CliContext::CatalogSources> CliContext::catalog_sources() const {
   return found;
 }
 
+Result<std::vector<CatalogFile>> CliContext::base_sources() const {
+  if (catalog_dir.empty()) return embedded_catalog();
+  return read_catalog_dir(catalog_dir, /*required=*/true);
+}
+
+Result<CliContext::CatalogSources> CliContext::catalog_sources() const {
+  auto found = overlay_sources();
+  if (!found) return found.status();
+  auto base = base_sources();
+  if (!base) return base.status();
+  found->base = std::move(base).value();
+  return found;
+}
+
 Result<std::shared_ptr<const Catalog>> CliContext::load() const {
   if (shared_catalog) return shared_catalog;
-  auto sources = catalog_sources();
+  auto sources = overlay_sources();
   if (!sources) return sources.status();
-  auto catalog = load_catalog(sources->base, sources->overlay);
+  // The embedded catalog alone is read from its image, checked when the binary was built;
+  // --catalog and overlays are parsed and checked now.
+  auto catalog = [&]() -> Result<Catalog> {
+    if (catalog_dir.empty() && sources->overlay.empty())
+      return read_catalog_image(embedded_catalog_image());
+    auto base = base_sources();
+    if (!base) return base.status();
+    return load_catalog(*base, sources->overlay);
+  }();
   if (!catalog) return catalog.status();
   return std::shared_ptr<const Catalog>(std::make_shared<Catalog>(std::move(catalog).value()));
 }

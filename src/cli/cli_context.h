@@ -45,6 +45,8 @@ struct CliContext {
     std::string overlay_dir;
   };
   Result<CatalogSources> catalog_sources() const;
+  Result<CatalogSources> overlay_sources() const;         // catalog_sources() less the base
+  Result<std::vector<CatalogFile>> base_sources() const;  // embedded or --catalog
 
   // The zoo: the embedded workloads plus --workloads DIR.
   Result<std::shared_ptr<const Zoo>> load_zoo() const;

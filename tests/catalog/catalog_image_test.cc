@@ -1,0 +1,84 @@
+// The embedded catalog's image (src/catalog/catalog_image.h): the catalog a command reads when it
+// is given no --catalog and no overlay must be the one the TOML files under data/catalog/ load.
+#include "catalog/catalog_image.h"
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace rigplan {
+namespace {
+
+const Catalog& from_image() {
+  static const Catalog kCatalog = [] {
+    auto read = read_catalog_image(embedded_catalog_image());
+    EXPECT_TRUE(read.ok()) << read.status().message();
+    return std::move(read).value();
+  }();
+  return kCatalog;
+}
+
+TEST(CatalogImage, IsTheImageOfTheTomlCatalog) {
+  // Written from the TOML files now, byte for byte what the build compiled in: every field of
+  // every entry, with its provenance, in the files' order.
+  EXPECT_EQ(write_catalog_image(testing::default_catalog()), embedded_catalog_image());
+  // And reading it back loses nothing.
+  EXPECT_EQ(write_catalog_image(from_image()), embedded_catalog_image());
+}
+
+TEST(CatalogImage, KeepsFiguresSourcesAndWhereEachEntryIsDefined) {
+  const Catalog& toml = testing::default_catalog();
+  const Catalog& image = from_image();
+  EXPECT_EQ(image.gpus.size(), toml.gpus.size());
+  EXPECT_EQ(image.offers.size(), toml.offers.size());
+  EXPECT_EQ(image.regions.size(), toml.regions.size());
+  // data/catalog/gpus_consumer.toml, [[gpu]] id = "rtx-4090".
+  const Gpu* gpu = image.gpu("rtx-4090");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->memory_gb, 24);
+  EXPECT_EQ(gpu->mem_bandwidth_gbps, 1008);
+  EXPECT_EQ(gpu->fp16_fp16acc_tflops, 330.3);
+  EXPECT_FALSE(gpu->fp4_tflops.has_value());
+  EXPECT_EQ(gpu->aliases, (std::vector<std::string>{"RTX 4090", "GeForce RTX 4090",
+                                                    "NVIDIA GeForce RTX 4090", "4090"}));
+  EXPECT_EQ(gpu->used_price_date, Date::parse("2025-06-01"));
+  EXPECT_EQ(gpu->provenance.confidence, "mixed");
+  EXPECT_EQ(gpu->provenance.source_of("used_price_usd").rfind("recalled, not verified", 0), 0u);
+  EXPECT_EQ(gpu->provenance.file, "data/catalog/gpus_consumer.toml");
+  EXPECT_EQ(gpu->provenance.line, toml.gpu("rtx-4090")->provenance.line);
+}
+
+TEST(CatalogImage, FindsEntriesByNameAndAlias) {
+  auto gpu = from_image().find_gpu("geforce rtx 4090");
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  EXPECT_EQ((*gpu)->id, "rtx-4090");
+  auto missing = from_image().find_gpu("rtx 4900");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("did you mean 'rtx-4090'"), std::string::npos)
+      << missing.status().message();
+}
+
+TEST(CatalogImage, ATruncatedOrForeignImageIsAnErrorNotACrash) {
+  const std::string_view image = embedded_catalog_image();
+  for (size_t cut :
+       {size_t{0}, size_t{10}, size_t{30}, image.size() / 3, image.size() / 2, image.size() - 1}) {
+    auto read = read_catalog_image(image.substr(0, cut));
+    EXPECT_FALSE(read.ok()) << cut;
+  }
+  EXPECT_EQ(read_catalog_image("gpus = []").status().message(),
+            "the embedded catalog image does not start with its magic line");
+  EXPECT_EQ(read_catalog_image(std::string(image) + "x").status().message(),
+            "the embedded catalog image is longer than its entries");
+}
+
+TEST(CatalogImage, SourceSpellsEveryByteAsAStringLiteral) {
+  // Quotes, backslashes, question marks and control bytes as three-digit octal escapes, so that
+  // the digit 7 after \001 stays a character of its own.
+  const std::string bytes = {'a', '"', '\\', '?', '\n', '\x01', '7'};
+  const std::string source = catalog_image_source(bytes);
+  EXPECT_NE(source.find(R"(      "a\042\134\077\012\0017")"), std::string::npos) << source;
+  EXPECT_NE(source.find("return {kImage, 7};"), std::string::npos) << source;
+}
+
+}  // namespace
+}  // namespace rigplan
