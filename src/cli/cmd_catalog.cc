@@ -22,10 +22,98 @@ report::Json counts_json(const Catalog& c) {
           {"chassis", c.chassis.size()}};
 }
 
-}  // namespace
+// The engines and their formats, checked with the catalog: the embedded ones or a directory's.
+Result<Engines> engines_to_check(const std::string& engines_dir) {
+  if (engines_dir.empty()) return load_engines(embedded_engine_files_list());
+  auto files = read_catalog_dir(engines_dir);
+  if (!files) return files.status();
+  return load_engines(*files);
+}
 
-// Prices older than this are flagged: cloud and street prices move within months.
-constexpr long kStaleAfterDays = 365;
+// The catalog in use (with its overlay), or a directory alone, without the overlay.
+Result<std::shared_ptr<const Catalog>> catalog_to_check(const CliContext& ctx,
+                                                        const std::string& dir) {
+  if (dir.empty()) return ctx.load();
+  auto files = read_catalog_dir(dir, /*required=*/true);
+  if (!files) return files.status();
+  auto read = load_catalog(*files);
+  if (!read) return read.status();
+  return std::shared_ptr<const Catalog>(std::make_shared<Catalog>(std::move(read).value()));
+}
+
+report::Json price_findings_json(const Catalog& catalog) {
+  report::Json stale = report::Json::array();
+  for (const auto& p : stale_prices(catalog, today(), PriceAge::kStaleDays)) {
+    stale.push_back({{"kind", p.kind},
+                     {"id", p.id},
+                     {"field", p.field},
+                     {"date", p.date.to_string()},
+                     {"age_days", p.age_days}});
+  }
+  report::Json warnings = report::Json::array();
+  for (const auto& w : check_prices(catalog, today())) {
+    warnings.push_back({{"rule", w.rule},
+                        {"kind", w.kind},
+                        {"id", w.id},
+                        {"at", fmt::format("{}:{}", w.file, w.line)},
+                        {"message", w.message}});
+  }
+  return {{"stale_prices", stale}, {"price_warnings", warnings}};
+}
+
+// A load's problems, one a line; the last line is the summary.
+report::Json problems_json(std::string_view text) {
+  report::Json problems = report::Json::array();
+  for (size_t end; (end = text.find('\n')) != std::string_view::npos; text.remove_prefix(end + 1)) {
+    problems.push_back(std::string(text.substr(0, end)));
+  }
+  return {{"problems", problems}, {"summary", std::string(text)}};
+}
+
+report::Json check_json(const Result<std::shared_ptr<const Catalog>>& loaded,
+                        const Result<Engines>& engines) {
+  report::Json out = {{"ok", loaded.ok() && engines.ok()}};
+  if (engines) {
+    out["engines"] = {{"engines", engines->engines.size()},
+                      {"weight_formats", engines->formats.size()},
+                      {"kv_formats", engines->kv_formats.size()}};
+  } else {
+    out["engine_problems"] = engines.status().message();
+  }
+  if (loaded) {
+    out["counts"] = counts_json(**loaded);
+    out.update(price_findings_json(**loaded));
+  } else {
+    out.update(problems_json(loaded.status().message()));
+  }
+  return out;
+}
+
+void print_check(const CliContext& ctx, const Catalog& c, const Engines& engines) {
+  *ctx.out << fmt::format(
+      "catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects, {} base systems, "
+      "{} circuits, {} PSUs, {} NICs, {} boards, {} chassis\n",
+      c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(), c.interconnects.size(),
+      c.systems.size(), c.circuits.size(), c.psus.size(), c.nics.size(), c.boards.size(),
+      c.chassis.size());
+  *ctx.out << fmt::format("engines OK: {} engines, {} weight formats, {} KV-cache formats\n",
+                          engines.engines.size(), engines.formats.size(),
+                          engines.kv_formats.size());
+  for (const auto& w : check_prices(c, today())) {
+    *ctx.err << fmt::format("{}:{}: warning: {} '{}': {} [{}]\n", w.file, w.line, w.kind, w.id,
+                            w.message, w.rule);
+  }
+  const auto stale = stale_prices(c, today(), PriceAge::kStaleDays);
+  if (!stale.empty()) {
+    *ctx.err << fmt::format(
+        "rigplan: {} prices are more than {} days old (oldest: {} {} {}, {}); refresh them or "
+        "add current ones in an overlay\n",
+        stale.size(), PriceAge::kStaleDays, stale.front().kind, stale.front().id,
+        stale.front().field, stale.front().date.to_string());
+  }
+}
+
+}  // namespace
 
 void add_catalog_command(CLI::App& app, CliContext& ctx) {
   auto* command = app.add_subcommand("catalog", "Check a catalog directory");
@@ -41,66 +129,10 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
   check->add_option("--engines", engines_dir,
                     "Directory of engine files to check (default: the embedded data/engines)");
   check->callback([&ctx, &dir, &engines_dir] {
-    // The engines and their formats are checked with the catalog.
-    Result<std::vector<CatalogFile>> engine_files =
-        engines_dir.empty() ? Result<std::vector<CatalogFile>>(embedded_engine_files_list())
-                            : read_catalog_dir(engines_dir);
-    const Result<Engines> engines =
-        engine_files ? load_engines(*engine_files) : Result<Engines>(engine_files.status());
-    Result<std::shared_ptr<const Catalog>> loaded = Status::internal("not loaded");
-    if (dir.empty()) {
-      loaded = ctx.load();
-    } else {
-      // The directory alone, without the overlay.
-      auto files = read_catalog_dir(dir, /*required=*/true);
-      auto read = files ? load_catalog(*files) : Result<Catalog>(files.status());
-      if (read) {
-        loaded = std::shared_ptr<const Catalog>(std::make_shared<Catalog>(std::move(read).value()));
-      } else {
-        loaded = read.status();
-      }
-    }
+    const auto engines = engines_to_check(engines_dir);
+    const auto loaded = catalog_to_check(ctx, dir);
     if (ctx.json) {
-      report::Json out = {{"ok", loaded.ok() && engines.ok()}};
-      if (engines) {
-        out["engines"] = {{"engines", engines->engines.size()},
-                          {"weight_formats", engines->formats.size()},
-                          {"kv_formats", engines->kv_formats.size()}};
-      } else {
-        out["engine_problems"] = engines.status().message();
-      }
-      if (loaded) {
-        out["counts"] = counts_json(**loaded);
-        report::Json stale = report::Json::array();
-        for (const auto& p : stale_prices(**loaded, today(), kStaleAfterDays)) {
-          stale.push_back({{"kind", p.kind},
-                           {"id", p.id},
-                           {"field", p.field},
-                           {"date", p.date.to_string()},
-                           {"age_days", p.age_days}});
-        }
-        out["stale_prices"] = stale;
-        report::Json warnings = report::Json::array();
-        for (const auto& w : check_prices(**loaded, today())) {
-          warnings.push_back({{"rule", w.rule},
-                              {"kind", w.kind},
-                              {"id", w.id},
-                              {"at", fmt::format("{}:{}", w.file, w.line)},
-                              {"message", w.message}});
-        }
-        out["price_warnings"] = warnings;
-      } else {
-        report::Json problems = report::Json::array();
-        std::string_view text = loaded.status().message();
-        // One problem per line; the last line is the summary.
-        for (size_t end; (end = text.find('\n')) != std::string_view::npos;
-             text.remove_prefix(end + 1)) {
-          problems.push_back(std::string(text.substr(0, end)));
-        }
-        out["problems"] = problems;
-        out["summary"] = std::string(text);
-      }
-      ctx.print_json(out);
+      ctx.print_json(check_json(loaded, engines));
       const Status& failed = !loaded ? loaded.status() : engines.status();
       ctx.exit_code =
           failed.ok() ? kExitOk : (failed.is_user_error() ? kExitBadInput : kExitInternal);
@@ -108,29 +140,7 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
     }
     if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
     if (!engines) return void(ctx.exit_code = ctx.fail(engines.status()));
-    const Catalog& c = **loaded;
-    *ctx.out << fmt::format(
-        "catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects, {} base systems, "
-        "{} circuits, {} PSUs, {} NICs, {} boards, {} chassis\n",
-        c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(), c.interconnects.size(),
-        c.systems.size(), c.circuits.size(), c.psus.size(), c.nics.size(), c.boards.size(),
-        c.chassis.size());
-    *ctx.out << fmt::format("engines OK: {} engines, {} weight formats, {} KV-cache formats\n",
-                            engines->engines.size(), engines->formats.size(),
-                            engines->kv_formats.size());
-    for (const auto& w : check_prices(c, today())) {
-      *ctx.err << fmt::format("{}:{}: warning: {} '{}': {} [{}]\n", w.file, w.line, w.kind, w.id,
-                              w.message, w.rule);
-    }
-    const auto stale = stale_prices(c, today(), kStaleAfterDays);
-    if (!stale.empty()) {
-      *ctx.err << fmt::format(
-          "rigplan: {} prices are more than {} days old (oldest: {} {} {}, {}); refresh them or "
-          "add "
-          "current ones in an overlay\n",
-          stale.size(), kStaleAfterDays, stale.front().kind, stale.front().id, stale.front().field,
-          stale.front().date.to_string());
-    }
+    print_check(ctx, **loaded, *engines);
   });
 }
 
