@@ -177,9 +177,13 @@ Status check_provider(const std::string& provider, const Row& row, int column,
 }
 
 // SkyPilot vms.csv (any cloud; columns by header name) or rigplan's aggregate of them.
-Status read_skypilot(const std::vector<CsvRecord>& records, const ReadContext& rc,
-                     std::vector<Listing>& out) {
-  const Columns cols(records.front(), rc.file.path);
+// The columns of a SkyPilot vms.csv (and of the shared data's copy, in snake case); -1: absent.
+struct SkypilotColumns {
+  int instance, accelerator, count, vcpus, memory, price, spot, region, gpu_info, total_memory,
+      provider, repo, path, commit;
+};
+
+Result<SkypilotColumns> skypilot_columns(const Columns& cols) {
   constexpr std::string_view kExpected =
       "a SkyPilot vms.csv has InstanceType, AcceleratorName, AcceleratorCount, vCPUs, MemoryGiB, "
       "Price, SpotPrice and Region";
@@ -189,20 +193,92 @@ Status read_skypilot(const std::vector<CsvRecord>& records, const ReadContext& r
                      {"Price", "price_usd_per_hour"}}) {
     if (Status s = cols.require(names, kExpected); !s.ok()) return s;
   }
-  const int c_instance = cols.find({"InstanceType", "instance_type"});
-  const int c_accel = cols.find({"AcceleratorName", "accelerator_name"});
-  const int c_count = cols.find({"AcceleratorCount", "accelerator_count"});
-  const int c_vcpus = cols.find({"vCPUs", "vcpus"});
-  const int c_mem = cols.find({"MemoryGiB", "memory_gb"});
-  const int c_price = cols.find({"Price", "price_usd_per_hour"});
-  const int c_spot = cols.find({"SpotPrice", "spot_price_usd_per_hour"});
-  const int c_region = cols.find({"Region", "region"});
-  const int c_info = cols.find({"GpuInfo"});
-  const int c_total_mem = cols.find({"gpu_memory_gb_total"});
-  const int c_provider = cols.find({"provider"});
-  const int c_repo = cols.find({"source_repo"});
-  const int c_path = cols.find({"path"});
-  const int c_commit = cols.find({"commit"});
+  return SkypilotColumns{.instance = cols.find({"InstanceType", "instance_type"}),
+                         .accelerator = cols.find({"AcceleratorName", "accelerator_name"}),
+                         .count = cols.find({"AcceleratorCount", "accelerator_count"}),
+                         .vcpus = cols.find({"vCPUs", "vcpus"}),
+                         .memory = cols.find({"MemoryGiB", "memory_gb"}),
+                         .price = cols.find({"Price", "price_usd_per_hour"}),
+                         .spot = cols.find({"SpotPrice", "spot_price_usd_per_hour"}),
+                         .region = cols.find({"Region", "region"}),
+                         .gpu_info = cols.find({"GpuInfo"}),
+                         .total_memory = cols.find({"gpu_memory_gb_total"}),
+                         .provider = cols.find({"provider"}),
+                         .repo = cols.find({"source_repo"}),
+                         .path = cols.find({"path"}),
+                         .commit = cols.find({"commit"})};
+}
+
+// The prices, vCPUs and memory of a row; false when it is not sold on demand (SkyPilot leaves
+// the price empty). Every number of the row is checked, sold or not.
+Result<bool> read_skypilot_prices(const Row& row, const SkypilotColumns& c, const ReadContext& rc,
+                                  Listing& l) {
+  auto price = row.number(c.price, "Price");
+  auto spot = row.number(c.spot, "SpotPrice");
+  auto count = row.number(c.count, "AcceleratorCount");
+  auto vcpus = row.number(c.vcpus, "vCPUs");
+  auto mem = row.number(c.memory, "MemoryGiB");
+  for (const auto* r : {&price, &spot, &count, &vcpus, &mem}) {
+    if (!r->ok()) return r->status();
+  }
+  if (!*price || **price <= 0) {
+    if (!l.accelerator.empty()) ++rc.input.unpriced;
+    return false;
+  }
+  l.price = cents_fraction(**price);
+  if (*spot && **spot > 0) l.spot = cents_fraction(**spot);
+  if (*vcpus) l.vcpus = static_cast<int>(std::lround(**vcpus));
+  if (*mem && **mem > 0) l.ram_gb = *mem;
+  return true;
+}
+
+// The GPUs of a row: their count and memory, and a name for an instance SkyPilot leaves unnamed.
+Status read_skypilot_gpus(const Row& row, const SkypilotColumns& c, Listing& l) {
+  auto count = row.number(c.count, "AcceleratorCount");
+  if (!count.ok()) return count.status();
+  const double n = count->value_or(0);
+  if (n < 1 || n != std::floor(n)) {
+    return row.error(c.count, fmt::format("AcceleratorCount '{}' is not accepted; expected a "
+                                          "whole number >= 1",
+                                          row.text(c.count)));
+  }
+  l.count = static_cast<int>(n);
+  // SkyPilot leaves the instance type of GCP's attachable GPUs empty: name them by GPU x count.
+  if (l.instance.empty()) l.instance = fmt::format("gpu-only:{}-x{}", l.accelerator, l.count);
+  if (c.gpu_info >= 0) l.memory_gb = gpu_info_memory_gb(row.text(c.gpu_info));
+  if (c.total_memory >= 0) {
+    auto total = row.number(c.total_memory, "gpu_memory_gb_total");
+    if (!total.ok()) return total.status();
+    if (*total) l.memory_gb = **total / l.count;
+  }
+  return {};
+}
+
+// Clouds whose GPU rows price the GPUs alone (GCP): adds the host VM when the list has it, else
+// says that the price is the GPUs' alone.
+void add_host_vm(Listing& l, const std::map<std::string, Listing>& hosts, const ReadContext& rc) {
+  const ProviderRule* p = rc.rules.provider(l.provider);
+  if (!p || !p->gpus_priced_alone) return;
+  auto host = hosts.find(l.instance + '\n' + l.region);
+  if (host == hosts.end()) {
+    l.caveat = fmt::format(
+        "the GPUs alone: {} bills the host VM (vCPUs, memory) on top, and the price list has no "
+        "host row for this instance",
+        l.provider);
+    return;
+  }
+  l.price += host->second.price;
+  if (l.spot && host->second.spot) l.spot = *l.spot + *host->second.spot;
+  l.vcpus = host->second.vcpus;
+  l.ram_gb = host->second.ram_gb;
+  l.notes = fmt::format("GPU price plus the host VM's {} USD/h (line {})",
+                        format_number(host->second.price), host->second.line);
+}
+
+Status read_skypilot(const std::vector<CsvRecord>& records, const ReadContext& rc,
+                     std::vector<Listing>& out) {
+  const auto c = skypilot_columns(Columns(records.front(), rc.file.path));
+  if (!c.ok()) return c.status();
   std::set<std::string> providers;
   std::map<std::string, Listing> hosts;  // instance + region -> host row (GPU-less)
   std::vector<Listing> gpu_rows;
@@ -211,77 +287,33 @@ Status read_skypilot(const std::vector<CsvRecord>& records, const ReadContext& r
     ++rc.input.rows;
     Listing l;
     l.provider = !rc.options.provider.empty() ? rc.options.provider
-                 : c_provider >= 0            ? to_lower(row.text(c_provider))
+                 : c->provider >= 0           ? to_lower(row.text(c->provider))
                                               : provider_from_path(rc.file.path, rc.rules);
-    if (Status s = check_provider(l.provider, row, c_provider, rc); !s.ok()) return s;
+    if (Status s = check_provider(l.provider, row, c->provider, rc); !s.ok()) return s;
     providers.insert(l.provider);
     l.file = rc.file.path;
     l.line = row.line();
-    l.instance = row.text(c_instance);
-    l.accelerator = row.text(c_accel);
-    l.region = row.text(c_region);
-    auto price = row.number(c_price, "Price");
-    auto spot = row.number(c_spot, "SpotPrice");
-    auto count = row.number(c_count, "AcceleratorCount");
-    auto vcpus = row.number(c_vcpus, "vCPUs");
-    auto mem = row.number(c_mem, "MemoryGiB");
-    for (const auto* r : {&price, &spot, &count, &vcpus, &mem}) {
-      if (!r->ok()) return r->status();
-    }
-    if (!*price || **price <= 0) {  // not sold on demand (SkyPilot leaves it empty)
-      if (!l.accelerator.empty()) ++rc.input.unpriced;
-      continue;
-    }
-    l.price = cents_fraction(**price);
-    if (*spot && **spot > 0) l.spot = cents_fraction(**spot);
-    if (*vcpus) l.vcpus = static_cast<int>(std::lround(**vcpus));
-    if (*mem && **mem > 0) l.ram_gb = *mem;
+    l.instance = row.text(c->instance);
+    l.accelerator = row.text(c->accelerator);
+    l.region = row.text(c->region);
+    auto priced = read_skypilot_prices(row, *c, rc, l);
+    if (!priced.ok()) return priced.status();
+    if (!*priced) continue;
     l.as_of = rc.options.as_of ? *rc.options.as_of : rc.file.modified;
-    if (c_repo >= 0 && !row.text(c_repo).empty()) {
-      l.upstream_source = fmt::format("{} {} @ {}", row.text(c_repo), row.text(c_path),
-                                      row.text(c_commit).substr(0, 12));
+    if (c->repo >= 0 && !row.text(c->repo).empty()) {
+      l.upstream_source = fmt::format("{} {} @ {}", row.text(c->repo), row.text(c->path),
+                                      row.text(c->commit).substr(0, 12));
     }
     if (l.accelerator.empty()) {
       hosts[l.instance + '\n' + l.region] = l;
       continue;
     }
-    const double n = count->value_or(0);
-    if (n < 1 || n != std::floor(n)) {
-      return row.error(c_count, fmt::format("AcceleratorCount '{}' is not accepted; expected a "
-                                            "whole number >= 1",
-                                            row.text(c_count)));
-    }
-    l.count = static_cast<int>(n);
-    // SkyPilot leaves the instance type of GCP's attachable GPUs empty: name them by GPU x count.
-    if (l.instance.empty()) l.instance = fmt::format("gpu-only:{}-x{}", l.accelerator, l.count);
-    if (c_info >= 0) l.memory_gb = gpu_info_memory_gb(row.text(c_info));
-    if (c_total_mem >= 0) {
-      auto total = row.number(c_total_mem, "gpu_memory_gb_total");
-      if (!total.ok()) return total.status();
-      if (*total) l.memory_gb = **total / l.count;
-    }
+    if (Status s = read_skypilot_gpus(row, *c, l); !s.ok()) return s;
     ++rc.input.gpu_rows;
     gpu_rows.push_back(std::move(l));
   }
-  // Clouds whose GPU rows price the GPUs alone (GCP): add the host VM when the list has it.
   for (auto& l : gpu_rows) {
-    const ProviderRule* p = rc.rules.provider(l.provider);
-    if (p && p->gpus_priced_alone) {
-      auto host = hosts.find(l.instance + '\n' + l.region);
-      if (host != hosts.end()) {
-        l.price += host->second.price;
-        if (l.spot && host->second.spot) l.spot = *l.spot + *host->second.spot;
-        l.vcpus = host->second.vcpus;
-        l.ram_gb = host->second.ram_gb;
-        l.notes = fmt::format("GPU price plus the host VM's {} USD/h (line {})",
-                              format_number(host->second.price), host->second.line);
-      } else {
-        l.caveat = fmt::format(
-            "the GPUs alone: {} bills the host VM (vCPUs, memory) on top, and "
-            "the price list has no host row for this instance",
-            l.provider);
-      }
-    }
+    add_host_vm(l, hosts, rc);
     out.push_back(std::move(l));
   }
   rc.input.provider = join(std::vector<std::string>(providers.begin(), providers.end()), ", ");
