@@ -33,7 +33,15 @@ struct Build {
   const Circuit* circuit = nullptr;
   bool circuit_assumed = false;     // the region's usual circuit, not one the user named
   std::string location = "office";  // office, datacenter
+  // Images/s one of its GPUs trains the reference image workload at, what the cpu-cores rule
+  // feeds (feed_demand); nullopt with the reason in demand_problem when it cannot be predicted.
+  std::optional<double> images_per_s_per_gpu;
+  std::string demand_problem;
 };
+
+// Sets the build's images_per_s_per_gpu from its GPU (input_pipeline.h reference_demand).
+// parse_build and propose_build call it.
+void feed_demand(Build& build, const Catalog& catalog);
 
 // The usual wall circuit of a region: the first circuit listing its country (or a parent's).
 const Circuit* usual_circuit(const Catalog& catalog, const Region& region);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rigplan/catalog.h"
+#include "rigplan/input_pipeline.h"
 #include "rigplan/memory.h"
 #include "rigplan/workload.h"
 
@@ -105,6 +106,9 @@ struct Prediction {
   std::string note;                          // e.g. why a run is offloaded or does not fit
   std::vector<std::string> warnings;         // of the memory estimate (run_warnings)
   std::optional<ServingPrediction> serving;  // mode serve
+  // With a host CPU (with_input_pipeline): what the input pipeline feeds against what the GPUs
+  // take; bound "input" when it is short.
+  std::optional<PipelineEstimate> pipeline;
 };
 
 // mode "train": a training step; "infer"/"prefill": a forward pass over the prompt;

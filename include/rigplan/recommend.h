@@ -43,6 +43,9 @@ struct Demand {
   std::optional<double> hours_per_month;  // on one reference GPU
   std::optional<ServingJob> serving;      // its one task is the served model
   std::string reference_gpu = "rtx-4090";
+  // --cpu: the CPU of every machine, owned or rented, whose input pipeline bounds each training
+  // task that reads an input (input_pipeline.h); none: no pipeline is modelled.
+  std::optional<HostSpec> host;
 };
 
 struct Constraints {
@@ -187,6 +190,7 @@ struct RecommendRequest {
   // A serving job: requests per second, latency targets and hours a month up (default: all).
   std::optional<double> serve_rate, max_ttft_ms, max_tpot_ms, serve_hours;
   std::optional<std::string> reference_gpu;
+  std::optional<HostSpec> host;  // --cpu and --loader (host_spec)
   ConstraintOptions constraints;
   // --build: owned options are this machine with `machine_gpu_count` of `machine_gpu` only.
   const BaseSystem* machine = nullptr;

@@ -160,6 +160,9 @@ struct Workload {
   int default_batch = 1;
   std::optional<int> default_seq_len;
   std::string throughput_unit;
+  // The training input it reads, an [[input]] of data/pipeline (imagenet-jpeg); empty: none the
+  // pipeline data describes, and its input pipeline is not modelled.
+  std::string input;
   std::optional<TransformerConfig> transformer;
   std::optional<ResNetConfig> resnet;
   std::optional<DiffusionConfig> diffusion;

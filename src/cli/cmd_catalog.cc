@@ -3,6 +3,7 @@
 
 #include "cli/cli_context.h"
 #include "rigplan/engine.h"
+#include "rigplan/input_pipeline.h"
 #include "rigplan/prices.h"
 
 namespace rigplan::cli {
@@ -28,6 +29,14 @@ Result<Engines> engines_to_check(const std::string& engines_dir) {
   auto files = read_catalog_dir(engines_dir);
   if (!files) return files.status();
   return load_engines(*files);
+}
+
+// The input pipelines' rates, checked with the catalog: the embedded ones or a directory's.
+Result<InputPipelines> pipelines_to_check(const std::string& pipeline_dir) {
+  if (pipeline_dir.empty()) return load_input_pipelines(embedded_pipeline_files_list());
+  auto files = read_catalog_dir(pipeline_dir);
+  if (!files) return files.status();
+  return load_input_pipelines(*files);
 }
 
 // The catalog in use (with its overlay), or a directory alone, without the overlay.
@@ -71,8 +80,14 @@ report::Json problems_json(std::string_view text) {
 }
 
 report::Json check_json(const Result<std::shared_ptr<const Catalog>>& loaded,
-                        const Result<Engines>& engines) {
-  report::Json out = {{"ok", loaded.ok() && engines.ok()}};
+                        const Result<Engines>& engines, const Result<InputPipelines>& pipelines) {
+  report::Json out = {{"ok", loaded.ok() && engines.ok() && pipelines.ok()}};
+  if (pipelines) {
+    out["pipeline"] = {{"inputs", pipelines->inputs.size()},
+                       {"loaders", pipelines->loaders.size()}};
+  } else {
+    out["pipeline_problems"] = pipelines.status().message();
+  }
   if (engines) {
     out["engines"] = {{"engines", engines->engines.size()},
                       {"weight_formats", engines->formats.size()},
@@ -89,7 +104,8 @@ report::Json check_json(const Result<std::shared_ptr<const Catalog>>& loaded,
   return out;
 }
 
-void print_check(const CliContext& ctx, const Catalog& c, const Engines& engines) {
+void print_check(const CliContext& ctx, const Catalog& c, const Engines& engines,
+                 const InputPipelines& pipelines) {
   *ctx.out << fmt::format(
       "catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects, {} base systems, "
       "{} circuits, {} PSUs, {} NICs, {} boards, {} chassis\n",
@@ -99,6 +115,8 @@ void print_check(const CliContext& ctx, const Catalog& c, const Engines& engines
   *ctx.out << fmt::format("engines OK: {} engines, {} weight formats, {} KV-cache formats\n",
                           engines.engines.size(), engines.formats.size(),
                           engines.kv_formats.size());
+  *ctx.out << fmt::format("pipeline OK: {} inputs, {} loaders\n", pipelines.inputs.size(),
+                          pipelines.loaders.size());
   for (const auto& w : check_prices(c, today())) {
     *ctx.err << fmt::format("{}:{}: warning: {} '{}': {} [{}]\n", w.file, w.line, w.kind, w.id,
                             w.message, w.rule);
@@ -121,6 +139,7 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
 
   auto& dir = ctx.keep<std::string>();
   auto& engines_dir = ctx.keep<std::string>();
+  auto& pipeline_dir = ctx.keep<std::string>();
   auto* check = command->add_subcommand(
       "check",
       "Validate a catalog directory (default: the catalog in use) and the inference engines "
@@ -128,19 +147,26 @@ void add_catalog_command(CLI::App& app, CliContext& ctx) {
   check->add_option("dir", dir, "Catalog directory");
   check->add_option("--engines", engines_dir,
                     "Directory of engine files to check (default: the embedded data/engines)");
-  check->callback([&ctx, &dir, &engines_dir] {
+  check->add_option("--pipeline", pipeline_dir,
+                    "Directory of input-pipeline files to check (default: the embedded "
+                    "data/pipeline)");
+  check->callback([&ctx, &dir, &engines_dir, &pipeline_dir] {
     const auto engines = engines_to_check(engines_dir);
+    const auto pipelines = pipelines_to_check(pipeline_dir);
     const auto loaded = catalog_to_check(ctx, dir);
     if (ctx.json) {
-      ctx.print_json(check_json(loaded, engines));
-      const Status& failed = !loaded ? loaded.status() : engines.status();
+      ctx.print_json(check_json(loaded, engines, pipelines));
+      const Status& failed = !loaded    ? loaded.status()
+                             : !engines ? engines.status()
+                                        : pipelines.status();
       ctx.exit_code =
           failed.ok() ? kExitOk : (failed.is_user_error() ? kExitBadInput : kExitInternal);
       return;
     }
     if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
     if (!engines) return void(ctx.exit_code = ctx.fail(engines.status()));
-    print_check(ctx, **loaded, *engines);
+    if (!pipelines) return void(ctx.exit_code = ctx.fail(pipelines.status()));
+    print_check(ctx, **loaded, *engines, *pipelines);
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include "cli/cli_context.h"
 #include "rigplan/compare.h"
+#include "rigplan/input_pipeline.h"
 #include "rigplan/perf.h"
 #include "util/strings.h"
 
@@ -14,6 +15,8 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
   auto& o = ctx.keep<RunOptions>();
   auto& gpu_name = ctx.keep<std::string>();
   auto& explain = ctx.keep<bool>(false);
+  auto& cpu_name = ctx.keep<std::string>();
+  auto& loader_name = ctx.keep<std::string>();
   auto* cmd = app.add_subcommand(
       "predict", "Throughput and step time of a workload on N GPUs, and what bounds it");
   add_run_options(cmd, o);
@@ -25,8 +28,14 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--gpus-per-nic", o.run.gpus_per_nic,
                   "GPUs sharing one port of the fabric (1: a rail per GPU)")
       ->capture_default_str();
+  cmd->add_option("--cpu", cpu_name,
+                  "The machine's CPU (catalog id or name): the input pipeline it feeds bounds "
+                  "the step");
+  cmd->add_option("--loader", loader_name,
+                  "Data loader with --cpu: pytorch (default), pytorch-pillow-simd, dali, "
+                  "dali-gpu (data/pipeline)");
   cmd->add_flag("--explain", explain, "Time per operator class");
-  cmd->callback([&ctx, &o, &gpu_name, &explain] {
+  cmd->callback([&ctx, &o, &gpu_name, &explain, &cpu_name, &loader_name] {
     auto inputs = ctx.load_run_inputs(o.workload, o.hf_config, o.resolution);
     if (!inputs) return void(ctx.exit_code = ctx.fail(inputs.status()));
     const Catalog& catalog = *inputs->catalog;
@@ -35,7 +44,11 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
     auto run = run_config(o);
     if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
+    auto host = host_spec(catalog, cpu_name, loader_name, embedded_input_pipelines());
+    if (!host) return void(ctx.exit_code = ctx.fail(host.status()));
     auto p = predict(workload, **gpu, *run, embedded_calibration(), catalog);
+    if (p && *host)
+      p = with_input_pipeline(workload, std::move(p).value(), **host, embedded_input_pipelines());
     if (!p) return void(ctx.exit_code = ctx.fail(p.status()));
     if (ctx.json) return ctx.print_json(report::to_json(workload, **gpu, *p));
     *ctx.out << report::prediction_text(workload, **gpu, *p, explain);

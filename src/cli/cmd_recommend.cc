@@ -14,6 +14,7 @@ struct RecommendOptions {
   RunOptions run;
   RecommendRequest request;
   std::string build_file, html_file;
+  std::string cpu, loader;
   size_t top = 10;
   bool explain = false;
   bool list_presets = false;
@@ -85,6 +86,9 @@ void run_recommend(CliContext& ctx, RecommendOptions& o) {
   if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
   RecommendRequest request = o.request;
   request.constraints.today = today();
+  auto host = host_spec(catalog, o.cpu, o.loader, embedded_input_pipelines());
+  if (!host) return void(ctx.exit_code = ctx.fail(host.status()));
+  request.host = *host;
   if (!o.run.workload.empty() || !o.run.hf_config.empty()) {
     auto named = resolve_run(ctx, **zoo, o.run);
     if (!named) return void(ctx.exit_code = ctx.fail(named.status()));
@@ -124,6 +128,11 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
   add_constraint_options(cmd, o.request.constraints);
   cmd->add_option("--build", o.build_file,
                   "Own only this machine (a build file, docs/builds.md), against every offer");
+  cmd->add_option("--cpu", o.cpu,
+                  "The CPU of every machine (catalog id or name): its input pipeline bounds "
+                  "training steps (docs/performance.md)");
+  cmd->add_option("--loader", o.loader,
+                  "Data loader with --cpu: pytorch (default), pytorch-pillow-simd, dali, dali-gpu");
   cmd->add_option("--top", o.top, "Options to show (Pareto-front options are always shown)")
       ->capture_default_str();
   cmd->add_flag("--explain", o.explain, "How each number is computed");

@@ -62,4 +62,11 @@ constexpr double kPcieGen3LaneGbps = 0.985;
 // Host memory streamed to the GPU when a model is offloaded: PCIe at this efficiency.
 constexpr double kOffloadEfficiency = 0.8;
 
+// The input pipeline (input_pipeline.cc): the cores a machine keeps for its training processes,
+// which the data loader cannot use. PyTorch DDP and NVIDIA's DeepLearningExamples run one Python
+// process per GPU whose main thread launches the kernels and keeps one core busy (PyTorch DDP
+// documentation; d2l "Selecting Servers and GPUs": Python is single-threaded, so a fast core per
+// GPU matters).
+constexpr int kTrainingCoresPerGpu = 1;
+
 }  // namespace rigplan::perf_constants

@@ -202,6 +202,10 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
       continue;
     }
     auto p = predict(task.workload, gpu, cfg, calibration_, catalog_, *facts);
+    if (p && demand_.host) {
+      p = with_input_pipeline(task.workload, std::move(p).value(), *demand_.host,
+                              embedded_input_pipelines());
+    }
     if (!p) return p.status();
     if (!p->fits && best.fits) continue;
     best = TaskRun{p->fits, name, facts->memory.total_gb, p->throughput, p->unit, p->serving};

@@ -129,6 +129,7 @@ Result<ResolvedRequest> resolve_request(const RecommendRequest& r,
     }
   }
   if (r.reference_gpu) out.demand.reference_gpu = *r.reference_gpu;
+  out.demand.host = r.host;
   out.constraints = merged(std::move(out.constraints), r.constraints);
   if (r.machine) {
     out.constraints.machine = r.machine;

@@ -141,6 +141,13 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
     for (const auto& w : run_warnings(task.workload, task.run)) r.assumptions.push_back(w + ".");
   }
   if (demand.serving) r.assumptions.push_back(serving_assumption(demand));
+  if (demand.host) {
+    r.assumptions.push_back(fmt::format(
+        "Every machine, owned or rented, feeds its GPUs from a {} with the {} loader: a training "
+        "step waits for its input where that is slower (docs/performance.md, \"The input "
+        "pipeline\"; workloads that name no input are not affected).",
+        demand.host->cpu->id, demand.host->loader));
+  }
   if (demand.work) {
     r.assumptions.push_back(
         k.utilisation

@@ -52,6 +52,80 @@ std::string serving_text(const ServingPrediction& s) {
   return out;
 }
 
+Json pipeline_json(const PipelineEstimate& e) {
+  return {{"machines", e.machines},
+          {"cpu", e.cpu},
+          {"loader", e.loader},
+          {"input", e.input},
+          {"decode", e.decode},
+          {"cores", e.cores},
+          {"training_cores", e.training_cores},
+          {"loader_cores", e.loader_cores},
+          {"shares_core", e.shares_core},
+          {"clock_scale", round4(e.clock_scale)},
+          {"images_per_s_per_core", sig(e.per_core)},
+          {"cpu_images_per_s", sig(e.cpu_rate)},
+          {"gpu_decode_images_per_s", sig(e.gpu_decode_rate)},
+          {"samples_per_s", sig(e.rate)},
+          {"demand_samples_per_s", sig(e.demand)},
+          {"input_bound", e.bound},
+          {"cores_to_lift", e.cores_to_lift},
+          {"loader_to_lift", e.loader_to_lift}};
+}
+
+// What would feed the GPUs: more cores of this CPU's speed, another loader, or neither.
+std::string lift_text(const PipelineEstimate& e) {
+  std::vector<std::string> ways;
+  if (e.cores_to_lift > 0) {
+    ways.push_back(fmt::format("{} cores of this speed", e.cores_to_lift));
+  }
+  if (!e.loader_to_lift.empty() && e.loader_to_lift != e.loader) {
+    ways.push_back(fmt::format("--loader {} on these {} cores", e.loader_to_lift, e.cores));
+  }
+  if (ways.empty()) return "no loader on these cores, and no count of cores with this one";
+  return join(ways, ", or ");
+}
+
+// The pipeline's lines: its rate against the GPUs', and what would lift an input-bound run.
+std::string pipeline_text(const PipelineEstimate& e) {
+  std::string out = fmt::format(
+      "input        {} on {} of {} cores of {}: {:.5g} images/s; the GPUs take {:.5g}{}{}\n",
+      e.loader, e.loader_cores, e.cores, e.cpu, e.rate, e.demand,
+      e.machines > 1 ? fmt::format(" (each of {} machines)", e.machines) : "",
+      e.bound ? "" : " (not the bound)");
+  if (e.shares_core) {
+    out += fmt::format(
+        "warning      {} cores for {} training processes: the loader shares a core with them, "
+        "counted as 1 core of its own\n",
+        e.cores, e.training_cores);
+  }
+  if (e.bound) out += fmt::format("lift         {}\n", lift_text(e));
+  return out;
+}
+
+// The chain of formulas behind the pipeline's rate, for --explain.
+std::string pipeline_explain(const PipelineEstimate& e, const Prediction& p) {
+  std::string out = fmt::format(
+      "\nInput pipeline ({}, data/pipeline): {:.4g} images/s a core at this CPU's boost clock "
+      "({:.4g} × the loader's reference clock) × {} cores ({} less {} kept for the training "
+      "process of each GPU) = {:.5g} images/s",
+      e.loader, e.per_core, e.clock_scale, e.loader_cores, e.cores, e.training_cores, e.cpu_rate);
+  if (e.decode == "gpu") {
+    out += fmt::format(
+        "; the GPUs' decoders {:.5g} images/s; the pipeline feeds the smaller, "
+        "{:.5g}",
+        e.gpu_decode_rate, e.rate);
+  }
+  const double fed = e.rate * e.machines;  // samples/s of every machine's pipeline
+  out += fmt::format(
+      ".\nStep = max(GPU step {:.4g} ms, {:.4g} samples / {:.5g} samples/s{} = {:.4g} ms) = "
+      "{:.4g} ms.\n",
+      p.samples_per_step / (e.demand * e.machines) * 1e3, p.samples_per_step, fed,
+      e.machines > 1 ? fmt::format(" of {} machines", e.machines) : "",
+      p.samples_per_step / fed * 1e3, p.step_time_s * 1e3);
+  return out;
+}
+
 }  // namespace
 
 Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
@@ -60,31 +134,34 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
     terms.push_back({{"name", t.name}, {"seconds", sig(t.seconds)}, {"bound", t.bound}});
   }
   const RunConfig& c = p.config;
-  return {{"workload", workload.id},
-          {"gpu", gpu.id},
-          {"gpus", c.gpus},
-          {"mode", c.mode},
-          {"precision", c.precision},
-          {"batch_per_gpu", *c.batch},
-          {"seq_len", *c.seq_len},
-          {"throughput", sig(p.throughput)},
-          {"unit", p.unit},
-          {"step_time_s", sig(p.step_time_s)},
-          {"bound", p.bound},
-          {"mfu", round4(p.mfu)},
-          {"error_band", round4(p.error_band)},
-          {"throughput_low", sig(p.throughput * (1 - p.error_band))},
-          {"throughput_high", sig(p.throughput * (1 + p.error_band))},
-          {"workload_class", p.workload_class},
-          {"fits", p.fits},
-          {"terms", terms},
-          {"engine", c.engine},
-          {"tp", c.tensor_parallel},
-          {"pp", c.pipeline_parallel},
-          {"weights", c.weights},
-          {"serving", p.serving ? serving_json(*p.serving) : Json(nullptr)},
-          {"note", p.note},
-          {"warnings", p.warnings}};
+  Json out = {{"workload", workload.id},
+              {"gpu", gpu.id},
+              {"gpus", c.gpus},
+              {"mode", c.mode},
+              {"precision", c.precision},
+              {"batch_per_gpu", *c.batch},
+              {"seq_len", *c.seq_len},
+              {"throughput", sig(p.throughput)},
+              {"unit", p.unit},
+              {"step_time_s", sig(p.step_time_s)},
+              {"bound", p.bound},
+              {"mfu", round4(p.mfu)},
+              {"error_band", round4(p.error_band)},
+              {"throughput_low", sig(p.throughput * (1 - p.error_band))},
+              {"throughput_high", sig(p.throughput * (1 + p.error_band))},
+              {"workload_class", p.workload_class},
+              {"fits", p.fits},
+              {"terms", terms},
+              {"engine", c.engine},
+              {"tp", c.tensor_parallel},
+              {"pp", c.pipeline_parallel},
+              {"weights", c.weights},
+              {"serving", p.serving ? serving_json(*p.serving) : Json(nullptr)},
+              {"note", p.note},
+              {"warnings", p.warnings}};
+  // Only with a host CPU: without one the answer is what it was before the pipeline existed.
+  if (p.pipeline) out["pipeline"] = pipeline_json(*p.pipeline);
+  return out;
 }
 
 std::string prediction_text(const Workload& workload, const Gpu& gpu, const Prediction& p,
@@ -114,6 +191,7 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
                      p.throughput * (1 + p.error_band));
   out += fmt::format("step time    {:.4g} ms\n", p.step_time_s * 1e3);
   out += fmt::format("bound        {}\n", p.bound);
+  if (p.pipeline) out += pipeline_text(*p.pipeline);
   out += fmt::format("MFU          {:.1f}%\n", p.mfu * 100);
   if (!p.note.empty()) out += fmt::format("note         {}\n", p.note);
   for (const auto& w : p.warnings) out += fmt::format("warning      {}\n", w);
@@ -128,6 +206,7 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
         "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency)) "
         "plus "
         "launch overhead; docs/performance.md.\n";
+    if (p.pipeline) out += pipeline_explain(*p.pipeline, p);
   }
   return out;
 }

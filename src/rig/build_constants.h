@@ -27,10 +27,10 @@ inline constexpr int kAdapterCablesAbove450W = 4;
 // Without a named circuit, draws above a US 15 A outlet's continuous 1,440 W are flagged.
 inline constexpr double kSmallestCommonCircuitW = 1440;
 
-// CPU: Dettmers' hardware guide asks 1-2 cores per GPU; d2l asks 4 cores for one GPU and prefers
-// fewer fast cores (6 at 4 GHz over 8 at 3.5 GHz) for Python data loading.
-inline constexpr double kMinCoresPerGpu = 1;
-inline constexpr double kGoodCoresPerGpu = 2;
+// CPU: the cores a build needs are what PyTorch's data loader needs to feed its GPUs on the
+// reference image workload (rules_host.cc cpu_cores, from data/pipeline/loaders.toml), where
+// Dettmers' hardware guide asks 1-2 cores per GPU and d2l 4 for one GPU. d2l prefers fewer fast
+// cores (6 at 4 GHz over 8 at 3.5 GHz) for Python data loading.
 inline constexpr double kGoodBoostGhz = 4.0;
 inline constexpr double kSlowBoostGhz = 3.5;
 

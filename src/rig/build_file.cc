@@ -126,6 +126,7 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
                : b.chassis && b.chassis->form == "rack" ? "datacenter"
                                                         : "office";
   if (!problems.empty()) return problems.to_status();
+  feed_demand(b, catalog);
   return b;
 }
 

@@ -149,6 +149,10 @@ Build parts_list(const ProposeRequest& req, const Board& board, const Chassis& c
 // Every parts list from the catalog that could hold the GPUs, to `visit`.
 void for_each_parts_list(const ProposeRequest& req, const Catalog& catalog,
                          const Circuits& circuits, const std::function<void(const Build&)>& visit) {
+  // The GPUs' demand on the CPU is the same for every parts list: predicted once.
+  Build demand;
+  demand.gpu = req.gpu;
+  feed_demand(demand, catalog);
   for (const Board& board : catalog.boards) {
     if (!board_holds(board, *req.gpu, req.gpu_count)) continue;
     const Nic* nic = nic_for(req, board, catalog);
@@ -160,8 +164,12 @@ void for_each_parts_list(const ProposeRequest& req, const Catalog& catalog,
         for (const Psu& psu : catalog.psus) {
           if (!psu_fits(psu, chassis)) continue;
           for (int k = 1; k <= max_psus; ++k) {
-            for (const auto& cooling : coolings(*req.gpu, chassis))
-              visit(parts_list(req, board, chassis, cpu, psu, k, cooling, nic, circuits));
+            for (const auto& cooling : coolings(*req.gpu, chassis)) {
+              Build b = parts_list(req, board, chassis, cpu, psu, k, cooling, nic, circuits);
+              b.images_per_s_per_gpu = demand.images_per_s_per_gpu;
+              b.demand_problem = demand.demand_problem;
+              visit(b);
+            }
           }
         }
       }

@@ -3,25 +3,70 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 
 #include "rig/build_constants.h"
 #include "rig/rules.h"
+#include "rigplan/input_pipeline.h"
 #include "util/strings.h"
+
+namespace rigplan {
+
+void feed_demand(Build& build, const Catalog& catalog) {
+  const InputPipelines& pipelines = embedded_input_pipelines();
+  auto loader = pipelines.find_loader(kDefaultLoader);
+  assert(loader.ok() && "the embedded pipeline data has the default loader");
+  auto demand = reference_demand(*pipelines.find_input((*loader)->input), *build.gpu, catalog);
+  build.images_per_s_per_gpu.reset();
+  build.demand_problem.clear();
+  if (demand) {
+    build.images_per_s_per_gpu = *demand;
+  } else {
+    build.demand_problem = demand.status().message();
+  }
+}
+
+}  // namespace rigplan
 
 namespace rigplan::build_rules {
 
 using namespace build_constants;
 
+// The cores PyTorch's loader needs to feed the GPUs at the speed they train the reference image
+// workload (resnet50 on ImageNet JPEGs): pass when it does, warn when only another loader (DALI)
+// does, fail when none does. Text workloads need far fewer.
 std::optional<Verdict> cpu_cores(const BuildFacts& f) {
+  static constexpr std::string_view kSource =
+      "Dettmers hardware guide (1-2 cores per GPU); d2l (4+ cores); loader rates: "
+      "data/pipeline/loaders.toml";
+  const InputPipelines& pipelines = embedded_input_pipelines();
+  auto loader = pipelines.find_loader(kDefaultLoader);
+  assert(loader.ok() && "the embedded pipeline data has the default loader");
+  const PipelineInput& input = *pipelines.find_input((*loader)->input);
   const int cores = f.cpu.cores * f.b.cpu_count;
-  const double per_gpu = static_cast<double>(cores) / f.n;
-  return Verdict{
-      per_gpu < kMinCoresPerGpu    ? "fail"
-      : per_gpu < kGoodCoresPerGpu ? "warn"
-                                   : "pass",
-      fmt::format("{} cores for {} GPUs: {:.1f} per GPU{}", cores, f.n, per_gpu,
-                  per_gpu < 4 ? " (enough for text; image decoding and augmentation want 4+)" : ""),
-      "Dettmers hardware guide (1-2 cores per GPU); d2l (4+ cores)"};
+  const std::optional<double>& demand = f.b.images_per_s_per_gpu;
+  if (!demand) {
+    return Verdict{"warn",
+                   fmt::format("{} cores for {} GPUs; what feeding them needs is unknown: {}",
+                               cores, f.n, f.b.demand_problem),
+                   std::string(kSource)};
+  }
+  const PipelineEstimate e =
+      estimate_pipeline(**loader, f.cpu, f.b.cpu_count, f.n, f.n * *demand, pipelines);
+  std::string message = fmt::format(
+      "{} cores for {} GPUs training {} at {:.0f} images/s each: PyTorch's loader needs {} "
+      "({:.0f} images/s a core at {} GHz, 1 core per GPU for training)",
+      cores, f.n, input.reference_workload, *demand, e.cores_to_lift, e.per_core,
+      format_number(f.cpu.boost_clock_ghz));
+  if (e.bound) {
+    message += e.loader_to_lift.empty()
+                   ? "; no loader of the data feeds them on these cores"
+                   : fmt::format("; --loader {} feeds them on these cores", e.loader_to_lift);
+  }
+  return Verdict{!e.bound                    ? "pass"
+                 : !e.loader_to_lift.empty() ? "warn"
+                                             : "fail",
+                 message, std::string(kSource)};
 }
 
 std::optional<Verdict> cpu_clock(const BuildFacts& f) {

@@ -57,5 +57,7 @@ namespace rigplan {
 std::span<const EmbeddedFile> embedded_engine_files();
 // How public price lists are read: data/import/*.toml.
 std::span<const EmbeddedFile> embedded_import_files();
+// The input pipelines' rates (data loaders on training inputs): data/pipeline/*.toml.
+std::span<const EmbeddedFile> embedded_pipeline_files();
 
 }  // namespace rigplan

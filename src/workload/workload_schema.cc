@@ -34,6 +34,7 @@ const std::vector<FieldSpec<Workload>>& workload_fields() {
        kRequired,
        "",
        {"tokens", "sequences", "images", "samples", "mel-frames", "audio-samples"}},
+      {"input", &W::input, kOptional},
   };
   return kFields;
 }

@@ -44,6 +44,9 @@ TEST_F(ServeTest, EveryListingMatchesTheCommandLine) {
       {"/api/memory?workload=llama-2-7b&gpu=rtx-4090&method=qlora&weights=nf4",
        {"memory", "llama-2-7b", "--gpu", "rtx-4090", "--method", "qlora", "--weights", "nf4",
         "--json"}},
+      {"/api/predict?workload=resnet50&gpu=h100-sxm5-80gb&cpu=ryzen-7-7800x3d&loader=dali",
+       {"predict", "resnet50", "--gpu", "h100-sxm5-80gb", "--cpu", "ryzen-7-7800x3d", "--loader",
+        "dali", "--json"}},
       {"/api/compare?workload=resnet50&gpus=rtx-4090,rtx-3090",
        {"compare", "resnet50", "--gpus", "rtx-4090,rtx-3090", "--json"}},
       {"/api/"
