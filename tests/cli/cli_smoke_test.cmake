@@ -62,6 +62,8 @@ expect(2 "did you mean 'dali'" predict resnet50 --gpu h100-sxm5-80gb --cpu ryzen
 expect(2 "did you mean 'ryzen-7-7800x3d'" predict resnet50 --gpu h100-sxm5-80gb --cpu ryzen-7-7800x4d)
 expect(2 "--loader 'dali' needs --cpu" predict resnet50 --gpu h100-sxm5-80gb --loader dali)
 expect(0 "input pipeline not modelled: bert-large-squad" predict bert-large-squad --gpu h100-sxm5-80gb --cpu ryzen-7-7800x3d)
+expect(0 "feeds its GPUs from a ryzen-7-7800x3d with the dali loader" recommend resnet50 --images 1281167 --epochs 1 --cpu ryzen-7-7800x3d --loader dali-cpu)
+expect(2 "did you mean 'dali'" recommend resnet50 --images 1281167 --epochs 1 --cpu ryzen-7-7800x3d --loader dalli)
 expect(0 "\"layouts\"" train-plan gpt3-175b --gpu a100-sxm4-80gb --gpus 512 --global-batch 1536 --json)
 expect(0 "layouts split it whole" train-plan megatron-22b --gpu a100-sxm4-80gb --gpus 64 --tokens 1e11 --top 3)
 expect(2 "train-plan searches transformer layouts; resnet50 is not a transformer" train-plan resnet50 --gpu a100-sxm4-80gb --gpus 8)

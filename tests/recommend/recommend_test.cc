@@ -114,6 +114,32 @@ TEST(Recommend, UtilisationSpreadsThePurchase) {
   EXPECT_GT(whole->options.front().total_cost_usd, 10 * shared->options.front().total_cost_usd);
 }
 
+// --cpu ryzen-7-7800x3d: each one-GPU machine's loader has 8 - 1 = 7 cores of 150 x 5.0 / 3.6
+// = 208.33 images/s (data/pipeline/loaders.toml, pytorch), so every option trains resnet50 at
+// the smaller of its GPU's speed and 1,458.33 images/s.
+TEST(Recommend, AHostCpuFeedsEveryOption) {
+  Constraints k;
+  k.acquire = "own";
+  k.max_gpus = 1;
+  k.allow_stale_prices = true;
+  auto plain = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  Demand fed = job("resnet50", {}, 1e8);
+  fed.host = HostSpec{default_catalog().cpu("ryzen-7-7800x3d"), 1, "pytorch"};
+  auto with_cpu = recommend(fed, k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(plain.ok() && with_cpu.ok());
+  ASSERT_EQ(plain->options.size(), with_cpu->options.size());
+  int bound = 0;
+  for (const Option& o : with_cpu->options) {
+    const auto same = std::find_if(plain->options.begin(), plain->options.end(), [&](auto& p) {
+      return p.gpu == o.gpu && p.condition == o.condition && p.system == o.system;
+    });
+    ASSERT_NE(same, plain->options.end()) << o.gpu;
+    EXPECT_NEAR(o.throughput, std::min(same->throughput, 7 * 150 * 5.0 / 3.6), 1e-6) << o.gpu;
+    bound += same->throughput > 7 * 150 * 5.0 / 3.6;
+  }
+  EXPECT_GT(bound, 0);
+}
+
 // Nothing under 1,000 USD holds a 70B QLoRA: the answer names the binding constraints and the
 // cheapest option once each is relaxed.
 TEST(Recommend, InfeasibleRequestSaysWhatBinds) {
