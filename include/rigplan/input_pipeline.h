@@ -98,6 +98,8 @@ struct PipelineEstimate {
   std::string loader;          // loader id
   std::string input;           // input id
   std::string decode;          // cpu, gpu
+  std::string confidence;      // of the loader's row: cited, mixed, recall
+  Date as_of;                  // of the loader's row
   int cores = 0;               // physical cores of all the CPUs
   int training_cores = 0;      // kept for the training processes, one per GPU
   int loader_cores = 0;        // left for the loader (at least 1; see shares_core)

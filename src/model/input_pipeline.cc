@@ -198,6 +198,8 @@ PipelineEstimate estimate_pipeline(const Loader& loader, const Cpu& cpu, int cpu
   e.loader = loader.id;
   e.input = loader.input;
   e.decode = loader.decode;
+  e.confidence = loader.provenance.confidence;
+  e.as_of = loader.as_of;
   e.cores = cpu.cores * cpu_count;
   e.training_cores = perf_constants::kTrainingCoresPerGpu * gpus;
   e.shares_core = e.cores - e.training_cores < 1;

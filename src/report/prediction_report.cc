@@ -58,6 +58,8 @@ Json pipeline_json(const PipelineEstimate& e) {
           {"loader", e.loader},
           {"input", e.input},
           {"decode", e.decode},
+          {"confidence", e.confidence},
+          {"as_of", e.as_of.to_string()},
           {"cores", e.cores},
           {"training_cores", e.training_cores},
           {"loader_cores", e.loader_cores},
@@ -123,6 +125,10 @@ std::string pipeline_explain(const PipelineEstimate& e, const Prediction& p) {
       p.samples_per_step / (e.demand * e.machines) * 1e3, p.samples_per_step, fed,
       e.machines > 1 ? fmt::format(" of {} machines", e.machines) : "",
       p.samples_per_step / fed * 1e3, p.step_time_s * 1e3);
+  out += fmt::format(
+      "The {} row's confidence is {} (as of {}): its notes say how it was derived and how "
+      "uncertain it is; the throughput's error band is the GPU model's alone.\n",
+      e.loader, e.confidence, e.as_of.to_string());
   return out;
 }
 
