@@ -98,8 +98,8 @@ function showComparison(c) {
     cell(row, g.gpu);
     cell(row, g.relative.toFixed(2));
     cell(row, `${g.throughput} ${g.unit}`);
-    // As the command line's fit_label: a card that cannot hold the batch runs the largest it can.
-    cell(row, !g.fits ? "no (offloaded)" : g.batch_per_gpu === c.batch_per_gpu ? "yes" : `yes, batch ${g.batch_per_gpu}`);
+    // The command line's fit_label: a card that cannot hold the batch runs the largest it can.
+    cell(row, g.fit);
     cell(row, g.price_usd != null ? g.price_usd.toLocaleString("en-US") : "-");
     cell(row, g.perf_per_kusd_card != null ? g.perf_per_kusd_card.toFixed(3) : "-");
     cell(row, g.memory_gb);

@@ -21,7 +21,8 @@ struct CompareRequest {
 
 struct ComparedGpu {
   const Gpu* gpu = nullptr;
-  Prediction prediction;  // one GPU, at the largest batch that fits when no --batch was given
+  // One GPU, at the largest batch that fits (the batch asked, with --offload cpu).
+  Prediction prediction;
   GpuValue value;
 };
 
@@ -30,7 +31,9 @@ struct Comparison {
   std::string precision;
   int requested_batch = 0;  // per GPU: --batch, else the workload's default
   const Gpu* reference = nullptr;
+  bool offload = false;  // --offload cpu: cards that cannot hold the batch run it offloaded
   std::vector<ComparedGpu> gpus;
+  std::vector<std::string> notes;  // e.g. a reference that cannot hold the run, replaced
 };
 
 // An unknown GPU is a kNotFound Status with the closest names; no GPU is kInvalidInput.

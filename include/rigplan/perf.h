@@ -103,6 +103,14 @@ struct Prediction {
   std::string workload_class;
   std::vector<PerfTerm> terms;
   bool fits = true;
+  // Training: the memory the run needs per GPU and what the GPU holds, in GB (1e9 bytes). A run
+  // that does not fit (and is not offloaded with --offload cpu) has no throughput or step time:
+  // `max_batch` is then the largest batch per GPU that fits (0: not even one), and
+  // `fits_with` the changes that make batch 1 fit (estimate_memory's suggestions).
+  double memory_gb = 0;
+  double capacity_gb = 0;
+  int max_batch = 0;
+  std::vector<std::string> fits_with;
   std::string note;                          // e.g. why a run is offloaded or does not fit
   std::vector<std::string> warnings;         // of the memory estimate (run_warnings)
   std::optional<ServingPrediction> serving;  // mode serve
@@ -113,7 +121,9 @@ struct Prediction {
 
 // mode "train": a training step; "infer"/"prefill": a forward pass over the prompt;
 // "decode": one generated token per sequence. A malformed configuration is an error; a run
-// that does not fit in memory is offloaded (slower) or reported with bound "capacity".
+// that does not fit in memory is a prediction with `fits` false and bound "capacity": training
+// runs have then no throughput, and say the largest batch that fits, unless the run asks for
+// --offload cpu, which streams what does not fit from host memory over PCIe each step.
 Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog);
 // What a prediction needs that does not depend on the GPU. Callers that predict one workload and
@@ -131,7 +141,8 @@ Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunCo
                            const RunFacts& facts);
 
 // As predict, but a run whose batch does not fit runs at the largest batch per GPU that does
-// when `shrink_batch` is set, as its owner would; offloaded when not even one fits.
+// when `shrink_batch` is set, as its owner would; when not even one fits, the prediction says so
+// (or is offloaded, with --offload cpu).
 Result<Prediction> predict_largest_fitting(const Workload& workload, const Gpu& gpu,
                                            const RunConfig& config, const Calibration& calibration,
                                            const Catalog& catalog, bool shrink_batch);

@@ -143,7 +143,7 @@ std::string recommend_text(const Recommendation& recommendation, size_t top, boo
 Json presets_json(const std::vector<Preset>& presets);
 std::string presets_text(const std::vector<Preset>& presets);
 // How a compared GPU holds the run: "yes", "yes, batch 96" (a smaller batch than the requested
-// one, the largest that fits) or "no (offloaded)".
+// one, the largest that fits), "no (offloaded)" (--offload cpu) or "no: needs 30.1 GB".
 std::string fit_label(const Prediction& prediction, int requested_batch);
 
 // `rigplan compare`: {"workload", "reference", "batch_per_gpu", "gpus": [the prediction of each

@@ -307,7 +307,7 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
                            double throughput, double reference_throughput, const Catalog& catalog,
                            const Calibration& calibration, bool shrink_batch) {
   GpuValue v;
-  v.relative = throughput / reference_throughput;
+  v.relative = reference_throughput > 0 ? throughput / reference_throughput : 0;
   v.price = new_price(gpu);
   if (v.price) v.per_kusd_card = v.relative / v.price->usd * 1000;
   const double gpu_kw =
@@ -321,7 +321,7 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
     auto p = predict_largest_fitting(workload, gpu, many, calibration, catalog, shrink_batch);
     if (!p) return p.status();
     if (!p->fits) continue;
-    const double relative = p->throughput / reference_throughput;
+    const double relative = reference_throughput > 0 ? p->throughput / reference_throughput : 0;
     v.systems.push_back(
         {count, owned->system->id, owned->capex_usd, relative, relative / owned->capex_usd * 1000});
   }
@@ -385,8 +385,19 @@ Result<double> owned_power(const CostRequest& r, const Gpu& gpu, const Catalog& 
     load = gpu_power_utilisation(workload_class(*r.workload), r.run.mode);
     RunConfig run = r.run;
     run.gpus = r.count;
-    auto p = predict(*r.workload, gpu, run, calibration, catalog);
+    auto p =
+        predict_largest_fitting(*r.workload, gpu, run, calibration, catalog, run.offload != "cpu");
     if (!p) return p.status();
+    if (p->throughput <= 0) {
+      return Status::invalid_input(
+          fmt::format("{} on {} × {}: {}", r.workload->id, r.count, gpu.id, p->note));
+    }
+    const int asked = run.batch.value_or(r.workload->default_batch);
+    if (!run.global_batch && p->config.batch && *p->config.batch < asked) {
+      out.assumptions.push_back(
+          fmt::format("Batch {} per GPU does not fit the {}; it runs {}, the largest that does.",
+                      asked, gpu.id, *p->config.batch));
+    }
     out.throughput = p->throughput * power_limit_speed(r.power_limit);
     out.unit = p->unit;
   } else {
@@ -443,8 +454,14 @@ class Alternatives {
     if (r_.workload) {
       RunConfig run = r_.run;
       run.gpus = a.count;
-      auto p = predict(*r_.workload, rented, run, calibration_, catalog_);
+      auto p = predict_largest_fitting(*r_.workload, rented, run, calibration_, catalog_,
+                                       run.offload != "cpu");
       if (!p) return p.status();
+      if (p->throughput <= 0) {
+        out_.assumptions.push_back(fmt::format("{} left out: {} does not fit its {} × {}.", a.offer,
+                                               r_.workload->id, a.count, rented.id));
+        return {};
+      }
       a.speed_ratio = out_.throughput / p->throughput;
     }
     // An offer without a region runs at the world average; --rent in the owner's region.

@@ -271,6 +271,7 @@ Result<const Loader*> loader_for(const Workload& w, const Loader* loader,
 Result<Prediction> with_input_pipeline(const Workload& w, Prediction p, const HostSpec& host,
                                        const InputPipelines& pipelines) {
   assert(host.cpu && "with_input_pipeline needs the host's CPU");
+  if (p.step_time_s <= 0) return p;  // a run that does not fit has no speed for a CPU to bound
   auto named = pipelines.find_loader(host.loader);
   if (!named) return named.status();
   if (w.input.empty()) {

@@ -301,11 +301,9 @@ Result<Prediction> predict_largest_fitting(const Workload& w, const Gpu& gpu,
                                            const RunConfig& config, const Calibration& calibration,
                                            const Catalog& catalog, bool shrink_batch) {
   auto p = predict(w, gpu, config, calibration, catalog);
-  if (!p || p->fits || !shrink_batch) return p;
-  auto memory = estimate_memory(w, gpu, config);
-  if (!memory || memory->max_batch < 1) return p;
+  if (!p || p->fits || !shrink_batch || p->max_batch < 1) return p;
   RunConfig smaller = config;
-  smaller.batch = memory->max_batch;
+  smaller.batch = p->max_batch;
   auto q = predict(w, gpu, smaller, calibration, catalog);
   return q && q->fits ? q : p;
 }
@@ -647,9 +645,9 @@ double add_offload_traffic(const StepContext& s, Prediction& p) {
   return seconds;
 }
 
-// A run that does not fit in `capacity` GB is offloaded: what does not fit crosses PCIe each
-// step (training: there and back; inference: once per forward or generated token). Adds the term
-// and replaces the note of `p`; returns the seconds (0 when it fits).
+// A run that does not fit in `capacity` GB with --offload cpu: what does not fit crosses PCIe
+// each step (training: there and back; inference: once per forward or generated token). Adds the
+// term and replaces the note of `p`; returns the seconds (0 when it fits).
 double add_spill(const StepContext& s, double capacity, Prediction& p) {
   if (p.fits) return 0;
   const double total_gb = s.facts.memory.total_gb;
@@ -659,7 +657,7 @@ double add_spill(const StepContext& s, double capacity, Prediction& p) {
   p.terms.push_back({"offload", offload, 0, excess, "capacity"});
   p.note = fmt::format(
       "needs {:.1f} GB of {:.1f} GB: {:.1f} GB streamed from host memory over PCIe "
-      "{}.0 x{} each step",
+      "{}.0 x{} each step (--offload cpu)",
       total_gb, capacity, excess / 1e9, s.gpu.pcie_gen, s.gpu.pcie_lanes);
   return offload;
 }
@@ -712,6 +710,30 @@ void add_notes(const StepContext& s, double implementation, const Communication&
   }
 }
 
+// A training run that does not fit and is not offloaded: no throughput, bound "capacity", and
+// what fits instead (the largest batch per GPU, else the changes that make batch 1 fit).
+Result<Prediction> not_fitting(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                               Prediction p) {
+  auto memory = estimate_memory(w, gpu, config);
+  if (!memory) return memory.status();
+  p.bound = "capacity";
+  p.unit = w.throughput_unit + "/s";
+  p.max_batch = memory->max_batch;
+  if (p.max_batch < 1) p.fits_with = memory->suggestions;
+  const std::string per_gpu = p.config.gpus > 1 ? " per GPU" : "";
+  std::string instead =
+      p.max_batch >= 1
+          ? fmt::format("batch {}{} is the largest that fits (--batch {})", p.max_batch, per_gpu,
+                        p.max_batch)
+          : "not even batch 1 fits" +
+                (p.fits_with.empty() ? "" : "; it would with " + join(p.fits_with, ", or "));
+  p.note = fmt::format(
+      "does not fit: needs {:.1f} GB{} of the {:.1f} GB of {}; {}; --offload cpu streams what does "
+      "not fit from host memory over PCIe, slower",
+      p.memory_gb, per_gpu, p.capacity_gb, gpu.id, instead);
+  return p;
+}
+
 }  // namespace
 
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
@@ -734,6 +756,11 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   p.error_band = calibration.error_band.count(p.workload_class)
                      ? calibration.error_band.at(p.workload_class)
                      : 0.25;
+  const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
+  p.memory_gb = facts.memory.total_gb;
+  p.capacity_gb = capacity;
+  p.fits = facts.memory.total_gb <= capacity || s.c.known_to_fit;
+  if (!p.fits && s.c.offload != "cpu") return not_fitting(w, gpu, config, std::move(p));
   // A measured workload runs at its fitted fraction of the operator model's speed.
   const double implementation = calibration.workload_efficiency(w.id);
   const Timing timing = compute_timing(s, *ops, implementation);
@@ -748,8 +775,6 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   step += comm.exposed_s;
   const double offload_traffic_s = add_offload_traffic(s, p);
   step += offload_traffic_s;
-  const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
-  p.fits = facts.memory.total_gb <= capacity || s.c.known_to_fit;
   const double spill_s = add_spill(s, capacity, p);
   step += spill_s;
   p.step_time_s = step;

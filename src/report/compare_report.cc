@@ -23,13 +23,16 @@ const GpuValue::SystemValue* system_value(const GpuValue& v, int count) {
 }
 
 std::string comparison_title(const Comparison& c) {
-  return fmt::format("{} ({}, batch {} per GPU)", c.workload, c.precision, c.requested_batch);
+  return fmt::format(
+      "{} ({}, batch {} per GPU{})", c.workload, c.precision, c.requested_batch,
+      c.offload ? ", offloaded where it does not fit" : " or the largest that fits the card");
 }
 
-Json compared_json(const Workload& workload, const ComparedGpu& g) {
+Json compared_json(const Workload& workload, const ComparedGpu& g, int requested_batch) {
   const GpuValue& v = g.value;
   Json row = to_json(workload, *g.gpu, g.prediction);
   row["relative"] = round3(v.relative);
+  row["fit"] = fit_label(g.prediction, requested_batch);
   row["memory_gb"] = g.gpu->memory_gb;
   row["price_usd"] = v.price ? Json(v.price->usd) : Json(nullptr);
   row["price_kind"] = v.price ? Json(v.price->kind) : Json(nullptr);
@@ -51,11 +54,13 @@ Json compared_json(const Workload& workload, const ComparedGpu& g) {
 
 Json to_json(const Workload& workload, const Comparison& c) {
   Json rows = Json::array();
-  for (const ComparedGpu& g : c.gpus) rows.push_back(compared_json(workload, g));
+  for (const ComparedGpu& g : c.gpus) rows.push_back(compared_json(workload, g, c.requested_batch));
   return {{"workload", c.workload},
           {"reference", c.reference->id},
           {"batch_per_gpu", c.requested_batch},
-          {"gpus", rows}};
+          {"offload", c.offload},
+          {"gpus", rows},
+          {"notes", c.notes}};
 }
 
 std::string compare_text(const Comparison& c) {
@@ -79,28 +84,32 @@ std::string compare_text(const Comparison& c) {
     const GpuValue& v = g.value;
     std::vector<std::string> row = {
         g.gpu->id,
-        fmt::format("{:.2f}", v.relative),
-        fmt::format("{:.4g}", p.throughput),
+        p.throughput > 0 ? fmt::format("{:.2f}", v.relative) : "-",
+        p.throughput > 0 ? fmt::format("{:.4g}", p.throughput) : "-",
         p.unit,
         p.bound,
         format_number(g.gpu->memory_gb),
         fit_label(p, c.requested_batch),
         v.price ? format_number(v.price->usd) : "-",
-        v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
+        p.throughput > 0 && v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-"};
     for (int count : kValueCounts) {
       const auto* s = system_value(v, count);
       row.push_back(s ? fmt::format("{:.3f}", s->per_kusd) : "-");
     }
-    row.push_back(fmt::format("{:.2f}", v.per_kw));
+    row.push_back(p.throughput > 0 ? fmt::format("{:.2f}", v.per_kw) : "-");
     table.add_row(std::move(row));
   }
+  std::string notes;
+  for (const auto& n : c.notes) notes += "note: " + n + "\n";
   return fmt::format("{}, relative to {}:\n\n", comparison_title(c), c.reference->id) +
          table.render() +
          "\nper kUSD: relative performance per 1,000 USD of the card (new price); xN sys: of a "
          "whole new N-GPU system (GPUs + base system, data/catalog/systems.toml); per kW: per kW "
-         "of average GPU draw. \"-\": no price, or no base system holds N of the card. \"yes, "
-         "batch N\": the requested batch does not fit; the card runs the largest that does "
-         "(give --batch to compare at one batch).\n";
+         "of average GPU draw. \"-\": no price, no base system holds N of the card, or the run "
+         "does not fit. \"yes, batch N\": the requested batch does not fit; the card runs the "
+         "largest that does (--offload cpu runs the requested batch with what does not fit "
+         "streamed from host memory). \"no\": not even batch 1 fits.\n" +
+         notes;
 }
 
 // Marks the points no other point beats: lower or equal x and higher or equal y, one strictly.
@@ -113,7 +122,10 @@ void mark_front(std::vector<chart::ScatterChart::Point>& points) {
 }
 
 std::string fit_label(const Prediction& prediction, int requested_batch) {
-  if (!prediction.fits) return "no (offloaded)";
+  if (!prediction.fits) {
+    return prediction.throughput > 0 ? "no (offloaded)"
+                                     : fmt::format("no: needs {:.1f} GB", prediction.memory_gb);
+  }
   const int batch = prediction.config.batch.value_or(requested_batch);
   return batch == requested_batch ? "yes" : fmt::format("yes, batch {}", batch);
 }
@@ -167,8 +179,8 @@ CompareCharts empty_compare_charts(const std::string& what, const std::string& r
 std::string gpu_label(const ComparedGpu& g, const std::string& fits) {
   const std::string& id = g.gpu->id;
   if (fits == "yes") return id;
-  return g.prediction.fits ? fmt::format("{} (batch {})", id, *g.prediction.config.batch)
-                           : id + " (offloaded)";
+  if (g.prediction.fits) return fmt::format("{} (batch {})", id, *g.prediction.config.batch);
+  return id + (g.prediction.throughput > 0 ? " (offloaded)" : " (does not fit)");
 }
 
 // Adds one GPU's bars, points and table row.
@@ -208,8 +220,10 @@ std::string compare_html(const Comparison& c, const std::string& date) {
   for (const ComparedGpu& g : c.gpus) add_compared_gpu(charts, g, c.requested_batch, reference);
   mark_front(charts.by_price.points);
   mark_front(charts.by_power.points);
+  std::vector<std::string> lines = {"Relative to " + reference + ", as in Dettmers' charts."};
+  lines.insert(lines.end(), c.notes.begin(), c.notes.end());
   chart::Section section{"GPUs for " + what,
-                         {"Relative to " + reference + ", as in Dettmers' charts."},
+                         lines,
                          charts.table,
                          {chart::svg(charts.relative), chart::svg(charts.per_card),
                           chart::svg(charts.by_price), chart::svg(charts.by_power)}};

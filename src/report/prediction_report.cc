@@ -157,6 +157,10 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
               {"throughput_high", sig(p.throughput * (1 + p.error_band))},
               {"workload_class", p.workload_class},
               {"fits", p.fits},
+              {"memory_needed_gb", sig(p.memory_gb)},
+              {"memory_capacity_gb", sig(p.capacity_gb)},
+              {"max_batch", p.fits ? Json(nullptr) : Json(p.max_batch)},
+              {"fits_with", p.fits_with},
               {"terms", terms},
               {"engine", c.engine},
               {"tp", c.tensor_parallel},
@@ -192,16 +196,22 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
                         workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "",
                         layout_text(c));
   if (p.serving) out += serving_text(*p.serving);
-  out += fmt::format("throughput   {:.5g} {} (±{:.0f}%: {:.4g} to {:.4g})\n", p.throughput, p.unit,
-                     p.error_band * 100, p.throughput * (1 - p.error_band),
-                     p.throughput * (1 + p.error_band));
-  out += fmt::format("step time    {:.4g} ms\n", p.step_time_s * 1e3);
-  out += fmt::format("bound        {}\n", p.bound);
-  if (p.pipeline) out += pipeline_text(*p.pipeline);
-  out += fmt::format("MFU          {:.1f}%\n", p.mfu * 100);
+  if (!p.fits && p.step_time_s == 0) {
+    // A training run that does not fit has no speed (perf.h): the note says what fits.
+    out += "fits         no: no throughput for a run that does not fit in memory\n";
+    out += fmt::format("bound        {}\n", p.bound);
+  } else {
+    out += fmt::format("throughput   {:.5g} {} (±{:.0f}%: {:.4g} to {:.4g})\n", p.throughput,
+                       p.unit, p.error_band * 100, p.throughput * (1 - p.error_band),
+                       p.throughput * (1 + p.error_band));
+    out += fmt::format("step time    {:.4g} ms\n", p.step_time_s * 1e3);
+    out += fmt::format("bound        {}\n", p.bound);
+    if (p.pipeline) out += pipeline_text(*p.pipeline);
+    out += fmt::format("MFU          {:.1f}%\n", p.mfu * 100);
+  }
   if (!p.note.empty()) out += fmt::format("note         {}\n", p.note);
   for (const auto& w : p.warnings) out += fmt::format("warning      {}\n", w);
-  if (explain) {
+  if (explain && !p.terms.empty()) {
     Table table({{"operators"}, {"ms", Table::Align::kRight}, {"share", Table::Align::kRight}});
     for (const auto& t : p.terms) {
       table.add_row({t.name, fmt::format("{:.3f}", t.seconds * 1e3),

@@ -108,12 +108,19 @@ expect(2 "--max-price-age 0 is out of range; expected a number > 0 and <= 120 mo
 expect(0 "the longest sequence that fit" recommend llama-3.1-70b --method qlora --tokens 1e8)
 expect(0 "per kUSD" compare resnet50 --gpus rtx-4090,rtx-3090)
 # ResNet-50's default batch 256 needs about 24 GB: a 12 GB card runs the largest batch it holds,
-# unless --batch asks for one batch on every card.
+# with --batch too; only --offload cpu runs the batch asked, offloaded.
 expect(0 "yes, batch 161" compare resnet50 --gpus rtx-4090,rtx-3070)
 expect(0 "rtx-3070 (batch 161)" compare resnet50 --gpus rtx-4090,rtx-3070 --html -)
-expect(0 "no (offloaded)" compare resnet50 --gpus rtx-4090,rtx-3070 --batch 256)
+expect(0 "yes, batch 161" compare resnet50 --gpus rtx-4090,rtx-3070 --batch 256)
+expect(0 "no (offloaded)" compare resnet50 --gpus rtx-4090,rtx-3070 --batch 256 --offload cpu)
+# A run that does not fit is reported as not fitting, as memory reports it (exit 0).
+expect(0 "does not fit: needs 24.4 GB per GPU of the 17.2 GB of v100-sxm2-16gb; batch 173 per GPU is the largest that fits (--batch 173)" predict resnet50 --gpu v100-sxm2-16gb --gpus 8 --precision fp32 --batch 256)
+expect(0 "\"max_batch\": 173" predict resnet50 --gpu v100-sxm2-16gb --gpus 8 --precision fp32 --batch 256 --json)
+expect(0 "7.0 GB streamed from host memory over PCIe 3.0 x16 each step (--offload cpu)" predict resnet50 --gpu v100-sxm2-16gb --gpus 8 --precision fp32 --batch 256 --offload cpu)
 expect(0 "busy 27.4% of the time (7200 h)" cost resnet50 --precision fp16 --gpu rtx-4090 --hours-per-month 200)
 expect(2 "excludes" cost --gpu rtx-4090 --hours-per-month 200 --utilisation 0.3)
+expect(0 "Batch 256 per GPU does not fit the rtx-3070; it runs 161, the largest that does." cost resnet50 --gpu rtx-3070 --hours-per-month 100 --batch 256)
+expect(2 "llama-2-7b on 1 × rtx-4090: does not fit: needs 131.1 GB of the 25.8 GB of rtx-4090" cost llama-2-7b --gpu rtx-4090 --hours-per-month 100 --seq 512 --batch 1)
 
 # Builds.
 expect(0 "\"verdict\": \"fail\"" build check ${DATA}/builds/4x-rtx3090-1600w.toml --json)

@@ -1,0 +1,64 @@
+// compare_gpus(): each card at the largest batch that fits, offloaded only with --offload cpu, and
+// a reference that cannot hold the run replaced by one that can.
+#include "rigplan/compare.h"
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace rigplan {
+namespace {
+
+using testing::default_catalog;
+using testing::default_zoo;
+
+Comparison compare(std::string_view workload, std::vector<std::string> gpus, RunConfig run) {
+  auto c = compare_gpus(*default_zoo().find(workload).value(), {std::move(gpus), "", run},
+                        default_catalog(), embedded_calibration());
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return std::move(c).value();
+}
+
+TEST(Compare, ACardRunsTheLargestBatchThatFitsEvenWhenABatchIsGiven) {
+  // ResNet-50 at batch 256 needs about 24 GB; the 8 GB RTX 3070 holds at most the batch that
+  // `rigplan memory resnet50 --gpu rtx-3070` reports.
+  RunConfig run;
+  run.batch = 256;
+  const Comparison c = compare("resnet50", {"rtx-4090", "rtx-3070"}, run);
+  const int largest =
+      estimate_memory(**default_zoo().find("resnet50"), *default_catalog().gpu("rtx-3070"), run)
+          ->max_batch;
+  EXPECT_EQ(c.requested_batch, 256);
+  EXPECT_TRUE(c.gpus[1].prediction.fits);
+  EXPECT_EQ(*c.gpus[1].prediction.config.batch, largest);
+  EXPECT_FALSE(c.offload);
+  // With --offload cpu it runs the batch asked, offloaded.
+  run.offload = "cpu";
+  const Comparison offloaded = compare("resnet50", {"rtx-4090", "rtx-3070"}, run);
+  EXPECT_TRUE(offloaded.offload);
+  EXPECT_FALSE(offloaded.gpus[1].prediction.fits);
+  EXPECT_EQ(*offloaded.gpus[1].prediction.config.batch, 256);
+  EXPECT_GT(offloaded.gpus[1].prediction.throughput, 0);
+}
+
+TEST(Compare, AReferenceThatCannotHoldTheRunGivesWayToOneThatCan) {
+  // A full fine-tune of Llama 2 7B at batch 1 needs 131.1 GB: not a 24 GB RTX 4090, an H200's
+  // 141 GB (151.4 GB of 1e9 bytes) does.
+  RunConfig run;
+  run.batch = 1;
+  run.seq_len = 512;
+  const Comparison c = compare("llama-2-7b", {"rtx-4090", "h200-sxm-141gb"}, run);
+  EXPECT_FALSE(c.gpus[0].prediction.fits);
+  EXPECT_EQ(c.gpus[0].prediction.throughput, 0);
+  EXPECT_EQ(c.gpus[0].value.relative, 0);
+  EXPECT_TRUE(c.gpus[1].prediction.fits);
+  EXPECT_EQ(c.reference->id, "h200-sxm-141gb");
+  EXPECT_DOUBLE_EQ(c.gpus[1].value.relative, 1);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_EQ(c.notes[0],
+            "rtx-4090 cannot hold llama-2-7b at batch 1 (131.1 GB of 25.8 GB); relative to "
+            "h200-sxm-141gb, the first GPU that can");
+}
+
+}  // namespace
+}  // namespace rigplan
