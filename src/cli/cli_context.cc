@@ -351,6 +351,11 @@ Result<WorkloadRun> resolve_run(const CliContext& ctx, const Zoo& zoo, const Run
 }
 
 Date today() {
+  // RIGPLAN_TODAY=YYYY-MM-DD fixes the date (price ages, report dates) so that an answer can be
+  // reproduced later; the golden tests set it. main() refuses a value that is not a date.
+  if (const char* fixed = std::getenv("RIGPLAN_TODAY"); fixed && *fixed) {
+    if (const auto date = Date::parse(fixed)) return *date;
+  }
   const auto now = std::chrono::system_clock::now();
   const std::chrono::year_month_day ymd{std::chrono::floor<std::chrono::days>(now)};
   return {static_cast<int>(ymd.year()), static_cast<int>(static_cast<unsigned>(ymd.month())),

@@ -1,11 +1,20 @@
 // rigplan: plans the hardware for deep learning. The executable is the library plus this
 // front end: parse options, call the library, render.
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 
 #include "cli/cli_context.h"
+#include "rigplan/date.h"
+#include "util/strings.h"
 
 int main(int argc, char** argv) {
+  if (const char* fixed = std::getenv("RIGPLAN_TODAY");
+      fixed && *fixed && !rigplan::Date::parse(fixed)) {
+    std::cerr << "rigplan: RIGPLAN_TODAY '" << rigplan::shown(fixed)
+              << "' is not a date; expected YYYY-MM-DD (or unset it for the system date)\n";
+    return rigplan::cli::kExitBadInput;
+  }
   try {
     rigplan::cli::CliContext ctx{.out = &std::cout, .err = &std::cerr};
     return rigplan::cli::run_command_line(std::vector<std::string>(argv, argv + argc), ctx);
