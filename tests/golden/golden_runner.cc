@@ -5,8 +5,9 @@
 //
 // A case directory holds `cmd` (the arguments; lines starting with '#' are comments, a line
 // `#! no-json` says the command has no --json form), `expected.txt` (standard output of the run,
-// then standard error and the exit code when there are any) and `expected.json` (standard output
-// of the run with --json appended). JSON is compared structurally, text line by line; numbers in
+// then standard error and the exit code when there are any), `expected.json` (standard output
+// of the run with --json appended) and `expected.out/` (the files the text run wrote under
+// @OUT@, when it writes any). JSON is compared structurally, text line by line; numbers in
 // both agree when within a relative tolerance, so that last-digit float noise does not fail.
 //
 // The run is made deterministic: no user configuration (XDG_CONFIG_HOME and RIGPLAN_OVERLAY
@@ -25,6 +26,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -119,6 +121,13 @@ std::vector<std::string> run_environment(const fs::path& scratch) {
   return env;
 }
 
+// Output with the run's paths as placeholders.
+std::string normalised(std::string text, const Options& o) {
+  replace_all(text, (fs::path(o.scratch) / "out").string(), "@OUT@");
+  replace_all(text, o.data_dir, "@DATA@");
+  return text;
+}
+
 // Runs rigplan with the arguments, standard output and error captured in files of `scratch`.
 Run run_rigplan(const Options& o, std::vector<std::string> args) {
   const fs::path scratch = o.scratch, out_dir = scratch / "out";
@@ -158,10 +167,8 @@ Run run_rigplan(const Options& o, std::vector<std::string> args) {
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   run.out = read_file(out_file);
   run.err = read_file(err_file);
-  for (std::string* text : {&run.out, &run.err}) {
-    replace_all(*text, out_dir.string(), "@OUT@");
-    replace_all(*text, o.data_dir, "@DATA@");
-  }
+  run.out = normalised(std::move(run.out), o);
+  run.err = normalised(std::move(run.err), o);
   return run;
 }
 
@@ -315,12 +322,55 @@ bool report(const std::string& file, const std::string& command, const Differenc
   return false;
 }
 
+// The files under `dir`, by path relative to it.
+std::set<std::string> files_under(const fs::path& dir) {
+  std::set<std::string> names;
+  if (!fs::is_directory(dir)) return names;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.is_regular_file()) names.insert(fs::relative(entry.path(), dir).string());
+  }
+  return names;
+}
+
+// The files the run wrote under @OUT@ against expected.out/ (as text, numbers within the
+// tolerance), or expected.out/ rewritten from them.
+bool check_files(const Options& o, const std::string& command) {
+  const fs::path written = fs::path(o.scratch) / "out";
+  const fs::path expected = fs::path(o.case_dir) / "expected.out";
+  auto names = files_under(written);
+  const auto wanted = files_under(expected);
+  names.insert(wanted.begin(), wanted.end());
+  bool ok = true;
+  for (const auto& name : names) {
+    const bool was_written = fs::exists(written / name);
+    const std::string actual = was_written ? normalised(read_file(written / name), o) : "";
+    Differences diffs;
+    if (!was_written || !wanted.contains(name)) {
+      diffs.add(was_written ? "written, not expected" : "expected, not written");
+    } else {
+      compare_text(read_file(expected / name), actual, diffs);
+    }
+    if (o.update && diffs.count > 0) {
+      if (!was_written) {
+        fs::remove(expected / name);
+        continue;
+      }
+      fs::create_directories((expected / name).parent_path());
+      write_file(expected / name, actual);
+    } else if (!o.update) {
+      ok = report((expected / name).string(), command, diffs) && ok;
+    }
+  }
+  return ok;
+}
+
 // Checks (or rewrites) expected.txt; returns false on a difference. Sets the run's exit code.
 bool check_text(const Options& o, const std::vector<std::string>& args, int& exit_code) {
   const Run run = run_rigplan(o, args);
   exit_code = run.exit_code;
   const fs::path file = fs::path(o.case_dir) / "expected.txt";
   const std::string actual = text_record(run);
+  const bool files_ok = check_files(o, command_shown(args, false));
   Differences diffs;
   compare_text(read_file(file), actual, diffs);
   if (o.update) {
@@ -332,7 +382,7 @@ bool check_text(const Options& o, const std::vector<std::string>& args, int& exi
     std::cerr << file.string() << " is missing: write it with scripts/update_golden.sh\n";
     return false;
   }
-  return report(file.string(), command_shown(args, false), diffs);
+  return report(file.string(), command_shown(args, false), diffs) && files_ok;
 }
 
 // Checks (or rewrites) expected.json: the --json run must print JSON and exit as the text run did.
