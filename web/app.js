@@ -95,7 +95,7 @@ function showComparison(c) {
   tbody.replaceChildren();
   for (const g of c.gpus) {
     const row = document.createElement("tr");
-    cell(row, g.gpu);
+    cell(row, g.name);
     cell(row, g.relative.toFixed(2));
     cell(row, `${g.throughput} ${g.unit}`);
     // The command line's fit_label: a card that cannot hold the batch runs the largest it can.

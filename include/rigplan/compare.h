@@ -14,13 +14,16 @@
 namespace rigplan {
 
 struct CompareRequest {
-  std::vector<std::string> gpus;  // GPU ids or names, in the order shown
-  std::string reference;          // "": the first; else added first when not among `gpus`
+  // GPU ids or names, in the order shown; "2x rtx-3090" is a whole system of two (data parallel,
+  // or as the run's --tp/--pp split it, as predict --gpus 2 runs it).
+  std::vector<std::string> gpus;
+  std::string reference;  // "": the first; else added first when not among `gpus`
   RunConfig run;
 };
 
 struct ComparedGpu {
   const Gpu* gpu = nullptr;
+  int count = 1;  // GPUs in the compared system
   // One GPU, at the largest batch that fits (the batch asked, with --offload cpu).
   Prediction prediction;
   GpuValue value;
@@ -31,12 +34,17 @@ struct Comparison {
   std::string precision;
   int requested_batch = 0;  // per GPU: --batch, else the workload's default
   const Gpu* reference = nullptr;
-  bool offload = false;  // --offload cpu: cards that cannot hold the batch run it offloaded
+  int reference_count = 1;  // GPUs in the reference system
+  bool offload = false;     // --offload cpu: cards that cannot hold the batch run it offloaded
+  // Some entry gave a count ("2x ID"): each row is a whole system of its count, its value that
+  // of the system (cost.h system_value), relative to the reference system.
+  bool systems = false;
   std::vector<ComparedGpu> gpus;
   std::vector<std::string> notes;  // e.g. a reference that cannot hold the run, replaced
 };
 
-// An unknown GPU is a kNotFound Status with the closest names; no GPU is kInvalidInput.
+// An unknown GPU is a kNotFound Status with the closest names; no GPU, or a count that is not a
+// whole number within input::kGpus ("0x", "-1x", "2147483648x"), is kInvalidInput.
 Result<Comparison> compare_gpus(const Workload& workload, const CompareRequest& request,
                                 const Catalog& catalog, const Calibration& calibration);
 

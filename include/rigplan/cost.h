@@ -176,6 +176,13 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
                            double throughput, double reference_throughput, const Catalog& catalog,
                            const Calibration& calibration, bool shrink_batch = false);
 
+// A whole system of `count` GPUs for `rigplan compare --gpus 2x ID`: `throughput` (the system's)
+// relative to the reference system's, per 1,000 USD of its GPUs (per_kusd_card) and of the whole
+// new machine (systems: that one system, when a base system holds the GPUs and the run fits),
+// and per kW of its GPUs' average draw.
+GpuValue system_value(const Workload& workload, const Gpu& gpu, int count, const RunConfig& run,
+                      double throughput, double reference_throughput, const Catalog& catalog);
+
 // `rigplan cost`: one owned machine against cloud offers over a horizon.
 struct CostRequest {
   std::string gpu;

@@ -60,6 +60,9 @@ struct Constraints {
   std::optional<double> max_power_w;  // continuous wall draw of an owned machine
   std::string circuit;                // a Circuit id: its continuous capacity bounds the draw
   int max_gpus = 8;
+  // GPU ids or names the options may use (--gpus-allowed), each checked against the catalog;
+  // empty: every GPU.
+  std::vector<std::string> gpus_allowed;
   std::string system;  // a base system id for owned options (e.g. existing-desktop); "": cheapest
   const BaseSystem* machine = nullptr;  // replaces `system`: owned options are this machine only
   std::string machine_gpu;              // with `machine`: the GPU it holds
@@ -170,6 +173,7 @@ struct ConstraintOptions {
   std::optional<double> max_power_w;
   std::optional<std::string> circuit;
   std::optional<int> max_gpus;
+  std::vector<std::string> gpus_allowed;  // empty: not given
   std::optional<std::string> system;
   std::optional<double> power_limit;
   std::optional<double> electricity_usd_per_kwh;

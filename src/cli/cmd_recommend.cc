@@ -55,6 +55,9 @@ void add_constraint_options(CLI::App* cmd, ConstraintOptions& k) {
   cmd->add_option("--circuit", k.circuit,
                   "Wall circuit: us-15a, us-20a, eu-16a, uk-13a, jp-15a, ...");
   cmd->add_option("--max-gpus", k.max_gpus, "Most GPUs in one option");
+  cmd->add_option("--gpus-allowed", k.gpus_allowed,
+                  "Only options on these GPUs: comma-separated ids or names")
+      ->delimiter(',');
   cmd->add_option(
       "--system", k.system,
       "Base system for owned options, e.g. existing-desktop to add a GPU to a PC you have");

@@ -328,6 +328,23 @@ Result<GpuValue> gpu_value(const Workload& workload, const Gpu& gpu, const RunCo
   return v;
 }
 
+GpuValue system_value(const Workload& workload, const Gpu& gpu, int count, const RunConfig& run,
+                      double throughput, double reference_throughput, const Catalog& catalog) {
+  GpuValue v;
+  v.relative = reference_throughput > 0 ? throughput / reference_throughput : 0;
+  v.price = new_price(gpu);
+  if (v.price) v.per_kusd_card = v.relative / (v.price->usd * count) * 1000;
+  const double gpus_kw =
+      count * gpu.board_power_w * gpu_power_utilisation(workload_class(workload), run.mode) / 1000;
+  v.per_kw = v.relative / gpus_kw;
+  auto owned = own_system(catalog, gpu, count, "new");
+  if (owned && throughput > 0) {
+    v.systems.push_back({count, owned->system->id, owned->capex_usd, v.relative,
+                         v.relative / owned->capex_usd * 1000});
+  }
+  return v;
+}
+
 namespace {
 
 // Each number of the request within its range (rigplan/input.h).

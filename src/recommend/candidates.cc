@@ -13,6 +13,7 @@ std::vector<Candidate> owned_candidates(const Request& r, int* unpriced) {
   std::vector<Candidate> out;
   for (const Gpu& gpu : r.catalog->gpus) {
     if (k.machine && !k.machine_gpu.empty() && gpu.id != k.machine_gpu) continue;
+    if (!r.allowed(gpu)) continue;
     for (int count : kCounts) {
       if (count > kGpusPerMachine && count > k.max_gpus) break;
       for (std::string condition : {"new", "used"}) {
@@ -43,6 +44,7 @@ std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unc
   std::vector<std::vector<Candidate>> out;
   for (const Offer& offer : r.catalog->offers) {
     const Gpu* gpu = r.catalog->gpu(offer.gpu);
+    if (!r.allowed(*gpu)) continue;
     std::vector<std::string> pricings = {offer.billing == "serverless" ? "serverless"
                                                                        : "on-demand"};
     if (offer.spot_price_per_hour_usd) pricings.push_back("spot");

@@ -1,41 +1,88 @@
-// compare_gpus(): one prediction and one value per GPU, relative to the reference's throughput.
+// compare_gpus(): one prediction and one value per GPU (or whole system of several), relative to
+// the reference's throughput.
 #include "rigplan/compare.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <regex>
 
 #include "rigplan/input.h"
+#include "util/strings.h"
 
 namespace rigplan {
 namespace {
 
-Result<std::vector<const Gpu*>> resolve_gpus(const CompareRequest& r, const Catalog& catalog,
-                                             const Gpu** reference) {
+// One entry of --gpus: "rtx-4090" (one GPU) or "2x rtx-3090" (a system of two).
+struct Entry {
+  const Gpu* gpu = nullptr;
+  int count = 1;
+  bool counted = false;  // written with a count
+  bool operator==(const Entry& o) const { return gpu == o.gpu && count == o.count; }
+};
+
+// The count of "2x rtx-3090", "2 x rtx-3090" or "2×rtx-3090", checked as predict's --gpus.
+Result<Entry> parse_entry(const std::string& text, const Catalog& catalog) {
+  static const std::regex kCounted(R"(^\s*([-+0-9.eE]+)\s*(x|×)\s*(.+)$)");
+  std::smatch m;
+  Entry e;
+  std::string name = text;
+  if (std::regex_match(text, m, kCounted)) {
+    const std::string count = m[1].str();
+    char* end = nullptr;
+    const double value = std::strtod(count.c_str(), &end);
+    const std::string why =
+        end != count.c_str() + count.size()
+            ? fmt::format("is not a number; expected {}", input::kGpus.accepted())
+            : input::problem(input::kGpus, value);
+    if (!why.empty()) {
+      return Status::invalid_input(
+          fmt::format("--gpus {}: the count {} {}", shown(text), shown(count), why));
+    }
+    e.count = static_cast<int>(value);
+    e.counted = true;
+    name = m[3].str();
+  }
+  auto g = catalog.find_gpu(trim(name));
+  if (!g) return g.status();
+  e.gpu = *g;
+  return e;
+}
+
+// The entries in order, the reference first when --reference names one not among them.
+Result<std::vector<Entry>> resolve_entries(const CompareRequest& r, const Catalog& catalog,
+                                           Entry* reference) {
   if (Status s = input::check_list("gpus", r.gpus.size()); !s.ok()) return s;
-  std::vector<const Gpu*> gpus;
-  for (const auto& name : r.gpus) {
-    auto g = catalog.find_gpu(name);
-    if (!g) return g.status();
-    gpus.push_back(*g);
+  std::vector<Entry> entries;
+  for (const auto& text : r.gpus) {
+    auto e = parse_entry(text, catalog);
+    if (!e) return e.status();
+    entries.push_back(*e);
   }
-  *reference = gpus.empty() ? nullptr : gpus.front();
+  if (!entries.empty()) *reference = entries.front();
   if (!r.reference.empty()) {
-    auto g = catalog.find_gpu(r.reference);
-    if (!g) return g.status();
-    *reference = *g;
-    if (std::find(gpus.begin(), gpus.end(), *g) == gpus.end()) gpus.insert(gpus.begin(), *g);
+    auto e = parse_entry(r.reference, catalog);
+    if (!e) return e.status();
+    *reference = *e;
+    if (std::find(entries.begin(), entries.end(), *e) == entries.end())
+      entries.insert(entries.begin(), *e);
   }
-  if (!*reference) return Status::invalid_input("--gpus names no GPU");
-  return gpus;
+  if (entries.empty()) return Status::invalid_input("--gpus names no GPU");
+  return entries;
+}
+
+std::string entry_name(const ComparedGpu& g, bool systems) {
+  return systems ? fmt::format("{}x {}", g.count, g.gpu->id) : g.gpu->id;
 }
 
 // The reference's throughput. A reference that cannot hold even one sample gives its place to the
 // first compared GPU that can, and the comparison says so; 0 when none can.
 double reference_throughput(Comparison& c) {
   auto has_speed = [](const ComparedGpu& g) { return g.prediction.throughput > 0; };
-  auto ref = std::find_if(c.gpus.begin(), c.gpus.end(),
-                          [&](const ComparedGpu& g) { return g.gpu == c.reference; });
+  auto ref = std::find_if(c.gpus.begin(), c.gpus.end(), [&](const ComparedGpu& g) {
+    return g.gpu == c.reference && g.count == c.reference_count;
+  });
   if (has_speed(*ref)) return ref->prediction.throughput;
   auto other = std::find_if(c.gpus.begin(), c.gpus.end(), has_speed);
   if (other == c.gpus.end()) {
@@ -46,9 +93,10 @@ double reference_throughput(Comparison& c) {
   c.notes.push_back(
       fmt::format("{} cannot hold {} at batch 1 ({:.1f} GB of {:.1f} GB); relative "
                   "to {}, the first GPU that can",
-                  c.reference->id, c.workload, ref->prediction.memory_gb,
-                  ref->prediction.capacity_gb, other->gpu->id));
+                  entry_name(*ref, c.systems), c.workload, ref->prediction.memory_gb,
+                  ref->prediction.capacity_gb, entry_name(*other, c.systems)));
   c.reference = other->gpu;
+  c.reference_count = other->count;
   return other->prediction.throughput;
 }
 
@@ -57,24 +105,37 @@ double reference_throughput(Comparison& c) {
 Result<Comparison> compare_gpus(const Workload& workload, const CompareRequest& r,
                                 const Catalog& catalog, const Calibration& calibration) {
   Comparison out;
-  auto gpus = resolve_gpus(r, catalog, &out.reference);
-  if (!gpus) return gpus.status();
+  Entry reference;
+  auto entries = resolve_entries(r, catalog, &reference);
+  if (!entries) return entries.status();
+  out.reference = reference.gpu;
+  out.reference_count = reference.count;
+  out.systems =
+      std::any_of(entries->begin(), entries->end(), [](const Entry& e) { return e.counted; });
   out.workload = workload.id;
   out.requested_batch = r.run.batch.value_or(workload.default_batch);
   // A card that cannot hold the batch runs the largest batch it can hold, as its owner would (and
   // as Lambda's benchmarks do); only --offload cpu runs it offloaded at the batch asked.
   out.offload = r.run.offload == "cpu";
   const bool shrink_batch = !out.offload;
-  for (const Gpu* g : *gpus) {
-    auto p = predict_largest_fitting(workload, *g, r.run, calibration, catalog, shrink_batch);
+  for (const Entry& e : *entries) {
+    RunConfig run = r.run;
+    run.gpus = e.count;
+    auto p = predict_largest_fitting(workload, *e.gpu, run, calibration, catalog, shrink_batch);
     if (!p) return p.status();
-    out.gpus.push_back({g, std::move(p).value(), {}});
+    out.gpus.push_back({e.gpu, e.count, std::move(p).value(), {}});
   }
   const double ref_throughput = reference_throughput(out);
   out.precision = out.gpus.front().prediction.config.precision;
   for (ComparedGpu& c : out.gpus) {
-    auto v = gpu_value(workload, *c.gpu, c.prediction.config, c.prediction.throughput,
-                       ref_throughput, catalog, calibration, shrink_batch);
+    const Prediction& p = c.prediction;
+    if (out.systems) {
+      c.value =
+          system_value(workload, *c.gpu, c.count, p.config, p.throughput, ref_throughput, catalog);
+      continue;
+    }
+    auto v = gpu_value(workload, *c.gpu, p.config, p.throughput, ref_throughput, catalog,
+                       calibration, shrink_batch);
     if (!v) return v.status();
     c.value = std::move(v).value();
   }

@@ -24,6 +24,7 @@ struct PresetRecord {
   std::string region = "us", acquire = "both", condition = "any", circuit, system;
   double horizon_months = 36;
   int max_gpus = 8;
+  std::vector<std::string> gpus_allowed;
 };
 
 struct TaskRecord {
@@ -66,6 +67,7 @@ const std::vector<FieldSpec<PresetRecord>>& preset_fields() {
        {},
        input::kHorizonMonths.range()},
       {"max_gpus", &P::max_gpus, kOptional, "", {}, input::kMaxGpus.range()},
+      {"gpus_allowed", &P::gpus_allowed, kOptional},
   };
   return kFields;
 }
@@ -114,6 +116,7 @@ Preset assemble(const PresetRecord& r) {
   c.max_power_w = r.max_power_w;
   c.circuit = r.circuit;
   c.max_gpus = r.max_gpus;
+  c.gpus_allowed = r.gpus_allowed;
   c.system = r.system;
   return p;
 }

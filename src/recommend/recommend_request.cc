@@ -22,6 +22,7 @@ Constraints merged(Constraints k, const ConstraintOptions& given) {
   if (given.max_power_w) k.max_power_w = given.max_power_w;
   replace(k.circuit, given.circuit);
   replace(k.max_gpus, given.max_gpus);
+  if (!given.gpus_allowed.empty()) k.gpus_allowed = given.gpus_allowed;
   replace(k.system, given.system);
   replace(k.power_limit, given.power_limit);
   if (given.electricity_usd_per_kwh) k.electricity_usd_per_kwh = given.electricity_usd_per_kwh;

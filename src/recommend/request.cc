@@ -98,6 +98,26 @@ Status resolve_power_cap(const Catalog& catalog, const Constraints& k, Request& 
   return {};
 }
 
+// --gpus-allowed: each name a catalog GPU (an unknown one is refused with the closest ids).
+Status resolve_gpus_allowed(const Catalog& catalog, const Constraints& k, Request& r) {
+  if (Status s = input::check_list("gpus-allowed", k.gpus_allowed.size()); !s.ok()) return s;
+  std::vector<std::string> ids;
+  for (const std::string& name : k.gpus_allowed) {
+    auto gpu = catalog.find_gpu(name);
+    if (!gpu) {
+      return Status::not_found(fmt::format("--gpus-allowed: {}", gpu.status().message()));
+    }
+    if (std::find(r.gpus_allowed.begin(), r.gpus_allowed.end(), *gpu) != r.gpus_allowed.end())
+      continue;
+    r.gpus_allowed.push_back(*gpu);
+    ids.push_back((*gpu)->id);
+  }
+  if (!ids.empty()) {
+    r.assumptions.push_back(fmt::format("Only options on {} (--gpus-allowed).", join(ids, ", ")));
+  }
+  return {};
+}
+
 // What a serving job's answer stands on, in one sentence.
 std::string serving_assumption(const Demand& demand) {
   const ServingJob& job = *demand.serving;
@@ -129,6 +149,7 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
   r.office = *office;
   r.server_room = *server_room;
   if (Status s = resolve_power_cap(catalog, k, r); !s.ok()) return s;
+  if (Status s = resolve_gpus_allowed(catalog, k, r); !s.ok()) return s;
   r.only_system = k.machine;
   if (!r.only_system && !k.system.empty()) {
     auto found = catalog.find_system(k.system);
@@ -161,6 +182,11 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
                   format_number(k.horizon_months)));
   }
   return r;
+}
+
+bool Request::allowed(const Gpu& gpu) const {
+  return gpus_allowed.empty() ||
+         std::find(gpus_allowed.begin(), gpus_allowed.end(), &gpu) != gpus_allowed.end();
 }
 
 Status resolve_work(Request& r, DemandRuns& runs) {

@@ -55,7 +55,9 @@ struct Request {
   std::optional<double> power_cap;  // W at the wall per machine: --max-power or the circuit's
   std::string power_cap_name;
   const BaseSystem* only_system = nullptr;  // --system or --build
-  double gpu_load = 1;                      // average share of board power while running the demand
+  std::vector<const Gpu*> gpus_allowed;     // --gpus-allowed resolved; empty: every GPU
+  bool allowed(const Gpu& gpu) const;
+  double gpu_load = 1;       // average share of board power while running the demand
   std::vector<double> work;  // per task, in its unit: for the job, or per month (usage)
   std::vector<std::string> assumptions;
 };

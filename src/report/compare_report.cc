@@ -22,15 +22,28 @@ const GpuValue::SystemValue* system_value(const GpuValue& v, int count) {
   return nullptr;
 }
 
+// "rtx-4090", or "2x rtx-3090" when the comparison is of whole systems.
+std::string entry_name(const ComparedGpu& g, bool systems) {
+  return systems ? fmt::format("{}x {}", g.count, g.gpu->id) : g.gpu->id;
+}
+
+std::string reference_name(const Comparison& c) {
+  return c.systems ? fmt::format("{}x {}", c.reference_count, c.reference->id) : c.reference->id;
+}
+
 std::string comparison_title(const Comparison& c) {
   return fmt::format(
       "{} ({}, batch {} per GPU{})", c.workload, c.precision, c.requested_batch,
       c.offload ? ", offloaded where it does not fit" : " or the largest that fits the card");
 }
 
-Json compared_json(const Workload& workload, const ComparedGpu& g, int requested_batch) {
+Json compared_json(const Workload& workload, const ComparedGpu& g, const Comparison& c) {
   const GpuValue& v = g.value;
+  const int requested_batch = c.requested_batch;
   Json row = to_json(workload, *g.gpu, g.prediction);
+  row["name"] = entry_name(g, c.systems);
+  row["count"] = g.count;
+  row["gpus_price_usd"] = v.price ? Json(v.price->usd * g.count) : Json(nullptr);
   row["relative"] = round3(v.relative);
   row["fit"] = fit_label(g.prediction, requested_batch);
   row["memory_gb"] = g.gpu->memory_gb;
@@ -54,16 +67,65 @@ Json compared_json(const Workload& workload, const ComparedGpu& g, int requested
 
 Json to_json(const Workload& workload, const Comparison& c) {
   Json rows = Json::array();
-  for (const ComparedGpu& g : c.gpus) rows.push_back(compared_json(workload, g, c.requested_batch));
+  for (const ComparedGpu& g : c.gpus) rows.push_back(compared_json(workload, g, c));
   return {{"workload", c.workload},
           {"reference", c.reference->id},
+          {"reference_count", c.reference_count},
+          {"whole_systems", c.systems},
           {"batch_per_gpu", c.requested_batch},
           {"offload", c.offload},
           {"gpus", rows},
           {"notes", c.notes}};
 }
 
+// `compare --gpus 2x ID,...`: one row per whole system.
+std::string systems_text(const Comparison& c) {
+  using A = Table::Align;
+  Table table({{"system"},
+               {"relative", A::kRight},
+               {"throughput", A::kRight},
+               {"unit"},
+               {"bound"},
+               {"GB per GPU", A::kRight},
+               {"fits"},
+               {"GPUs USD", A::kRight},
+               {"per kUSD GPUs", A::kRight},
+               {"base system"},
+               {"system USD", A::kRight},
+               {"per kUSD sys", A::kRight},
+               {"per kW", A::kRight}});
+  for (const ComparedGpu& g : c.gpus) {
+    const Prediction& p = g.prediction;
+    const GpuValue& v = g.value;
+    const auto* s = system_value(v, g.count);
+    const bool runs = p.throughput > 0;
+    table.add_row({entry_name(g, true), runs ? fmt::format("{:.2f}", v.relative) : "-",
+                   runs ? fmt::format("{:.4g}", p.throughput) : "-", p.unit, p.bound,
+                   fmt::format("{:.1f} of {}", p.memory_gb, format_number(g.gpu->memory_gb)),
+                   fit_label(p, c.requested_batch),
+                   v.price ? format_number(v.price->usd * g.count) : "-",
+                   runs && v.per_kusd_card ? fmt::format("{:.3f}", *v.per_kusd_card) : "-",
+                   s ? s->system : "-", s ? format_number(s->capex_usd) : "-",
+                   s ? fmt::format("{:.3f}", s->per_kusd) : "-",
+                   runs ? fmt::format("{:.2f}", v.per_kw) : "-"});
+  }
+  std::string notes;
+  for (const auto& n : c.notes) notes += "note: " + n + "\n";
+  return fmt::format("{}, whole systems relative to {}:\n\n", comparison_title(c),
+                     reference_name(c)) +
+         table.render() +
+         "\nEach system runs the batch per GPU data parallel over its GPUs (or as --tp/--pp split "
+         "it), as predict --gpus N does; throughput is the whole system's. GB per GPU: the run's "
+         "memory per GPU of the card's. GPUs USD: the cards at their new price; per kUSD GPUs: "
+         "relative performance per 1,000 USD of them; base system: the cheapest new machine that "
+         "holds them (data/catalog/systems.toml), system USD its price with the GPUs; per kW: "
+         "per kW of the GPUs' average draw. \"-\": no price, no base system holds the GPUs, or "
+         "the run does not fit.\n" +
+         notes;
+}
+
 std::string compare_text(const Comparison& c) {
+  if (c.systems) return systems_text(c);
   using A = Table::Align;
   Table table({{"gpu"},
                {"relative", A::kRight},
@@ -176,21 +238,20 @@ CompareCharts empty_compare_charts(const std::string& what, const std::string& r
 }
 
 // A GPU run at a smaller batch, or offloaded, says so wherever its number appears.
-std::string gpu_label(const ComparedGpu& g, const std::string& fits) {
-  const std::string& id = g.gpu->id;
+std::string gpu_label(const ComparedGpu& g, const std::string& fits, bool systems) {
+  const std::string id = entry_name(g, systems);
   if (fits == "yes") return id;
   if (g.prediction.fits) return fmt::format("{} (batch {})", id, *g.prediction.config.batch);
   return id + (g.prediction.throughput > 0 ? " (offloaded)" : " (does not fit)");
 }
 
 // Adds one GPU's bars, points and table row.
-void add_compared_gpu(CompareCharts& charts, const ComparedGpu& g, int requested_batch,
-                      const std::string& reference) {
+void add_compared_gpu(CompareCharts& charts, const ComparedGpu& g, const Comparison& c) {
   const GpuValue& v = g.value;
-  const std::string& id = g.gpu->id;
-  const bool is_reference = id == reference;
-  const std::string fits = fit_label(g.prediction, requested_batch);
-  const std::string label = gpu_label(g, fits);
+  const std::string id = entry_name(g, c.systems);
+  const bool is_reference = id == reference_name(c);
+  const std::string fits = fit_label(g.prediction, c.requested_batch);
+  const std::string label = gpu_label(g, fits, c.systems);
   charts.relative.bars.push_back({label, v.relative, is_reference});
   if (v.per_kusd_card) charts.per_card.bars.push_back({label, *v.per_kusd_card, is_reference});
   std::vector<std::string> row = {id, fmt::format("{:.2f}", v.relative), fits,
@@ -210,14 +271,14 @@ void add_compared_gpu(CompareCharts& charts, const ComparedGpu& g, int requested
 
 std::string compare_html(const Comparison& c, const std::string& date) {
   const std::string what = comparison_title(c);
-  const std::string& reference = c.reference->id;
+  const std::string reference = reference_name(c);
   const std::string footer = chart::dated(
       "rigplan compare: throughput from the performance model (docs/performance.md); prices from "
       "data/catalog, dated "
       "per entry",
       date);
   CompareCharts charts = empty_compare_charts(what, reference, footer);
-  for (const ComparedGpu& g : c.gpus) add_compared_gpu(charts, g, c.requested_batch, reference);
+  for (const ComparedGpu& g : c.gpus) add_compared_gpu(charts, g, c);
   mark_front(charts.by_price.points);
   mark_front(charts.by_power.points);
   std::vector<std::string> lines = {"Relative to " + reference + ", as in Dettmers' charts."};

@@ -160,6 +160,7 @@ Json to_json(const Recommendation& r, size_t top) {
   if (k.utilisation) constraints["utilisation"] = *k.utilisation;
   if (k.max_power_w) constraints["max_power_w"] = *k.max_power_w;
   if (!k.circuit.empty()) constraints["circuit"] = k.circuit;
+  if (!k.gpus_allowed.empty()) constraints["gpus_allowed"] = k.gpus_allowed;
   if (k.today) constraints["today"] = k.today->to_string();
   constraints["max_price_age_months"] = k.max_price_age_months;
   constraints["allow_stale_prices"] = k.allow_stale_prices;

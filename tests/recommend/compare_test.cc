@@ -60,5 +60,56 @@ TEST(Compare, AReferenceThatCannotHoldTheRunGivesWayToOneThatCan) {
             "h200-sxm-141gb, the first GPU that can");
 }
 
+TEST(Compare, TwoRtx3090sAreOneSystemRunAsPredictRunsTwoGpus) {
+  const Comparison c = compare("resnet50", {"2x rtx-3090", "1x rtx-4090"}, RunConfig{});
+  ASSERT_TRUE(c.systems);
+  ASSERT_EQ(c.gpus.size(), 2u);
+  EXPECT_EQ(c.gpus[0].count, 2);
+  EXPECT_EQ(c.reference->id, "rtx-3090");
+  EXPECT_EQ(c.reference_count, 2);
+  RunConfig two;
+  two.gpus = 2;
+  const Workload& w = **default_zoo().find("resnet50");
+  const auto p = predict(w, *default_catalog().gpu("rtx-3090"), two, embedded_calibration(),
+                         default_catalog());
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE(p->fits);
+  EXPECT_DOUBLE_EQ(c.gpus[0].prediction.throughput, p->throughput);
+  EXPECT_EQ(c.gpus[0].prediction.config.gpus, 2);
+  // Relative to the reference system; its GPUs' price is two cards'; the system is the cheapest
+  // new machine that holds two.
+  EXPECT_DOUBLE_EQ(c.gpus[0].value.relative, 1);
+  EXPECT_DOUBLE_EQ(c.gpus[1].value.relative,
+                   c.gpus[1].prediction.throughput / c.gpus[0].prediction.throughput);
+  const auto owned = own_system(default_catalog(), *default_catalog().gpu("rtx-3090"), 2, "new");
+  ASSERT_TRUE(owned.ok());
+  ASSERT_EQ(c.gpus[0].value.systems.size(), 1u);
+  EXPECT_EQ(c.gpus[0].value.systems[0].count, 2);
+  EXPECT_DOUBLE_EQ(c.gpus[0].value.systems[0].capex_usd, owned->capex_usd);
+  EXPECT_DOUBLE_EQ(*c.gpus[0].value.per_kusd_card, 1 / (2 * c.gpus[0].value.price->usd) * 1000);
+}
+
+TEST(Compare, ACountOutOfRangeIsRefusedWithTheField) {
+  for (const auto& [entry, message] : std::vector<std::pair<std::string, std::string>>{
+           {"0x rtx-3090",
+            "--gpus 0x rtx-3090: the count 0 is out of range; expected an integer from 1 to "
+            "1048576"},
+           {"-1x rtx-3090",
+            "--gpus -1x rtx-3090: the count -1 is out of range; expected an integer from 1 to "
+            "1048576"},
+           {"2147483648x rtx-3090",
+            "--gpus 2147483648x rtx-3090: the count 2147483648 is out of range; expected an "
+            "integer from 1 to 1048576"},
+           {"1.5x rtx-3090",
+            "--gpus 1.5x rtx-3090: the count 1.5 is not a whole number; expected an integer from "
+            "1 to 1048576"}}) {
+    auto c = compare_gpus(*default_zoo().find("resnet50").value(), {{entry}, "", RunConfig{}},
+                          default_catalog(), embedded_calibration());
+    ASSERT_FALSE(c.ok()) << entry;
+    EXPECT_EQ(c.status().code(), Status::Code::kInvalidInput) << entry;
+    EXPECT_EQ(c.status().message(), message);
+  }
+}
+
 }  // namespace
 }  // namespace rigplan

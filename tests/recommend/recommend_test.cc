@@ -83,6 +83,31 @@ TEST(Recommend, ABudgetThatBuysNothingNamesWhatItBuysInTheExistingDesktop) {
             "existing-desktop)");
 }
 
+TEST(Recommend, GpusAllowedKeepsEveryOptionOnThoseGpus) {
+  const Preset& kaggle = *find_preset(embedded_presets(), "kaggle").value();
+  auto demand = preset_demand(kaggle, default_zoo());
+  ASSERT_TRUE(demand.ok());
+  Constraints k = kaggle.constraints;
+  k.gpus_allowed = {"rtx-3090", "GeForce RTX 4090"};
+  auto rec = recommend(*demand, k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  ASSERT_FALSE(rec->options.empty());
+  for (const auto* options : {&rec->options, &rec->rejected}) {
+    for (const Option& o : *options)
+      EXPECT_TRUE(o.gpu == "rtx-3090" || o.gpu == "rtx-4090") << o.gpu;
+  }
+  EXPECT_NE(std::find(rec->assumptions.begin(), rec->assumptions.end(),
+                      "Only options on rtx-3090, rtx-4090 (--gpus-allowed)."),
+            rec->assumptions.end());
+  k.gpus_allowed = {"rtx-4900"};
+  auto unknown = recommend(*demand, k, default_catalog(), embedded_calibration());
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), Status::Code::kNotFound);
+  EXPECT_NE(unknown.status().message().find("--gpus-allowed: "), std::string::npos);
+  EXPECT_NE(unknown.status().message().find("did you mean 'rtx-4090'"), std::string::npos)
+      << unknown.status().message();
+}
+
 // A work demand's time is the work over the predicted throughput.
 TEST(Recommend, TimeToResultIsWorkOverThroughput) {
   Constraints k;

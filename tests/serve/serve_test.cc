@@ -49,6 +49,13 @@ TEST_F(ServeTest, EveryListingMatchesTheCommandLine) {
         "dali", "--json"}},
       {"/api/compare?workload=resnet50&gpus=rtx-4090,rtx-3090",
        {"compare", "resnet50", "--gpus", "rtx-4090,rtx-3090", "--json"}},
+      {"/api/compare?workload=resnet50&gpus=2x%20rtx-3090,1x%20rtx-4090",
+       {"compare", "resnet50", "--gpus", "2x rtx-3090,1x rtx-4090", "--json"}},
+      {"/api/predict?workload=resnet50&gpu=v100-sxm2-16gb&gpus=8&precision=fp32&batch=256",
+       {"predict", "resnet50", "--gpu", "v100-sxm2-16gb", "--gpus", "8", "--precision", "fp32",
+        "--batch", "256", "--json"}},
+      {"/api/recommend?preset=kaggle&gpus-allowed=rtx-3090,rtx-4090",
+       {"recommend", "--preset", "kaggle", "--gpus-allowed", "rtx-3090,rtx-4090", "--json"}},
       {"/api/"
        "cost?gpu=rtx-3090&price=2200&power=450&rent=2.14&utilisation=0.15&electricity=0.12&no-"
        "resale",
