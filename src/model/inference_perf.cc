@@ -421,6 +421,8 @@ Result<Prediction> predict_inference(const Workload& w, const Gpu& gpu,
       calibration.error_band.count("inference") ? calibration.error_band.at("inference") : 0.25;
   p.unit = "tokens/s";
   p.warnings = memory.warnings;
+  p.memory_gb = memory.total_gb;
+  p.capacity_gb = memory.available_gb;
   const double batch = *c.batch, seq = *c.seq_len;
   Times t;
   if (c.mode == "serve") {

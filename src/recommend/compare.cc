@@ -123,6 +123,9 @@ Result<Comparison> compare_gpus(const Workload& workload, const CompareRequest& 
     run.gpus = e.count;
     auto p = predict_largest_fitting(workload, *e.gpu, run, calibration, catalog, shrink_batch);
     if (!p) return p.status();
+    // An LLM served that does not fit keeps its engine's times (inference_perf.cc); compared, it
+    // has no speed unless offloaded, as a training run that does not fit.
+    if (!p->fits && !out.offload) p->throughput = 0;
     out.gpus.push_back({e.gpu, e.count, std::move(p).value(), {}});
   }
   const double ref_throughput = reference_throughput(out);

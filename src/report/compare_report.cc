@@ -185,8 +185,9 @@ void mark_front(std::vector<chart::ScatterChart::Point>& points) {
 
 std::string fit_label(const Prediction& prediction, int requested_batch) {
   if (!prediction.fits) {
-    return prediction.throughput > 0 ? "no (offloaded)"
-                                     : fmt::format("no: needs {:.1f} GB", prediction.memory_gb);
+    return prediction.config.offload == "cpu" && prediction.throughput > 0
+               ? "no (offloaded)"
+               : fmt::format("no: needs {:.1f} GB", prediction.memory_gb);
   }
   const int batch = prediction.config.batch.value_or(requested_batch);
   return batch == requested_batch ? "yes" : fmt::format("yes, batch {}", batch);
@@ -242,7 +243,7 @@ std::string gpu_label(const ComparedGpu& g, const std::string& fits, bool system
   const std::string id = entry_name(g, systems);
   if (fits == "yes") return id;
   if (g.prediction.fits) return fmt::format("{} (batch {})", id, *g.prediction.config.batch);
-  return id + (g.prediction.throughput > 0 ? " (offloaded)" : " (does not fit)");
+  return id + (fits == "no (offloaded)" ? " (offloaded)" : " (does not fit)");
 }
 
 // Adds one GPU's bars, points and table row.
