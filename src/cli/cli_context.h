@@ -34,6 +34,11 @@ struct CliContext {
   // Loaded already (by `rigplan serve`): used instead of reading the options above.
   std::shared_ptr<const Catalog> shared_catalog;
   std::shared_ptr<const Zoo> shared_zoo;
+  // The arguments as given (the program first), for a command that hands the run over.
+  std::vector<std::string> command_line;
+  // Registers `serve`: set by rigplan-serve to its server; left null in rigplan, which registers
+  // the hand-over to rigplan-serve instead (add_serve_handoff).
+  void (*add_serve)(CLI::App&, CliContext&) = nullptr;
 
   // The catalog the options name: embedded or --catalog, plus the overlay when it exists.
   Result<std::shared_ptr<const Catalog>> load() const;
@@ -179,7 +184,12 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx);
 void add_cost_command(CLI::App& app, CliContext& ctx);
 void add_recommend_command(CLI::App& app, CliContext& ctx);
 void add_build_command(CLI::App& app, CliContext& ctx);
-void add_serve_command(CLI::App& app, CliContext& ctx);
+// `serve` in the rigplan executable: runs rigplan-serve, installed beside it, with the same
+// arguments (src/serve/cmd_serve.cc has the command itself).
+void add_serve_handoff(CLI::App& app, CliContext& ctx);
+inline constexpr const char* kServeDescription =
+    "Serve the JSON API (each endpoint answers what the command prints with --json) and a web "
+    "page";
 void add_report_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace rigplan::cli

@@ -10,6 +10,11 @@
 namespace rigplan::cli {
 namespace {
 
+// `serve`: the server where this executable has one (rigplan-serve), else the hand-over to it.
+void add_serve(CLI::App& app, CliContext& ctx) {
+  (ctx.add_serve ? ctx.add_serve : add_serve_handoff)(app, ctx);
+}
+
 struct Command {
   const char* name;
   void (*add)(CLI::App&, CliContext&);
@@ -26,7 +31,7 @@ constexpr Command kCommands[] = {
     {"recommend", add_recommend_command}, {"build", add_build_command},
     {"validate", add_validate_command},   {"calibrate", add_calibrate_command},
     {"report", add_report_command},       {"catalog", add_catalog_command},
-    {"serve", add_serve_command},
+    {"serve", add_serve},
 };
 
 }  // namespace
@@ -54,6 +59,7 @@ std::unique_ptr<CLI::App> make_command_line(CliContext& ctx, const std::string& 
 
 int run_command_line(const std::vector<std::string>& args, CliContext& ctx,
                      const std::string& only) {
+  ctx.command_line = args;
   const auto app_owner = make_command_line(ctx, only);
   CLI::App& app = *app_owner;
   std::vector<const char*> argv;

@@ -1,17 +1,20 @@
-// rigplan serve [--host 127.0.0.1] [--port 8080]: the JSON API and the web page.
+// rigplan serve [--host 127.0.0.1] [--port 8080]: the JSON API and the web page. It lives in
+// rigplan-serve, which `rigplan serve` hands over to, so that the other commands start without the
+// HTTP and TLS libraries.
+#include "serve/serve_command.h"
+
 #include <fmt/format.h>
 
-#include "cli/cli_context.h"
 #include "rigplan/input.h"
 #include "serve/server.h"
 
-namespace rigplan::cli {
+namespace rigplan::serve {
+
+using cli::CliContext;
 
 void add_serve_command(CLI::App& app, CliContext& ctx) {
-  auto& options = ctx.keep<serve::ServerOptions>();
-  auto* cmd = app.add_subcommand("serve",
-                                 "Serve the JSON API (each endpoint answers what the command "
-                                 "prints with --json) and a web page");
+  auto& options = ctx.keep<ServerOptions>();
+  auto* cmd = app.add_subcommand("serve", cli::kServeDescription);
   cmd->add_option("--host", options.host,
                   "Address to listen on; anything but loopback exposes an API with no "
                   "authentication")
@@ -37,8 +40,8 @@ void add_serve_command(CLI::App& app, CliContext& ctx) {
     if (!catalog) return void(ctx.exit_code = ctx.fail(catalog.status()));
     auto zoo = ctx.load_zoo();
     if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
-    const serve::Handler handler(*catalog, *zoo, options.cache);
-    serve::Server server(handler, options);
+    const Handler handler(*catalog, *zoo, options.cache);
+    Server server(handler, options);
     const int port = server.bind();
     if (port < 0) {
       return void(ctx.exit_code = ctx.fail(Status::io_error(fmt::format(
@@ -55,4 +58,4 @@ void add_serve_command(CLI::App& app, CliContext& ctx) {
   });
 }
 
-}  // namespace rigplan::cli
+}  // namespace rigplan::serve

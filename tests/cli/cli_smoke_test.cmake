@@ -160,7 +160,12 @@ expect(0 "PSU load" build check ${DATA}/builds/4x-rtx-a6000-workstation.toml --h
 expect(0 "Draw at the wall" build propose --gpus 2x rtx-4090 --region de --html -)
 expect(0 "Performance against power" compare resnet50 --gpus rtx-4090,rtx-3090 --html -)
 expect(0 "\"dettmers_pick\"" recommend --presets --json)
+# `rigplan serve` runs rigplan-serve with the same arguments: its options, its help, the global
+# options on either side.
 expect(2 "--port" serve --port 70000)
+expect(2 "--port" --json serve --port 70000)
+expect(0 "--cache-mb" serve --help)
+expect(2 "--bogus" serve --bogus)
 expect(0 "Made on " report recommend --preset beginner)
 expect(0 "Performance against price" report compare resnet50 --gpus rtx-4090,rtx-3090)
 expect(2 "expected one of recommend, compare, cost, memory, build" report gpus list)
