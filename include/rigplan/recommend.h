@@ -76,6 +76,9 @@ struct Constraints {
   std::optional<Date> today;
   double max_price_age_months = PriceAge::kWarnMonths;
   bool allow_stale_prices = false;
+  // --have: the GPUs the user owns, "gtx-1080-ti" or "2x rtx-3090" (compare --gpus), each checked
+  // against the catalog; each option's speedup over them and "keep" as an option. Empty: none.
+  std::vector<std::string> have;
 };
 
 struct Option {
@@ -112,6 +115,39 @@ struct Option {
   std::vector<std::string> binding;     // names of those constraints: budget, power, fit, ...
   bool pareto = false;
   std::string reason;  // one line: why it ranks where it does
+  // --have (docs/recommend.md, "Upgrades"): the speedup over the user's GPUs (none when they or
+  // this option cannot run the demand), the resale of the user's cards (own: sold; rent: kept,
+  // none), the net cost (own: purchase less that resale; rent: the rent) and the net cost per
+  // 1.0x of speedup gained (when faster).
+  std::optional<double> speedup_over_have;
+  std::optional<double> resale_usd;
+  std::optional<double> net_cost_usd;
+  std::optional<double> net_cost_per_speedup_usd;
+};
+
+// One kind of the GPUs the user has (--have), with the catalog's used price of one card.
+struct HaveGpu {
+  std::string gpu;
+  int count = 1;
+  std::optional<double> used_price_usd;  // none: the catalog has no used price
+  std::optional<Date> used_price_date;
+};
+
+// What the user has, run as `predict --gpus N` runs N of them (one kind: a job does not span
+// unlike GPUs; of several kinds, the fastest that runs the demand), and what selling it brings.
+struct Have {
+  std::vector<HaveGpu> gpus;
+  std::string gpu;  // the kind the demand runs on
+  int count = 0;
+  bool runs = false;  // holds the demand (a service: serves it within its targets)
+  double throughput = 0;
+  std::string unit;
+  double time_to_result_h = 0;
+  std::optional<ServingPrediction> serving;
+  double resale_usd = 0;   // the used prices of every card that has one
+  double min_speedup = 0;  // what an option must reach to rank above keeping (kMinUpgradeSpeedup)
+  bool keep_wins = false;
+  std::string verdict;  // one sentence: why keep wins, or what beats it
 };
 
 struct Recommendation {
@@ -124,7 +160,8 @@ struct Recommendation {
   std::vector<std::string> relaxations;
   std::vector<std::string> assumptions;  // defaults applied, one sentence each
   int evaluated = 0;
-  std::string unit;  // of the first task's throughput
+  std::string unit;          // of the first task's throughput
+  std::optional<Have> have;  // --have
 };
 
 // A malformed request (no task, unknown region or circuit, an option out of range) is a
@@ -182,6 +219,7 @@ struct ConstraintOptions {
   std::optional<Date> today;
   std::optional<double> max_price_age_months;
   bool allow_stale_prices = false;
+  std::vector<std::string> have;  // empty: not given
 };
 
 // A recommendation as asked: a preset, a workload, or a preset with its tasks replaced by a

@@ -58,6 +58,10 @@ void add_constraint_options(CLI::App* cmd, ConstraintOptions& k) {
   cmd->add_option("--gpus-allowed", k.gpus_allowed,
                   "Only options on these GPUs: comma-separated ids or names")
       ->delimiter(',');
+  cmd->add_option("--have", k.have,
+                  "GPUs you own, e.g. gtx-1080-ti or 2x rtx-3090 (comma-separated): each option's "
+                  "speedup over them, their resale, net cost, and keeping them as an option")
+      ->delimiter(',');
   cmd->add_option(
       "--system", k.system,
       "Base system for owned options, e.g. existing-desktop to add a GPU to a PC you have");

@@ -59,41 +59,6 @@ std::vector<std::pair<std::string, RunConfig>> strategies(const Workload& w, con
   return out;
 }
 
-// Runs the demand's tasks: the option's fit, throughput (of the first task) and busy hours per
-// job (work) or per month (usage), at the owned machine's power limit.
-Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& demand_runs,
-                          Option& o) {
-  auto runs = demand_runs.runs(*c.gpu, c.count, c.topology);
-  if (!runs) return runs.status();
-  const double speed = c.owned ? power_limit_speed(r.constraints->power_limit) : 1.0;
-  o.fits = true;
-  double hours = 0;
-  for (size_t i = 0; i < (*runs)->size(); ++i) {
-    const TaskRun& run = (**runs)[i];
-    o.memory_gb = std::max(o.memory_gb, run.memory_gb);
-    if (!run.fits) {
-      o.fits = false;
-      o.strategy = run.strategy;
-      breaks(o, "fit",
-             !run.why_not.empty() ? run.why_not
-                                  : fmt::format("{} needs {:.1f} GB per GPU of {} GB",
-                                                r.demand->tasks[i].workload.id, run.memory_gb,
-                                                format_number(c.gpu->memory_gb)));
-      continue;
-    }
-    if (i == 0) {
-      o.throughput = run.throughput * speed;
-      o.unit = run.unit;
-      o.strategy = run.strategy;
-      o.serving = run.serving;
-    }
-    hours += r.work[i] / (run.throughput * speed) / 3600;
-  }
-  // A service is up its hours whatever its load.
-  if (r.demand->serving) return r.demand->serving->hours_per_month;
-  return hours;
-}
-
 // Owning `machines` machines over the horizon; a job carries its hours' share of the purchase.
 void cost_owned(const Candidate& c, const Request& r, double hours, Option& o) {
   const Constraints& k = *r.constraints;
@@ -148,6 +113,40 @@ Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o
 }
 
 }  // namespace
+
+Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& demand_runs,
+                          Option& o) {
+  auto runs = demand_runs.runs(*c.gpu, c.count, c.topology);
+  if (!runs) return runs.status();
+  const bool owned = c.owned || c.option.kind == "keep";
+  const double speed = owned ? power_limit_speed(r.constraints->power_limit) : 1.0;
+  o.fits = true;
+  double hours = 0;
+  for (size_t i = 0; i < (*runs)->size(); ++i) {
+    const TaskRun& run = (**runs)[i];
+    o.memory_gb = std::max(o.memory_gb, run.memory_gb);
+    if (!run.fits) {
+      o.fits = false;
+      o.strategy = run.strategy;
+      breaks(o, "fit",
+             !run.why_not.empty() ? run.why_not
+                                  : fmt::format("{} needs {:.1f} GB per GPU of {} GB",
+                                                r.demand->tasks[i].workload.id, run.memory_gb,
+                                                format_number(c.gpu->memory_gb)));
+      continue;
+    }
+    if (i == 0) {
+      o.throughput = run.throughput * speed;
+      o.unit = run.unit;
+      o.strategy = run.strategy;
+      o.serving = run.serving;
+    }
+    hours += r.work[i] / (run.throughput * speed) / 3600;
+  }
+  // A service is up its hours whatever its load.
+  if (r.demand->serving) return r.demand->serving->hours_per_month;
+  return hours;
+}
 
 Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count,
                                                      const Topology& topology) {
@@ -242,6 +241,60 @@ Result<Option> evaluate(const Candidate& c, const Request& r, DemandRuns& runs) 
       r.demand->work ? o.total_cost_usd : o.total_cost_usd / r.constraints->horizon_months;
   date_price(c, r, o);
   return o;
+}
+
+namespace {
+
+// The kept GPUs as an option: how the demand runs on `count` of `gpu` at the owned power limit,
+// checked against the constraints that bind a machine already owned (time, rate, latencies).
+Result<Option> keep_option(const GpuCount& owned, const Request& r, DemandRuns& runs) {
+  Candidate c;
+  c.option.kind = "keep";
+  c.option.gpu = owned.gpu->id;
+  c.option.count = owned.count;
+  c.option.condition = "owned";
+  c.gpu = owned.gpu;
+  c.count = owned.count;
+  Option o = c.option;
+  auto hours = run_demand(c, r, runs, o);
+  if (!hours) return hours.status();
+  o.hours = r.demand->work ? *hours : *hours * r.constraints->horizon_months;
+  o.time_to_result_h = *hours;
+  for (const Constraint& k : constraints()) {
+    if (k.name == "time" || k.name == "rate" || k.name == "ttft" || k.name == "tpot")
+      k.check(c, r, o);
+  }
+  o.speedup_over_have = 1.0;
+  o.resale_usd = 0.0;
+  o.net_cost_usd = 0.0;
+  return o;
+}
+
+}  // namespace
+
+Result<Have> evaluate_have(const Request& r, DemandRuns& runs, Option& keep) {
+  Have have;
+  have.min_speedup = kMinUpgradeSpeedup;
+  std::optional<Option> best;
+  for (const GpuCount& owned : r.have) {
+    const Gpu& gpu = *owned.gpu;
+    have.gpus.push_back({gpu.id, owned.count, gpu.used_price_usd, gpu.used_price_date});
+    if (gpu.used_price_usd) have.resale_usd += *gpu.used_price_usd * owned.count;
+    auto o = keep_option(owned, r, runs);
+    if (!o) return o.status();
+    const bool runs_it = o->binding.empty();
+    if (!best || (runs_it && (!best->binding.empty() || slowness(*o) < slowness(*best))))
+      best = std::move(o).value();
+  }
+  have.gpu = best->gpu;
+  have.count = best->count;
+  have.runs = best->binding.empty();
+  have.throughput = best->throughput;
+  have.unit = best->unit;
+  have.time_to_result_h = best->time_to_result_h;
+  have.serving = best->serving;
+  keep = std::move(best).value();
+  return have;
 }
 
 }  // namespace rigplan::recommend_steps

@@ -25,6 +25,7 @@ struct PresetRecord {
   double horizon_months = 36;
   int max_gpus = 8;
   std::vector<std::string> gpus_allowed;
+  std::vector<std::string> have;  // the GPUs the persona owns (--have)
 };
 
 struct TaskRecord {
@@ -68,6 +69,7 @@ const std::vector<FieldSpec<PresetRecord>>& preset_fields() {
        input::kHorizonMonths.range()},
       {"max_gpus", &P::max_gpus, kOptional, "", {}, input::kMaxGpus.range()},
       {"gpus_allowed", &P::gpus_allowed, kOptional},
+      {"have", &P::have, kOptional},
   };
   return kFields;
 }
@@ -117,6 +119,7 @@ Preset assemble(const PresetRecord& r) {
   c.circuit = r.circuit;
   c.max_gpus = r.max_gpus;
   c.gpus_allowed = r.gpus_allowed;
+  c.have = r.have;
   c.system = r.system;
   return p;
 }

@@ -11,10 +11,6 @@
 namespace rigplan::recommend_steps {
 namespace {
 
-// What an option's speed is judged by (less is faster): its time to the result, or a service's
-// time per output token (every service is up the same hours).
-double slowness(const Option& o) { return o.serving ? o.serving->tpot_ms : o.time_to_result_h; }
-
 // Cheapest first, then fastest; an order of indices, so each option moves once.
 void sort_by_cost(std::vector<Option>& options) {
   std::vector<size_t> order(options.size());
@@ -72,6 +68,9 @@ std::string reason(const std::vector<Option>& options, size_t i, const std::stri
 
 }  // namespace
 
+// Every service is up the same hours: its time per output token tells them apart.
+double slowness(const Option& o) { return o.serving ? o.serving->tpot_ms : o.time_to_result_h; }
+
 void rank(Recommendation& rec) {
   sort_by_cost(rec.options);
   sort_by_cost(rec.rejected);
@@ -105,6 +104,135 @@ void relax(Recommendation& rec) {
   }
 }
 
+namespace {
+
+std::string have_label(const Have& h) { return fmt::format("{} x {}", h.count, h.gpu); }
+
+// An option's speedup, resale and net cost against what the user has.
+void price_upgrade(const Have& have, double have_slowness, Option& o) {
+  if (have.runs && o.fits) o.speedup_over_have = have_slowness / slowness(o);
+  if (o.kind == "own") {
+    o.resale_usd = have.resale_usd;
+    o.net_cost_usd = o.capex_usd - have.resale_usd;
+  } else {
+    o.net_cost_usd = o.total_cost_usd;
+  }
+  if (o.speedup_over_have && *o.speedup_over_have > 1)
+    o.net_cost_per_speedup_usd = *o.net_cost_usd / (*o.speedup_over_have - 1);
+}
+
+// Beats keeping: runs what the user's GPUs cannot, or is at least min_speedup as fast.
+bool beats(const Have& have, const Option& o) {
+  return o.fits && (!have.runs || o.speedup_over_have.value_or(0) >= have.min_speedup);
+}
+
+std::string upgrade_reason(const Have& have, const Option& o) {
+  if (!have.runs) {
+    return fmt::format("runs the workload, which your {} cannot, for a net {}", have_label(have),
+                       usd(*o.net_cost_usd));
+  }
+  if (beats(have, o)) {
+    return fmt::format("{:.2f}x as fast as your {} for a net {} ({} per 1.0x gained)",
+                       *o.speedup_over_have, have_label(have), usd(*o.net_cost_usd),
+                       usd(*o.net_cost_per_speedup_usd));
+  }
+  return fmt::format("{:.2f}x your {}, under the {}x an upgrade must reach: ranks below keeping it",
+                     o.speedup_over_have.value_or(0), have_label(have),
+                     format_number(have.min_speedup));
+}
+
+// Why keep wins or loses, in one sentence.
+std::string keep_verdict(const Have& have, const Option& keep, const std::vector<Option>& upgrades,
+                         const std::vector<Option>& slower) {
+  const std::string mine = have_label(have);
+  if (!have.runs) {
+    return fmt::format(
+        "your {} cannot run the workload ({}): every option that runs it beats keeping", mine,
+        join(keep.violations, "; "));
+  }
+  if (!upgrades.empty()) {
+    return fmt::format(
+        "{} at least {}x as fast as your {}; the best value is {} at {} per 1.0x gained",
+        upgrades.size() == 1 ? std::string("1 option is")
+                             : fmt::format("{} options are", upgrades.size()),
+        format_number(have.min_speedup), mine, label(upgrades.front()),
+        usd(*upgrades.front().net_cost_per_speedup_usd));
+  }
+  const auto fastest =
+      std::max_element(slower.begin(), slower.end(), [](const Option& a, const Option& b) {
+        return a.speedup_over_have.value_or(0) < b.speedup_over_have.value_or(0);
+      });
+  return fmt::format(
+      "keep what you have: no option is at least {}x as fast as your {}{}",
+      format_number(have.min_speedup), mine,
+      fastest == slower.end()
+          ? ""
+          : fmt::format(" (the fastest, {}, is {:.2f}x for a net {})", label(*fastest),
+                        fastest->speedup_over_have.value_or(0), usd(*fastest->net_cost_usd)));
+}
+
+std::string have_note(const Have& have) {
+  std::vector<std::string> cards, unpriced;
+  for (const HaveGpu& g : have.gpus) {
+    if (!g.used_price_usd) {
+      unpriced.push_back(g.gpu);
+      continue;
+    }
+    cards.push_back(fmt::format("{} x {} at {} each (used price of {})", g.count, g.gpu,
+                                usd(*g.used_price_usd),
+                                g.used_price_date ? g.used_price_date->to_string() : "no date"));
+  }
+  std::string note = fmt::format(
+      "--have: your GPUs are sold when you buy an owned option, for {} ({}){}. Net cost: an owned "
+      "option's purchase, its base system included, less that resale; a rented option's rent, "
+      "with your GPUs kept, not sold. Net cost per 1.0x = net cost / (speedup - 1). Keeping "
+      "costs nothing more (its electricity is not counted); an option ranks above it only when "
+      "at least {}x as fast (docs/recommend.md, \"Upgrades\").",
+      usd(have.resale_usd), cards.empty() ? "no used price" : join(cards, ", "),
+      unpriced.empty() ? ""
+                       : fmt::format("; {} has no used price in the catalog: counted at 0 USD",
+                                     join(unpriced, ", ")),
+      format_number(have.min_speedup));
+  if (have.gpus.size() > 1) {
+    note += fmt::format(
+        " A job does not span unlike GPUs: speedups are over your {}, the fastest of yours that "
+        "runs it.",
+        have_label(have));
+  }
+  return note;
+}
+
+}  // namespace
+
+void rank_upgrades(Have have, Option keep, Recommendation& rec) {
+  const double mine = slowness(keep);
+  std::vector<Option> upgrades, slower;
+  for (Option& o : rec.options) {
+    price_upgrade(have, mine, o);
+    o.reason = upgrade_reason(have, o);
+    (beats(have, o) ? upgrades : slower).push_back(std::move(o));
+  }
+  for (Option& o : rec.rejected) price_upgrade(have, mine, o);
+  std::stable_sort(upgrades.begin(), upgrades.end(), [&](const Option& a, const Option& b) {
+    if (!have.runs) return *a.net_cost_usd < *b.net_cost_usd;
+    return *a.net_cost_per_speedup_usd < *b.net_cost_per_speedup_usd;
+  });
+  have.keep_wins = have.runs && upgrades.empty();
+  have.verdict = keep_verdict(have, keep, upgrades, slower);
+  keep.reason = have.verdict;
+  rec.options = std::move(upgrades);
+  if (have.runs) {
+    rec.options.push_back(std::move(keep));
+  } else {
+    keep.reason = join(keep.violations, "; ");
+    rec.rejected.insert(rec.rejected.begin(), std::move(keep));
+  }
+  for (Option& o : slower) rec.options.push_back(std::move(o));
+  ++rec.evaluated;  // keep
+  rec.assumptions.push_back(have_note(have));
+  rec.have = std::move(have);
+}
+
 std::string usd(double v) { return fmt::format("{} USD", format_number(std::round(v))); }
 
 std::string hours_text(double h) {
@@ -114,6 +242,7 @@ std::string hours_text(double h) {
 }
 
 std::string label(const Option& o) {
+  if (o.kind == "keep") return fmt::format("keep {} x {}", o.count, o.gpu);
   if (o.kind == "own") {
     return fmt::format("own {}{} x {} ({})", o.condition == "used" ? "used " : "", o.count, o.gpu,
                        o.system);

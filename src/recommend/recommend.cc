@@ -129,6 +129,12 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
   note_price_ages(r, rec);
   relax(rec);
   note_existing_desktop(demand, constraints, catalog, calibration, rec);
+  if (!r.have.empty()) {
+    Option keep;
+    auto have = evaluate_have(r, runs, keep);
+    if (!have) return have.status();
+    rank_upgrades(std::move(have).value(), std::move(keep), rec);
+  }
   return rec;
 }
 

@@ -23,6 +23,7 @@ Constraints merged(Constraints k, const ConstraintOptions& given) {
   replace(k.circuit, given.circuit);
   replace(k.max_gpus, given.max_gpus);
   if (!given.gpus_allowed.empty()) k.gpus_allowed = given.gpus_allowed;
+  if (!given.have.empty()) k.have = given.have;
   replace(k.system, given.system);
   replace(k.power_limit, given.power_limit);
   if (given.electricity_usd_per_kwh) k.electricity_usd_per_kwh = given.electricity_usd_per_kwh;

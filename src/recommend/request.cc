@@ -150,6 +150,7 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
   r.server_room = *server_room;
   if (Status s = resolve_power_cap(catalog, k, r); !s.ok()) return s;
   if (Status s = resolve_gpus_allowed(catalog, k, r); !s.ok()) return s;
+  if (Status s = resolve_have(catalog, k, r); !s.ok()) return s;
   r.only_system = k.machine;
   if (!r.only_system && !k.system.empty()) {
     auto found = catalog.find_system(k.system);
@@ -182,6 +183,25 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
                   format_number(k.horizon_months)));
   }
   return r;
+}
+
+Status resolve_have(const Catalog& catalog, const Constraints& k, Request& r) {
+  if (Status s = input::check_list("have", k.have.size()); !s.ok()) return s;
+  for (const std::string& spec : k.have) {
+    auto owned = parse_gpu_count(catalog, spec, "--have");
+    if (!owned) {
+      if (owned.status().code() != Status::Code::kNotFound) return owned.status();
+      return Status::not_found(fmt::format("--have: {}", owned.status().message()));
+    }
+    const auto same = std::find_if(r.have.begin(), r.have.end(),
+                                   [&](const GpuCount& g) { return g.gpu == owned->gpu; });
+    if (same != r.have.end()) {
+      same->count += owned->count;
+    } else {
+      r.have.push_back(*owned);
+    }
+  }
+  return {};
 }
 
 bool Request::allowed(const Gpu& gpu) const {

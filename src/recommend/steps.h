@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cost/cost_constants.h"
+#include "rigplan/catalog_query.h"
 #include "rigplan/recommend.h"
 
 namespace rigplan::recommend_steps {
@@ -56,6 +57,7 @@ struct Request {
   std::string power_cap_name;
   const BaseSystem* only_system = nullptr;  // --system or --build
   std::vector<const Gpu*> gpus_allowed;     // --gpus-allowed resolved; empty: every GPU
+  std::vector<GpuCount> have;               // --have resolved; empty: none given
   bool allowed(const Gpu& gpu) const;
   double gpu_load = 1;       // average share of board power while running the demand
   std::vector<double> work;  // per task, in its unit: for the job, or per month (usage)
@@ -124,6 +126,11 @@ std::vector<Candidate> owned_candidates(const Request& request, int* unpriced);
 // replicas) rents them; `unclustered` counts the sizes left out.
 std::vector<std::vector<Candidate>> rented_candidates(const Request& request, int* unclustered);
 
+// How the demand's tasks run on a candidate: its fit, throughput (of the first task) and busy
+// hours per job (work) or per month (usage); owned and kept GPUs at the power limit.
+Result<double> run_demand(const Candidate& candidate, const Request& request, DemandRuns& runs,
+                          Option& option);
+
 // The option of a candidate with its fit, speed, hours, cost, energy and CO2; a task that does
 // not fit is a "fit" violation.
 Result<Option> evaluate(const Candidate& candidate, const Request& request, DemandRuns& runs);
@@ -157,6 +164,26 @@ void check_price_age(const Candidate& candidate, const Request& request, Option&
 void note_price_ages(const Request& request, Recommendation& rec);
 // "45 days old", "17 months old".
 std::string age_text(long days);
+
+// --have: an option must be at least this many times as fast as the GPUs the user has to rank
+// above keeping them. Rationale: a speedup is the ratio of two predictions, each with the
+// throughput model's error (validate --loo: median 5.8%, docs/performance.md), so a ratio may be
+// off by about twice that, and selling a card and installing another costs time and risk; 1.2x
+// is about three times the ratio's median error, a gain the model can tell from noise.
+inline constexpr double kMinUpgradeSpeedup = 1.2;
+
+// The GPUs the user has, resolved against the catalog (--have; an unknown id: the closest ids).
+Status resolve_have(const Catalog& catalog, const Constraints& k, Request& r);
+// How the demand runs on the GPUs the user has, and what selling them brings; `keep` is them as
+// an option (kind "keep", cost 0, speedup 1), with a violation when they cannot run the demand.
+Result<Have> evaluate_have(const Request& request, DemandRuns& runs, Option& keep);
+// After rank(): each option's speedup, resale and net cost against `have`; options at least
+// kMinUpgradeSpeedup as fast ranked by net cost per 1.0x gained, then "keep what you have",
+// then the rest; the verdict in rec.have and the notes.
+void rank_upgrades(Have have, Option keep, Recommendation& rec);
+// What an option's speed is judged by (less is faster): its time to the result, or a service's
+// time per output token.
+double slowness(const Option& option);
 
 // Sorts options and rejected options cheapest first (then fastest), marks the cost/time Pareto
 // front and writes each option's reason.

@@ -26,7 +26,9 @@ std::vector<const Option*> shown(const Recommendation& r, size_t top) {
 
 Json option_json(const Option& o, size_t rank) {
   Json j = {{"rank", rank}, {"kind", o.kind}, {"gpu", o.gpu}, {"count", o.count}};
-  if (o.kind == "own") {
+  if (o.kind == "keep") {
+    j["condition"] = o.condition;
+  } else if (o.kind == "own") {
     j["condition"] = o.condition;
     j["system"] = o.system;
     j["capex_usd"] = round2(o.capex_usd);
@@ -64,10 +66,55 @@ Json option_json(const Option& o, size_t rank) {
   if (!o.price_note.empty()) j["price_note"] = o.price_note;
   j["reason"] = o.reason;
   if (!o.violations.empty()) j["violations"] = o.violations;
+  if (o.net_cost_usd) {
+    const auto optional = [](const std::optional<double>& v) {
+      return v ? Json(round2(*v)) : Json(nullptr);
+    };
+    j["speedup_over_have"] = o.speedup_over_have ? Json(sig(*o.speedup_over_have)) : Json(nullptr);
+    j["resale_usd"] = optional(o.resale_usd);
+    j["net_cost_usd"] = optional(o.net_cost_usd);
+    j["net_cost_per_speedup_usd"] = optional(o.net_cost_per_speedup_usd);
+  }
   return j;
 }
 
+Json have_json(const Have& h) {
+  Json gpus = Json::array();
+  for (const HaveGpu& g : h.gpus) {
+    gpus.push_back({{"gpu", g.gpu},
+                    {"count", g.count},
+                    {"used_price_usd", g.used_price_usd ? Json(*g.used_price_usd) : Json(nullptr)},
+                    {"used_price_date",
+                     g.used_price_date ? Json(g.used_price_date->to_string()) : Json(nullptr)}});
+  }
+  return {{"gpus", gpus},
+          {"gpu", h.gpu},
+          {"count", h.count},
+          {"runs", h.runs},
+          {"throughput", h.runs ? Json(sig(h.throughput)) : Json(nullptr)},
+          {"unit", h.unit},
+          {"time_to_result_h", h.runs ? Json(round2(h.time_to_result_h)) : Json(nullptr)},
+          {"resale_usd", round2(h.resale_usd)},
+          {"min_speedup", h.min_speedup},
+          {"keep_wins", h.keep_wins},
+          {"verdict", h.verdict}};
+}
+
+// "1 x gtx-1080-ti: 310 images/s, 0.9 h; resale 170 USD".
+std::string have_text(const Have& h, bool usage) {
+  std::vector<std::string> cards;
+  for (const HaveGpu& g : h.gpus) cards.push_back(fmt::format("{} x {}", g.count, g.gpu));
+  const std::string run =
+      h.runs ? fmt::format("{} x {} runs it at {:.4g} {}, {}", h.count, h.gpu, h.throughput, h.unit,
+                           usage ? fmt::format("{:.0f} busy h/month", h.time_to_result_h)
+                                 : fmt::format("{:.1f} h", h.time_to_result_h))
+             : std::string("they do not run the workload");
+  return fmt::format("You have {}: {}; resale {} USD.\nVerdict: {}.\n", join(cards, ", "), run,
+                     format_number(std::round(h.resale_usd)), h.verdict);
+}
+
 std::string what(const Option& o) {
+  if (o.kind == "keep") return fmt::format("keep {} x {}", o.count, o.gpu);
   if (o.kind == "own") {
     return fmt::format("own {} x {}{}", o.count, o.gpu, o.condition == "used" ? " (used)" : "");
   }
@@ -120,6 +167,60 @@ std::string time_cell(const Option& o, bool usage) {
                                  : fmt::format("{:.1f} d", o.time_to_result_h / 24);
 }
 
+// One row of the options table.
+std::vector<std::string> option_row(const Recommendation& r, const Option& o, bool usage) {
+  const size_t rank = static_cast<size_t>(&o - r.options.data()) + 1;
+  std::vector<std::string> row = {std::to_string(rank), what(o),
+                                  o.kind == "own"    ? o.system
+                                  : o.kind == "keep" ? "owned"
+                                                     : o.provider,
+                                  fmt::format("{:.4g} {}", o.throughput, o.unit),
+                                  time_cell(o, usage)};
+  if (r.have) {
+    row.push_back(o.speedup_over_have ? fmt::format("{:.2f}x", *o.speedup_over_have)
+                  : r.have->runs      ? "-"
+                                      : "runs");
+    row.push_back(fmt::format("{:.0f}", o.net_cost_usd.value_or(0)));
+    row.push_back(o.net_cost_per_speedup_usd ? fmt::format("{:.0f}", *o.net_cost_per_speedup_usd)
+                                             : "-");
+  }
+  for (std::string cell : {fmt::format("{:.0f}", o.total_cost_usd),
+                           usage ? fmt::format("{:.0f}", o.cost_per_result_usd)
+                                 : (o.kind == "own" ? fmt::format("{:.0f}", o.capex_usd) : "-"),
+                           fmt::format("{:.0f}", o.energy_kwh), fmt::format("{:.0f}", o.co2_kg),
+                           priced(o), std::string(o.pareto ? "*" : "")})
+    row.push_back(std::move(cell));
+  return row;
+}
+
+// The options table; with --have, each option's speedup over the user's GPUs and its net cost.
+Table options_table(const Recommendation& r, size_t top, bool usage) {
+  using A = Table::Align;
+  std::vector<Table::Column> columns = {{"#", A::kRight},
+                                        {"option"},
+                                        {"system / provider"},
+                                        {"throughput", A::kRight},
+                                        {r.demand.serving ? "TTFT / TPOT ms"
+                                         : usage          ? "busy h/month"
+                                                          : "time",
+                                         A::kRight}};
+  if (r.have) {
+    columns.push_back({"speedup", A::kRight});
+    columns.push_back({"net USD", A::kRight});
+    columns.push_back({"USD/1x", A::kRight});
+  }
+  for (Table::Column c : std::vector<Table::Column>{{"total USD", A::kRight},
+                                                    {usage ? "USD/month" : "buy USD", A::kRight},
+                                                    {"kWh", A::kRight},
+                                                    {"kgCO2", A::kRight},
+                                                    {"priced"},
+                                                    {"front"}})
+    columns.push_back(c);
+  Table table(columns);
+  for (const Option* o : shown(r, top)) table.add_row(option_row(r, *o, usage));
+  return table;
+}
+
 }  // namespace
 
 Json to_json(const Recommendation& r, size_t top) {
@@ -161,6 +262,7 @@ Json to_json(const Recommendation& r, size_t top) {
   if (k.max_power_w) constraints["max_power_w"] = *k.max_power_w;
   if (!k.circuit.empty()) constraints["circuit"] = k.circuit;
   if (!k.gpus_allowed.empty()) constraints["gpus_allowed"] = k.gpus_allowed;
+  if (!k.have.empty()) constraints["have"] = k.have;
   if (k.today) constraints["today"] = k.today->to_string();
   constraints["max_price_age_months"] = k.max_price_age_months;
   constraints["allow_stale_prices"] = k.allow_stale_prices;
@@ -170,21 +272,23 @@ Json to_json(const Recommendation& r, size_t top) {
   for (size_t i = 0; i < r.rejected.size() && i < top; ++i) {
     best_rejected.push_back(option_json(r.rejected[i], 0));
   }
-  return {{"demand", demand},
-          {"constraints", constraints},
-          {"site",
-           {{"usd_per_kwh", *r.site.usd_per_kwh},
-            {"electricity_from", r.site.price_from},
-            {"gco2_per_kwh", r.site.gco2_per_kwh},
-            {"carbon_from", r.site.carbon_from}}},
-          {"feasible", !r.options.empty()},
-          {"evaluated", r.evaluated},
-          {"feasible_count", r.options.size()},
-          {"options", options},
-          {"rejected_by", rejected},
-          {"rejected", best_rejected},
-          {"relaxations", r.relaxations},
-          {"assumptions", r.assumptions}};
+  Json out = {{"demand", demand},
+              {"constraints", constraints},
+              {"site",
+               {{"usd_per_kwh", *r.site.usd_per_kwh},
+                {"electricity_from", r.site.price_from},
+                {"gco2_per_kwh", r.site.gco2_per_kwh},
+                {"carbon_from", r.site.carbon_from}}},
+              {"feasible", !r.options.empty()},
+              {"evaluated", r.evaluated},
+              {"feasible_count", r.options.size()},
+              {"options", options},
+              {"rejected_by", rejected},
+              {"rejected", best_rejected},
+              {"relaxations", r.relaxations},
+              {"assumptions", r.assumptions}};
+  if (r.have) out["have"] = have_json(*r.have);
+  return out;
 }
 
 std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
@@ -205,33 +309,9 @@ std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
                          : "");
   out += fmt::format("{} options evaluated, {} meet every constraint.\n\n", r.evaluated,
                      r.options.size());
+  if (r.have) out += have_text(*r.have, usage) + "\n";
   if (!r.options.empty()) {
-    using A = Table::Align;
-    Table table({{"#", A::kRight},
-                 {"option"},
-                 {"system / provider"},
-                 {"throughput", A::kRight},
-                 {r.demand.serving ? "TTFT / TPOT ms"
-                  : usage          ? "busy h/month"
-                                   : "time",
-                  A::kRight},
-                 {"total USD", A::kRight},
-                 {usage ? "USD/month" : "buy USD", A::kRight},
-                 {"kWh", A::kRight},
-                 {"kgCO2", A::kRight},
-                 {"priced"},
-                 {"front"}});
-    for (const Option* o : shown(r, top)) {
-      const size_t rank = static_cast<size_t>(o - r.options.data()) + 1;
-      table.add_row({std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
-                     fmt::format("{:.4g} {}", o->throughput, o->unit), time_cell(*o, usage),
-                     fmt::format("{:.0f}", o->total_cost_usd),
-                     usage ? fmt::format("{:.0f}", o->cost_per_result_usd)
-                           : (o->kind == "own" ? fmt::format("{:.0f}", o->capex_usd) : "-"),
-                     fmt::format("{:.0f}", o->energy_kwh), fmt::format("{:.0f}", o->co2_kg),
-                     priced(*o), o->pareto ? "*" : ""});
-    }
-    out += table.render();
+    out += options_table(r, top, usage).render();
     out += "\n";
     for (const Option* o : shown(r, std::min<size_t>(top, 5))) {
       out += fmt::format("{}. {}: {}\n", static_cast<size_t>(o - r.options.data()) + 1, what(*o),

@@ -108,6 +108,121 @@ TEST(Recommend, GpusAllowedKeepsEveryOptionOnThoseGpus) {
       << unknown.status().message();
 }
 
+// --have gtx-1080-ti: its resale is the catalog's used price (170 USD of 2025-06-01), an owned
+// option's net cost its purchase less 170 USD, and its speedup the ratio of the two predictions:
+// `rigplan predict resnet50 --batch 128 --gpu rtx-3090` (891.88 images/s) over `--gpu
+// gtx-1080-ti` (182.43 images/s).
+TEST(Recommend, HaveGivesResaleNetCostAndSpeedupOverTheOwnedGpu) {
+  Constraints k;
+  k.acquire = "own";
+  k.max_gpus = 1;
+  k.gpus_allowed = {"rtx-3090"};
+  k.have = {"gtx-1080-ti"};
+  RunConfig batch128;
+  batch128.batch = 128;
+  auto rec =
+      recommend(job("resnet50", batch128, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  ASSERT_TRUE(rec->have.has_value());
+  const Have& have = *rec->have;
+  EXPECT_EQ(have.gpu, "gtx-1080-ti");
+  EXPECT_EQ(have.count, 1);
+  EXPECT_TRUE(have.runs);
+  EXPECT_NEAR(have.throughput, 182.43, 0.5);
+  EXPECT_DOUBLE_EQ(have.resale_usd, 170);
+  ASSERT_EQ(have.gpus.size(), 1u);
+  EXPECT_EQ(have.gpus[0].used_price_date->to_string(), "2025-06-01");
+  EXPECT_DOUBLE_EQ(have.min_speedup, 1.2);
+  size_t owned = 0;
+  for (const Option& o : rec->options) {
+    if (o.kind != "own") continue;
+    ++owned;
+    EXPECT_EQ(o.gpu, "rtx-3090");
+    EXPECT_DOUBLE_EQ(*o.resale_usd, 170);
+    EXPECT_DOUBLE_EQ(*o.net_cost_usd, o.capex_usd - 170);
+    EXPECT_NEAR(*o.speedup_over_have, 891.88 / 182.43, 0.002);
+    EXPECT_NEAR(*o.net_cost_per_speedup_usd, *o.net_cost_usd / (*o.speedup_over_have - 1), 1e-6);
+  }
+  EXPECT_GT(owned, 0u);
+  // The 3090 is more than 1.2x as fast: it ranks above keeping the 1080 Ti, which is listed.
+  EXPECT_EQ(rec->options.front().kind, "own");
+  EXPECT_FALSE(have.keep_wins);
+  const auto keep = std::find_if(rec->options.begin(), rec->options.end(),
+                                 [](const Option& o) { return o.kind == "keep"; });
+  ASSERT_NE(keep, rec->options.end());
+  EXPECT_DOUBLE_EQ(*keep->speedup_over_have, 1.0);
+  EXPECT_DOUBLE_EQ(*keep->net_cost_usd, 0.0);
+}
+
+// Keep wins when no option is 1.2x as fast: an RTX 4090 owner offered only RTX 2070s. Every
+// other option is slower and ranks below keep.
+TEST(Recommend, KeepWinsWhenEveryOptionIsSlower) {
+  Constraints k;
+  k.max_gpus = 1;
+  k.gpus_allowed = {"rtx-2070"};
+  k.have = {"rtx-4090"};
+  RunConfig batch64;
+  batch64.batch = 64;
+  auto rec = recommend(job("resnet50", batch64, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  ASSERT_GT(rec->options.size(), 1u);
+  EXPECT_TRUE(rec->have->keep_wins);
+  EXPECT_EQ(rec->options.front().kind, "keep");
+  EXPECT_EQ(rec->options.front().reason.rfind("keep what you have: no option is at least 1.2x", 0),
+            0u)
+      << rec->options.front().reason;
+  for (size_t i = 1; i < rec->options.size(); ++i) {
+    EXPECT_LT(*rec->options[i].speedup_over_have, 1.0) << rec->options[i].gpu;
+  }
+}
+
+// What the user has cannot hold the workload (Llama 3.1 8B QLoRA at batch 4 needs 18.16 GB,
+// `rigplan memory`, of the 1080 Ti's 11): every option that runs it beats keeping, keep is
+// rejected for fit, and no speedup is given.
+TEST(Recommend, HaveThatCannotRunTheWorkloadIsRejected) {
+  Constraints k;
+  k.acquire = "own";
+  k.max_gpus = 1;
+  k.gpus_allowed = {"rtx-3090"};
+  k.have = {"gtx-1080-ti"};
+  auto rec =
+      recommend(job("llama-3.1-8b", qlora(4), 1e7), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  EXPECT_FALSE(rec->have->runs);
+  EXPECT_FALSE(rec->have->keep_wins);
+  ASSERT_FALSE(rec->options.empty());
+  for (const Option& o : rec->options) {
+    EXPECT_NE(o.kind, "keep");
+    EXPECT_FALSE(o.speedup_over_have.has_value());
+  }
+  ASSERT_FALSE(rec->rejected.empty());
+  EXPECT_EQ(rec->rejected.front().kind, "keep");
+  EXPECT_EQ(rec->rejected.front().binding, std::vector<std::string>{"fit"});
+}
+
+// An unknown --have id exits as not found, with the closest ids; a count as compare --gpus.
+TEST(Recommend, HaveIsCheckedAgainstTheCatalog) {
+  Constraints k;
+  k.have = {"gtx-1800-ti"};
+  auto rec = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_FALSE(rec.ok());
+  EXPECT_EQ(rec.status().code(), Status::Code::kNotFound);
+  EXPECT_NE(rec.status().message().find("--have: "), std::string::npos);
+  EXPECT_NE(rec.status().message().find("gtx-1080-ti"), std::string::npos)
+      << rec.status().message();
+  k.have = {"0x rtx-3090"};
+  auto zero = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().code(), Status::Code::kInvalidInput);
+  k.have = {"2x rtx-3090"};
+  k.acquire = "own";
+  k.max_gpus = 1;
+  auto two = recommend(job("resnet50", {}, 1e8), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  EXPECT_EQ(two->have->count, 2);
+  EXPECT_DOUBLE_EQ(two->have->resale_usd, 2 * 800);
+}
+
 // A work demand's time is the work over the predicted throughput.
 TEST(Recommend, TimeToResultIsWorkOverThroughput) {
   Constraints k;
