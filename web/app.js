@@ -41,7 +41,7 @@ async function showCharts(path, params, target) {
 
 function requestParams() {
   const params = {};
-  for (const id of ["preset", "workload", "budget", "region", "utilisation", "horizon-months", "acquire"]) {
+  for (const id of ["preset", "workload", "budget", "region", "utilisation", "horizon-months", "acquire", "have"]) {
     const value = $(id).value.trim();
     if (value) params[id] = value;
   }
@@ -52,6 +52,7 @@ function requestParams() {
 
 function what(o) {
   const name = `${o.count} x ${o.gpu}`;
+  if (o.kind === "keep") return `keep ${name} (what you have)`;
   return o.kind === "own" ? `own ${name} (${o.condition})` : `rent ${name} (${o.pricing})`;
 }
 
@@ -63,7 +64,7 @@ function showRecommendation(r) {
     if (o.pareto) row.className = "front";
     cell(row, o.rank);
     cell(row, what(o));
-    cell(row, o.kind === "own" ? o.system : `${o.provider} ${o.offer}`);
+    cell(row, o.kind === "own" ? o.system : o.kind === "keep" ? "owned" : `${o.provider} ${o.offer}`);
     cell(row, `${o.throughput} ${o.unit}`);
     cell(row, o.time_to_result_h.toFixed(1));
     cell(row, Math.round(o.total_cost_usd).toLocaleString("en-US"));
@@ -75,6 +76,8 @@ function showRecommendation(r) {
   $("summary").textContent = r.options.length
     ? `${r.feasible_count} of ${r.evaluated} options meet every constraint for ${tasks}; the cheapest first.`
     : `Nothing meets every constraint for ${tasks}.`;
+  // With GPUs you have: the options are ranked against them, and the verdict says whether to keep them.
+  if (r.have) $("summary").textContent += ` ${r.have.verdict}.`;
   fillLines($("relaxations"), "p", r.relaxations);
   fillLines($("assumptions"), "li", r.assumptions);
   $("recommendation").hidden = false;

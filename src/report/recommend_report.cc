@@ -370,17 +370,29 @@ std::string recommend_html(const Recommendation& r, size_t top, const std::strin
   chart::Section request{"Request", {text.substr(0, text.find('\n'))}, {}, {}};
   for (const auto& a : r.assumptions) request.paragraphs.push_back(a);
   sections.push_back(request);
+  if (r.have) {
+    chart::Section have{"What you have", {}, {}, {}};
+    const std::string lines = have_text(*r.have, !r.demand.work);
+    for (size_t at = 0, end; (end = lines.find('\n', at)) != std::string::npos; at = end + 1)
+      have.paragraphs.push_back(lines.substr(at, end - at));
+    sections.push_back(std::move(have));
+  }
   const bool usage = r.demand.hours_per_month.has_value();
   if (r.options.empty()) {
     sections.push_back({"Nothing meets every constraint", r.relaxations, {}, {}});
   } else {
-    chart::Section ranked{"Options, cheapest first", {}, {}, {}};
+    chart::Section ranked{
+        r.have ? "Options, best upgrade first" : "Options, cheapest first", {}, {}, {}};
     const bool serving = r.demand.serving.has_value();
     ranked.table.push_back({"#", "option", "system / provider", "throughput",
                             serving ? "TTFT / TPOT ms"
                             : usage ? "busy h/month"
                                     : "time h",
                             "total USD", "kWh", "kgCO2", "priced", "front", "reason"});
+    if (r.have) {
+      auto& header = ranked.table.back();
+      header.insert(header.begin() + 5, {"speedup", "net USD"});
+    }
     chart::ScatterChart scatter{
         serving ? "Total cost against time per output token" : "Total cost against time",
         "total cost (USD)",
@@ -412,6 +424,12 @@ std::string recommend_html(const Recommendation& r, size_t top, const std::strin
            fmt::format("{:.0f}", o->co2_kg),
            o->price_as_of ? o->price_as_of->to_string() : "undated", o->pareto ? "yes" : "",
            o->price_note.empty() ? o->reason : o->reason + " (price: " + o->price_note + ")"});
+      if (r.have) {
+        auto& row = ranked.table.back();
+        row.insert(row.begin() + 5,
+                   {o->speedup_over_have ? fmt::format("{:.2f}x", *o->speedup_over_have) : "runs",
+                    fmt::format("{:.0f}", o->net_cost_usd.value_or(0))});
+      }
       bars.bars.push_back({what(*o), o->total_cost_usd, rank == 1});
     }
     for (const auto& o : r.options)

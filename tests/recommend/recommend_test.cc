@@ -445,6 +445,26 @@ TEST(Presets, LoaderReportsTyposWithPosition) {
       "2 problems in 1 file");
 }
 
+// A preset of one's own names the GPUs its persona has; --have given replaces them.
+TEST(Presets, HaveInAPresetAndReplacedByTheCommandLine) {
+  const std::vector<CatalogFile> files = {
+      {"p.toml",
+       "[[preset]]\nid = \"x\"\nname = \"X\"\ndescription = \"d\"\nhours_per_month = 10\n"
+       "have = [\"gtx-1080-ti\"]\n[[preset.task]]\nworkload = \"resnet50\"\n"}};
+  auto presets = load_presets(files);
+  ASSERT_TRUE(presets.ok()) << presets.status().message();
+  EXPECT_EQ(presets->front().constraints.have, std::vector<std::string>{"gtx-1080-ti"});
+  RecommendRequest r;
+  r.preset = "x";
+  auto resolved = resolve_request(r, *presets, default_zoo());
+  ASSERT_TRUE(resolved.ok()) << resolved.status().message();
+  EXPECT_EQ(resolved->constraints.have, std::vector<std::string>{"gtx-1080-ti"});
+  r.constraints.have = {"2x rtx-3090"};
+  resolved = resolve_request(r, *presets, default_zoo());
+  ASSERT_TRUE(resolved.ok());
+  EXPECT_EQ(resolved->constraints.have, std::vector<std::string>{"2x rtx-3090"});
+}
+
 TEST(Presets, UnknownPresetSuggests) {
   auto p = find_preset(embedded_presets(), "kagle");
   ASSERT_FALSE(p.ok());

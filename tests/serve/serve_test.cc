@@ -56,6 +56,8 @@ TEST_F(ServeTest, EveryListingMatchesTheCommandLine) {
         "--batch", "256", "--json"}},
       {"/api/recommend?preset=kaggle&gpus-allowed=rtx-3090,rtx-4090",
        {"recommend", "--preset", "kaggle", "--gpus-allowed", "rtx-3090,rtx-4090", "--json"}},
+      {"/api/recommend?preset=kaggle&have=gtx-1080-ti",
+       {"recommend", "--preset", "kaggle", "--have", "gtx-1080-ti", "--json"}},
       {"/api/"
        "cost?gpu=rtx-3090&price=2200&power=450&rent=2.14&utilisation=0.15&electricity=0.12&no-"
        "resale",
