@@ -139,7 +139,10 @@ struct Have {
   std::vector<HaveGpu> gpus;
   std::string gpu;  // the kind the demand runs on
   int count = 0;
-  bool runs = false;  // holds the demand (a service: serves it within its targets)
+  bool runs = false;  // holds the demand in memory: its speedups are defined
+  // The constraints keeping them breaks (time: too slow for the month's work; rate, ttft, tpot;
+  // fit): when any, keeping is no option and every option that meets them beats it.
+  std::vector<std::string> keep_breaks;
   double throughput = 0;
   std::string unit;
   double time_to_result_h = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "cost/cost_constants.h"
 #include "recommend/steps.h"
@@ -282,13 +283,16 @@ Result<Have> evaluate_have(const Request& r, DemandRuns& runs, Option& keep) {
     if (gpu.used_price_usd) have.resale_usd += *gpu.used_price_usd * owned.count;
     auto o = keep_option(owned, r, runs);
     if (!o) return o.status();
-    const bool runs_it = o->binding.empty();
-    if (!best || (runs_it && (!best->binding.empty() || slowness(*o) < slowness(*best))))
-      best = std::move(o).value();
+    // Keepable first, then one that holds the demand, then the fastest.
+    const auto rank = [](const Option& x) {
+      return std::make_tuple(!x.binding.empty(), !x.fits, slowness(x));
+    };
+    if (!best || rank(*o) < rank(*best)) best = std::move(o).value();
   }
   have.gpu = best->gpu;
   have.count = best->count;
-  have.runs = best->binding.empty();
+  have.runs = best->fits;
+  have.keep_breaks = best->binding;
   have.throughput = best->throughput;
   have.unit = best->unit;
   have.time_to_result_h = best->time_to_result_h;

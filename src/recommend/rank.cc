@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "recommend/steps.h"
 #include "util/strings.h"
@@ -121,15 +122,22 @@ void price_upgrade(const Have& have, double have_slowness, Option& o) {
     o.net_cost_per_speedup_usd = *o.net_cost_usd / (*o.speedup_over_have - 1);
 }
 
-// Beats keeping: runs what the user's GPUs cannot, or is at least min_speedup as fast.
+// Beats keeping: keeping breaks a constraint (the user's GPUs cannot hold the workload or do
+// not do it in time) and this option meets them, or it is at least min_speedup as fast.
 bool beats(const Have& have, const Option& o) {
-  return o.fits && (!have.runs || o.speedup_over_have.value_or(0) >= have.min_speedup);
+  return o.fits &&
+         (!have.keep_breaks.empty() || o.speedup_over_have.value_or(0) >= have.min_speedup);
 }
 
 std::string upgrade_reason(const Have& have, const Option& o) {
   if (!have.runs) {
     return fmt::format("runs the workload, which your {} cannot, for a net {}", have_label(have),
                        usd(*o.net_cost_usd));
+  }
+  if (!have.keep_breaks.empty()) {
+    return fmt::format("{:.2f}x as fast as your {}, which keeping breaks ({}), for a net {}",
+                       o.speedup_over_have.value_or(0), have_label(have),
+                       join(have.keep_breaks, ", "), usd(*o.net_cost_usd));
   }
   if (beats(have, o)) {
     return fmt::format("{:.2f}x as fast as your {} for a net {} ({} per 1.0x gained)",
@@ -149,6 +157,12 @@ std::string keep_verdict(const Have& have, const Option& keep, const std::vector
     return fmt::format(
         "your {} cannot run the workload ({}): every option that runs it beats keeping", mine,
         join(keep.violations, "; "));
+  }
+  if (!have.keep_breaks.empty()) {
+    return fmt::format(
+        "your GPUs ({}) run the workload but keeping them breaks {} ({}): every option that "
+        "meets the constraints beats keeping",
+        mine, join(have.keep_breaks, ", "), join(keep.violations, "; "));
   }
   if (!upgrades.empty()) {
     return fmt::format(
@@ -213,15 +227,19 @@ void rank_upgrades(Have have, Option keep, Recommendation& rec) {
     (beats(have, o) ? upgrades : slower).push_back(std::move(o));
   }
   for (Option& o : rec.rejected) price_upgrade(have, mine, o);
-  std::stable_sort(upgrades.begin(), upgrades.end(), [&](const Option& a, const Option& b) {
-    if (!have.runs) return *a.net_cost_usd < *b.net_cost_usd;
-    return *a.net_cost_per_speedup_usd < *b.net_cost_per_speedup_usd;
-  });
-  have.keep_wins = have.runs && upgrades.empty();
+  // Net cost per 1.0x gained where an option is faster, then net cost.
+  const auto value = [](const Option& o) {
+    return std::make_pair(!o.net_cost_per_speedup_usd,
+                          o.net_cost_per_speedup_usd.value_or(*o.net_cost_usd));
+  };
+  std::stable_sort(upgrades.begin(), upgrades.end(),
+                   [&](const Option& a, const Option& b) { return value(a) < value(b); });
+  const bool keepable = have.keep_breaks.empty();
+  have.keep_wins = keepable && upgrades.empty();
   have.verdict = keep_verdict(have, keep, upgrades, slower);
   keep.reason = have.verdict;
   rec.options = std::move(upgrades);
-  if (have.runs) {
+  if (keepable) {
     rec.options.push_back(std::move(keep));
   } else {
     keep.reason = join(keep.violations, "; ");

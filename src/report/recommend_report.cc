@@ -91,6 +91,7 @@ Json have_json(const Have& h) {
           {"gpu", h.gpu},
           {"count", h.count},
           {"runs", h.runs},
+          {"keep_breaks", h.keep_breaks},
           {"throughput", h.runs ? Json(sig(h.throughput)) : Json(nullptr)},
           {"unit", h.unit},
           {"time_to_result_h", h.runs ? Json(round2(h.time_to_result_h)) : Json(nullptr)},
