@@ -16,6 +16,7 @@ namespace rigplan {
 // A build as written in a build file (docs/builds.md), with ids resolved against the catalog.
 struct Build {
   std::string name;
+  const Catalog* catalog = nullptr;  // the catalog its parts come from: rates and part prices
   const Cpu* cpu = nullptr;
   int cpu_count = 1;
   const Board* board = nullptr;

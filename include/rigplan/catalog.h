@@ -309,6 +309,15 @@ struct PriceQuote {
 // The best-known new price of a GPU: street price when the catalog has one, else launch price.
 std::optional<PriceQuote> new_price(const Gpu& gpu);
 
+class Catalog;
+
+// GB/s per direction of a PCIe link of generation `gen` with `lanes` lanes, after encoding, from
+// the catalog's interconnects (data/catalog/interconnects.toml, ids pcie-<gen>-x<lanes>): that
+// row, else another width of the generation scaled to `lanes`, else the nearest generation's row
+// doubled or halved per generation (PCI-SIG: each of generations 1-6 doubles the transfer rate).
+// nullopt when the catalog has no PCIe row at all.
+std::optional<double> pcie_gbps(const Catalog& catalog, int gen, int lanes);
+
 class NameIndex;
 
 // The loaded catalog. Entries keep the order of the files they came from.

@@ -1,7 +1,9 @@
 #include "rigplan/catalog.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "catalog/name_index.h"
 
@@ -25,6 +27,27 @@ std::optional<PriceQuote> new_price(const Gpu& gpu) {
     return PriceQuote{*gpu.street_price_usd, gpu.street_price_date, "street"};
   if (gpu.launch_price_usd) return PriceQuote{*gpu.launch_price_usd, gpu.release_date, "launch"};
   return std::nullopt;
+}
+
+std::optional<double> pcie_gbps(const Catalog& catalog, int gen, int lanes) {
+  const Interconnect* nearest = nullptr;
+  int nearest_gen = 0;
+  for (const auto& ic : catalog.interconnects) {
+    int row_gen = 0, row_lanes = 0;
+    if (ic.family != "pcie" || !ic.lanes ||
+        std::sscanf(ic.id.c_str(), "pcie-%d-x%d", &row_gen, &row_lanes) != 2)
+      continue;
+    if (row_gen == gen && *ic.lanes == lanes) return ic.bw_per_direction_gbps;
+    const bool closer = !nearest || std::abs(row_gen - gen) < std::abs(nearest_gen - gen) ||
+                        (row_gen == nearest_gen && *ic.lanes > *nearest->lanes);
+    if (closer) {
+      nearest = &ic;
+      nearest_gen = row_gen;
+    }
+  }
+  if (!nearest) return std::nullopt;
+  return nearest->bw_per_direction_gbps / *nearest->lanes * lanes *
+         std::pow(2.0, gen - nearest_gen);
 }
 
 std::string offer_link_kind(const Offer& offer, const Catalog& catalog) {

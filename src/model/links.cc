@@ -14,11 +14,7 @@ namespace rigplan {
 namespace pc = perf_constants;
 
 double pcie_gbps(const Gpu& g, const Catalog& catalog) {
-  const std::string id = fmt::format("pcie-{}-x{}", g.pcie_gen, g.pcie_lanes);
-  for (const auto& ic : catalog.interconnects) {
-    if (ic.id == id) return ic.bw_per_direction_gbps;
-  }
-  return g.pcie_lanes * pc::kPcieGen3LaneGbps * std::pow(2.0, g.pcie_gen - 3);
+  return rigplan::pcie_gbps(catalog, g.pcie_gen, g.pcie_lanes).value_or(0);
 }
 
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog& catalog) {

@@ -55,10 +55,6 @@ constexpr double kBackwardOverlap = 0.9;
 constexpr double kDdpBucketBytes = 25e6;
 // Pipeline micro-batches per step when not given: 4 per stage (a common 1F1B setting).
 constexpr int kMicroBatchesPerStage = 4;
-// PCIe bandwidth per lane and direction at Gen3: 8 GT/s with 128b/130b encoding = 0.985 GB/s;
-// each generation doubles it (PCI-SIG; hw_interconnects.csv). Used when the catalog has no
-// interconnect row for a GPU's generation and width.
-constexpr double kPcieGen3LaneGbps = 0.985;
 // Host memory streamed to the GPU when a model is offloaded: PCIe at this efficiency.
 constexpr double kOffloadEfficiency = 0.8;
 

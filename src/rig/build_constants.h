@@ -34,9 +34,6 @@ inline constexpr double kSmallestCommonCircuitW = 1440;
 inline constexpr double kGoodBoostGhz = 4.0;
 inline constexpr double kSlowBoostGhz = 3.5;
 
-// PCIe per-lane GB/s per direction after encoding, by generation 1-6 (hw_interconnects.csv).
-inline constexpr double kPcieLaneGbps[] = {0, 0.25, 0.5, 0.985, 1.969, 3.938, 7.563};
-
 // A 1.5 kW workstation is about a small space heater, 1 W = 3.412 BTU/h (hardware.md section 3.4);
 // d2l calls 4-GPU machines loud and hot.
 inline constexpr double kOfficeHeatW = 1500;

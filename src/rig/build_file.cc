@@ -91,6 +91,7 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
 
   Build b;
   b.name = r.name;
+  b.catalog = &catalog;
   b.cpu_count = r.cpu_count;
   b.gpu_count = r.gpu_count;
   b.gpu_cooling = r.gpu_cooling;

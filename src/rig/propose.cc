@@ -166,6 +166,7 @@ void for_each_parts_list(const ProposeRequest& req, const Catalog& catalog,
           for (int k = 1; k <= max_psus; ++k) {
             for (const auto& cooling : coolings(*req.gpu, chassis)) {
               Build b = parts_list(req, board, chassis, cpu, psu, k, cooling, nic, circuits);
+              b.catalog = &catalog;
               b.images_per_s_per_gpu = demand.images_per_s_per_gpu;
               b.demand_problem = demand.demand_problem;
               visit(b);

@@ -170,7 +170,7 @@ std::optional<Verdict> pcie_lanes(const BuildFacts& f) {
   double worst_gbps = 1e9;
   for (const auto& s : f.placement->slots) {
     const int gen = std::min(s.gen, f.gpu.pcie_gen > 0 ? f.gpu.pcie_gen : s.gen);
-    const double gbps = s.lanes * kPcieLaneGbps[std::clamp(gen, 1, 6)];
+    const double gbps = pcie_gbps(*f.b.catalog, gen, s.lanes).value_or(0);
     if (gbps < worst_gbps) {
       worst_gbps = gbps;
       worst_lanes = s.lanes;

@@ -129,6 +129,17 @@ TEST(DefaultCatalog, AgreesWithTheDatasheets) {
   }
 }
 
+// PCIe rates come from data/catalog/interconnects.toml: a row as it stands (PCIe 4.0 x16
+// 31.5 GB/s), a width it lacks scaled from the generation's x16 row (x2: 31.5 / 16 x 2), and a
+// generation it lacks from the nearest one (PCIe 2.0 x16: half of 3.0's 15.75).
+TEST(DefaultCatalog, GivesPcieRatesFromItsInterconnects) {
+  EXPECT_DOUBLE_EQ(*pcie_gbps(catalog(), 4, 16), 31.5);
+  EXPECT_DOUBLE_EQ(*pcie_gbps(catalog(), 3, 8), 7.875);
+  EXPECT_DOUBLE_EQ(*pcie_gbps(catalog(), 4, 2), 3.9375);
+  EXPECT_DOUBLE_EQ(*pcie_gbps(catalog(), 2, 16), 7.875);
+  EXPECT_FALSE(pcie_gbps(Catalog{}, 4, 16).has_value());
+}
+
 TEST(DefaultCatalog, GeForceCardsRunFp32AccumulateAtHalfRate) {
   for (const char* id : {"rtx-3090", "rtx-4090", "rtx-5090"}) {
     const Gpu* g = catalog().gpu(id);
