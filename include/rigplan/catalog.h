@@ -299,6 +299,18 @@ struct Chassis {
   Provenance provenance;
 };
 
+// A part that builds and owned machines buy by quantity: RAM by the GB, drives by the TB, GPU
+// water blocks and PCIe riser cables each (data/catalog/parts.toml).
+struct Part {
+  std::string id;
+  std::string name;
+  std::string kind;      // ram, ssd, hdd, gpu-cooling
+  std::string unit;      // gb, tb, each: what price_usd buys
+  double price_usd = 0;  // per unit
+  Date price_date;
+  Provenance provenance;
+};
+
 // A price with its date and kind, as chosen for display and filtering.
 struct PriceQuote {
   double usd = 0;
@@ -339,6 +351,7 @@ class Catalog {
   std::vector<Nic> nics;
   std::vector<Board> boards;
   std::vector<Chassis> chassis;
+  std::vector<Part> parts;
 
   // Looks up by id, alias or name, case-insensitively and ignoring spaces, hyphens and vendor
   // prefixes ("RTX 4090", "geforce rtx 4090", "rtx-4090"). An unknown name is a kNotFound
@@ -359,6 +372,7 @@ class Catalog {
   const Gpu* gpu(std::string_view id) const;
   const Region* region(std::string_view id) const;
   const Cpu* cpu(std::string_view id) const;
+  const Part* part(std::string_view id) const;
 
   // Rebuilds the name indexes; the loader calls it once the vectors are final. A name that
   // already stands for another entry of the same kind is left out and reported to `on_clash`

@@ -64,6 +64,7 @@ const std::vector<FieldSpec<Psu>>& psu_fields();
 const std::vector<FieldSpec<Nic>>& nic_fields();
 const std::vector<FieldSpec<Board>>& board_fields();
 const std::vector<FieldSpec<Chassis>>& chassis_fields();
+const std::vector<FieldSpec<Part>>& part_fields();
 
 // Provenance keys every entry may carry besides its fields.
 inline constexpr std::string_view kProvenanceKeys[] = {"source", "confidence", "notes",

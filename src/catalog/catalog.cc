@@ -81,6 +81,7 @@ std::vector<StalePrice> stale_prices(const Catalog& catalog, const Date& today, 
   for (const auto& n : catalog.nics) check("nic", n.id, "price_usd", n.price_date);
   for (const auto& b : catalog.boards) check("board", b.id, "price_usd", b.price_date);
   for (const auto& c : catalog.chassis) check("chassis", c.id, "price_usd", c.price_date);
+  for (const auto& p : catalog.parts) check("part", p.id, "price_usd", p.price_date);
   std::stable_sort(out.begin(), out.end(),
                    [](const StalePrice& a, const StalePrice& b) { return a.date < b.date; });
   return out;
@@ -208,5 +209,6 @@ std::vector<PcieSlot> Board::slots() const {
 const Gpu* Catalog::gpu(std::string_view id) const { return find_id(gpus, id); }
 const Region* Catalog::region(std::string_view id) const { return find_id(regions, id); }
 const Cpu* Catalog::cpu(std::string_view id) const { return find_id(cpus, id); }
+const Part* Catalog::part(std::string_view id) const { return find_id(parts, id); }
 
 }  // namespace rigplan

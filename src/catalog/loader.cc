@@ -183,6 +183,7 @@ void check_entry(const Board& b, const EntryContext& ctx) {
 }
 
 void check_entry(const Chassis&, const EntryContext&) {}
+void check_entry(const Part&, const EntryContext&) {}
 
 template <class T>
 T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
@@ -193,7 +194,7 @@ T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields)
 
 constexpr std::string_view kKinds[] = {"gpu",          "cpu",    "offer",   "region",
                                        "interconnect", "system", "circuit", "psu",
-                                       "nic",          "board",  "chassis"};
+                                       "nic",          "board",  "chassis", "part"};
 using RawEntries = std::map<std::string_view, std::vector<RawEntry>>;
 
 bool valid_id(std::string_view id) {
@@ -394,6 +395,7 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
   decode_all("nic", raws["nic"], nic_fields(), catalog.nics, problems);
   decode_all("board", raws["board"], board_fields(), catalog.boards, problems);
   decode_all("chassis", raws["chassis"], chassis_fields(), catalog.chassis, problems);
+  decode_all("part", raws["part"], part_fields(), catalog.parts, problems);
 
   for (size_t i = 0; i < catalog.offers.size(); ++i) {
     const EntryContext ctx("offer", raws["offer"][i], problems);

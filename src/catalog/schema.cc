@@ -359,6 +359,19 @@ const std::vector<FieldSpec<Chassis>>& chassis_fields() {
   return kFields;
 }
 
+const std::vector<FieldSpec<Part>>& part_fields() {
+  using P = Part;
+  static const std::vector<FieldSpec<P>> kFields = {
+      {"id", &P::id, kRequired},
+      {"name", &P::name, kRequired},
+      {"kind", &P::kind, kRequired, "", {"ram", "ssd", "hdd", "gpu-cooling"}},
+      {"unit", &P::unit, kRequired, "", {"gb", "tb", "each"}},
+      {"price_usd", &P::price_usd, kRequired, "USD", {}, kPrice},
+      {"price_date", &P::price_date, kRequired},
+  };
+  return kFields;
+}
+
 std::optional<double> numeric(const FieldValue& value) {
   if (const auto* d = std::get_if<double>(&value)) return *d;
   if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);

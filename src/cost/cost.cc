@@ -70,8 +70,9 @@ Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int coun
   out.system = base_system_for(catalog, gpu, count, &why, only);
   if (!out.system) return Status::not_found(why);
   const double width = gpu.slot_width.value_or(2);
-  if (count > 1 && width > out.system->max_slot_width)
-    out.cooling_usd = count * kWideCardCoolingUsd;
+  const Part* cooling = catalog.part(kWideCardCoolingPart);
+  if (count > 1 && width > out.system->max_slot_width && cooling)
+    out.cooling_usd = count * cooling->price_usd;
   out.capex_usd = out.system->price_usd + out.cooling_usd;
   out.max_dc_w = sustained_dc_w(gpu, count, *out.system);
   out.max_wall_w = out.max_dc_w / out.system->psu_efficiency;

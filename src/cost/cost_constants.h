@@ -2,6 +2,8 @@
 // explains how they are used.
 #pragma once
 
+#include <string_view>
+
 namespace rigplan::cost_constants {
 
 // Average GPU power as a share of board power while running a workload (models.md section 2.9):
@@ -23,9 +25,9 @@ inline constexpr double kPowerLimitSpeedExponent = 0.33;
 // rating of 1.25 x the sustained draw for ATX 3.x units).
 inline constexpr double kPsuSustainedFraction = 0.8;
 
-// Cards wider than a base system's slots take risers or water blocks: Dettmers' hardware guide
-// prices water cooling at about 100 USD per GPU.
-inline constexpr double kWideCardCoolingUsd = 100;
+// Cards wider than a base system's slots take risers or water blocks, priced as the catalog's
+// water block per GPU (data/catalog/parts.toml: Dettmers' hardware guide, about 100 USD).
+inline constexpr std::string_view kWideCardCoolingPart = "gpu-water-block";
 
 // PUE when the site has none of its own: 1.0 for an office or home (no cooling plant), 1.58 for
 // an average datacentre (Uptime Institute global survey 2023), 1.1 for hyperscale clouds

@@ -1,6 +1,8 @@
 // Named constants of the build checks, each with its source (docs/builds.md).
 #pragma once
 
+#include <string_view>
+
 namespace rigplan::build_constants {
 
 // PSU sizing (rigplan shared/reference/models.md section 2.9, Intel's ATX 3.0 example): the
@@ -49,11 +51,12 @@ inline constexpr double kServerLanGbit = 10;
 inline constexpr double kCpuLoadShare = 0.6;
 inline constexpr double kBoardRamDrivesW = 100;
 
-// Parts the catalog does not list, priced per unit (recalled 2025-2026 street prices).
-inline constexpr double kRamUsdPerGb = 4;      // DDR5 RDIMM / UDIMM, recall
-inline constexpr double kNvmeUsdPerTb = 70;    // PCIe 4.0 NVMe, recall
-inline constexpr double kHddUsdPerTb = 15;     // 7200 rpm HDD, recall
-inline constexpr double kWaterBlockUsd = 100;  // Dettmers' hardware guide: ~100 USD per GPU
-inline constexpr double kRiserUsd = 40;        // shielded PCIe 4.0 extender, recall
+// The catalog parts (data/catalog/parts.toml) that price a build's RAM (per GB), NVMe and hard
+// disks (per TB), and its GPUs' water blocks or risers (each). A part the catalog lacks counts 0.
+inline constexpr std::string_view kRamPart = "ram-ddr5";
+inline constexpr std::string_view kNvmePart = "nvme-pcie4";
+inline constexpr std::string_view kHddPart = "hdd-7200rpm";
+inline constexpr std::string_view kWaterBlockPart = "gpu-water-block";
+inline constexpr std::string_view kRiserPart = "pcie-riser";
 
 }  // namespace rigplan::build_constants

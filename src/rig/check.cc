@@ -77,17 +77,23 @@ build_rules::PowerBudget power_budget(const Build& b) {
   return p;
 }
 
+// A catalog part's price per unit; 0 for a part the catalog lacks.
+double part_usd(const Build& b, std::string_view id) {
+  const Part* part = b.catalog ? b.catalog->part(id) : nullptr;
+  return part ? part->price_usd : 0;
+}
+
 // The parts with prices (GPUs at their new price), plus risers or water blocks.
 double build_price(const Build& b, bool* gpus_priced) {
   const auto gpu_price = new_price(*b.gpu);
   *gpus_priced = gpu_price.has_value();
   const int n = b.gpu_count;
   double price = b.cpu_count * b.cpu->price_usd + b.board->price_usd + b.chassis->price_usd +
-                 (gpu_price ? n * gpu_price->usd : 0) + b.ram_gb * kRamUsdPerGb +
-                 b.nvme_tb * kNvmeUsdPerTb + b.hdd_tb * kHddUsdPerTb +
+                 (gpu_price ? n * gpu_price->usd : 0) + b.ram_gb * part_usd(b, kRamPart) +
+                 b.nvme_tb * part_usd(b, kNvmePart) + b.hdd_tb * part_usd(b, kHddPart) +
                  (b.nic ? b.nic->price_usd : 0) +
-                 n * (b.gpu_cooling == "water"   ? kWaterBlockUsd
-                      : b.gpu_cooling == "riser" ? kRiserUsd
+                 n * (b.gpu_cooling == "water"   ? part_usd(b, kWaterBlockPart)
+                      : b.gpu_cooling == "riser" ? part_usd(b, kRiserPart)
                                                  : 0);
   for (const Psu* p : b.psus) price += p->price_usd;
   return price;

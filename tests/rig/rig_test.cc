@@ -156,6 +156,26 @@ TEST(BuildCheck, PowerNumbersByHand) {
             "4 x 350 W + CPU 280 W + 150 W other = 1830 W sustained is more than 1600 W of PSUs");
 }
 
+// RAM, drives and risers are priced by data/catalog/parts.toml: 128 GB x 4 USD + 2 TB x 70 USD
+// + 4 risers x 40 USD on top of the named parts; an overlay's RAM price moves the total by 128 x
+// the difference.
+TEST(BuildCheck, PricesRamDrivesAndRisersFromTheCatalogParts) {
+  auto build = parse_build(read("4x-rtx3090-1600w.toml"), default_catalog());
+  ASSERT_TRUE(build.ok()) << build.status().message();
+  const Build& b = *build;
+  const double named = b.cpu->price_usd + b.board->price_usd + b.chassis->price_usd +
+                       4 * new_price(*b.gpu)->usd + b.psus.front()->price_usd;
+  EXPECT_DOUBLE_EQ(check_build(b).price_usd, named + 128 * 4 + 2 * 70 + 4 * 40);
+
+  auto dearer = load_catalog(embedded_catalog(), {{"ram.toml",
+                                                   "[[part]]\nid = \"ram-ddr5\"\n"
+                                                   "price_usd = 10.0\n"}});
+  ASSERT_TRUE(dearer.ok()) << dearer.status().message();
+  auto again = parse_build(read("4x-rtx3090-1600w.toml"), *dearer);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_DOUBLE_EQ(check_build(*again).price_usd, named + 128 * 10 + 2 * 70 + 4 * 40);
+}
+
 TEST(BuildFile, TyposAndUnknownPartsAreReportedWithPositions) {
   const CatalogFile file{
       "typo.toml",
