@@ -217,11 +217,19 @@ struct Psu {
   double wattage_w = 0;                      // at high line (200-240 V), or its only rating
   std::optional<double> wattage_w_low_line;  // at 100-127 V when lower (server modules)
   std::string atx_version;                   // 2.x, 3.0, 3.1, server
-  std::string efficiency;                    // bronze, silver, gold, platinum, titanium (80 PLUS)
+  std::string efficiency;                    // a PsuEfficiency id: bronze ... titanium (80 PLUS)
   int connectors_12vhpwr = 0;
   int connectors_pcie_8pin = 0;
   double price_usd = 0;
   Date price_date;
+  Provenance provenance;
+};
+
+// An 80 PLUS efficiency tier, which a Psu's `efficiency` names.
+struct PsuEfficiency {
+  std::string id;  // bronze, silver, gold, platinum, titanium
+  std::string name;
+  double half_load = 0;  // DC out / AC in at 50% load, 115 V internal
   Provenance provenance;
 };
 
@@ -352,6 +360,7 @@ class Catalog {
   std::vector<Board> boards;
   std::vector<Chassis> chassis;
   std::vector<Part> parts;
+  std::vector<PsuEfficiency> psu_efficiencies;
 
   // Looks up by id, alias or name, case-insensitively and ignoring spaces, hyphens and vendor
   // prefixes ("RTX 4090", "geforce rtx 4090", "rtx-4090"). An unknown name is a kNotFound
@@ -373,6 +382,7 @@ class Catalog {
   const Region* region(std::string_view id) const;
   const Cpu* cpu(std::string_view id) const;
   const Part* part(std::string_view id) const;
+  const PsuEfficiency* psu_efficiency(std::string_view id) const;
 
   // Rebuilds the name indexes; the loader calls it once the vectors are final. A name that
   // already stands for another entry of the same kind is left out and reported to `on_clash`

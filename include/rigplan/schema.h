@@ -65,6 +65,7 @@ const std::vector<FieldSpec<Nic>>& nic_fields();
 const std::vector<FieldSpec<Board>>& board_fields();
 const std::vector<FieldSpec<Chassis>>& chassis_fields();
 const std::vector<FieldSpec<Part>>& part_fields();
+const std::vector<FieldSpec<PsuEfficiency>>& psu_efficiency_fields();
 
 // Provenance keys every entry may carry besides its fields.
 inline constexpr std::string_view kProvenanceKeys[] = {"source", "confidence", "notes",

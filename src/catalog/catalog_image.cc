@@ -29,6 +29,7 @@ void for_each_kind(C& catalog, F&& f) {
   f(catalog.boards, board_fields());
   f(catalog.chassis, chassis_fields());
   f(catalog.parts, part_fields());
+  f(catalog.psu_efficiencies, psu_efficiency_fields());
 }
 
 class Writer {

@@ -184,6 +184,7 @@ void check_entry(const Board& b, const EntryContext& ctx) {
 
 void check_entry(const Chassis&, const EntryContext&) {}
 void check_entry(const Part&, const EntryContext&) {}
+void check_entry(const PsuEfficiency&, const EntryContext&) {}
 
 template <class T>
 T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
@@ -192,9 +193,9 @@ T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields)
   return out;
 }
 
-constexpr std::string_view kKinds[] = {"gpu",          "cpu",    "offer",   "region",
-                                       "interconnect", "system", "circuit", "psu",
-                                       "nic",          "board",  "chassis", "part"};
+constexpr std::string_view kKinds[] = {
+    "gpu", "cpu", "offer", "region",  "interconnect", "system",        "circuit",
+    "psu", "nic", "board", "chassis", "part",         "psu_efficiency"};
 using RawEntries = std::map<std::string_view, std::vector<RawEntry>>;
 
 bool valid_id(std::string_view id) {
@@ -396,6 +397,8 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
   decode_all("board", raws["board"], board_fields(), catalog.boards, problems);
   decode_all("chassis", raws["chassis"], chassis_fields(), catalog.chassis, problems);
   decode_all("part", raws["part"], part_fields(), catalog.parts, problems);
+  decode_all("psu_efficiency", raws["psu_efficiency"], psu_efficiency_fields(),
+             catalog.psu_efficiencies, problems);
 
   for (size_t i = 0; i < catalog.offers.size(); ++i) {
     const EntryContext ctx("offer", raws["offer"][i], problems);
@@ -406,6 +409,11 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
   for (size_t i = 0; i < catalog.regions.size(); ++i) {
     const EntryContext ctx("region", raws["region"][i], problems);
     check_reference(catalog.regions[i].parent, "parent", "region", catalog.regions, ctx);
+  }
+  for (size_t i = 0; i < catalog.psus.size(); ++i) {
+    const EntryContext ctx("psu", raws["psu"][i], problems);
+    check_reference(catalog.psus[i].efficiency, "efficiency", "PSU efficiency tier",
+                    catalog.psu_efficiencies, ctx);
   }
   for (size_t i = 0; i < catalog.systems.size(); ++i) {
     const EntryContext ctx("system", raws["system"][i], problems);

@@ -271,11 +271,7 @@ const std::vector<FieldSpec<Psu>>& psu_fields() {
       {"wattage_w", &P::wattage_w, kRequired, "W", {}, positive(10'000)},
       {"wattage_w_low_line", &P::wattage_w_low_line, kOptional, "W", {}, at_least(0, 10'000)},
       {"atx_version", &P::atx_version, kRequired, "", {"2.x", "3.0", "3.1", "server"}},
-      {"efficiency",
-       &P::efficiency,
-       kRequired,
-       "",
-       {"bronze", "silver", "gold", "platinum", "titanium"}},
+      {"efficiency", &P::efficiency, kRequired},
       {"connectors_12vhpwr", &P::connectors_12vhpwr, kRequired, "", {}, at_least(0, 16)},
       {"connectors_pcie_8pin", &P::connectors_pcie_8pin, kRequired, "", {}, at_least(0, 32)},
       {"price_usd", &P::price_usd, kRequired, "USD", {}, kPrice},
@@ -368,6 +364,16 @@ const std::vector<FieldSpec<Part>>& part_fields() {
       {"unit", &P::unit, kRequired, "", {"gb", "tb", "each"}},
       {"price_usd", &P::price_usd, kRequired, "USD", {}, kPrice},
       {"price_date", &P::price_date, kRequired},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<PsuEfficiency>>& psu_efficiency_fields() {
+  using E = PsuEfficiency;
+  static const std::vector<FieldSpec<E>> kFields = {
+      {"id", &E::id, kRequired},
+      {"name", &E::name, kRequired},
+      {"half_load", &E::half_load, kRequired, "", {}, at_least(0.5, 1)},
   };
   return kFields;
 }

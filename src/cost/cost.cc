@@ -211,9 +211,19 @@ namespace {
 // owned system that would hold them, or a share of the smallest one that holds more.
 struct Host {
   double base_power_w = 0;
-  double psu_efficiency = 0.94;
+  double psu_efficiency = 1;
   double embodied_kgco2e = 0;
 };
+
+// A host the catalog has no system for is taken to have the most efficient PSUs of the catalog's
+// 80 PLUS tiers (data/catalog/psus.toml: Titanium, 94% at half load), as datacentre servers are
+// sold with (recall).
+double best_psu_efficiency(const Catalog& catalog) {
+  double best = 0;
+  for (const auto& tier : catalog.psu_efficiencies) best = std::max(best, tier.half_load);
+  return best > 0 ? best : 1;
+}
+
 Host host_for(const Catalog& catalog, const Gpu& gpu, int count) {
   const int in_machine = std::min(count, kGpusPerMachine);
   const double machines = std::max(1.0, static_cast<double>(count) / kGpusPerMachine);
@@ -225,7 +235,7 @@ Host host_for(const Catalog& catalog, const Gpu& gpu, int count) {
     const bool form = contains(s.gpu_form_factors, gpu.form_factor);
     if (form && s.max_gpus >= in_machine && (!larger || s.max_gpus < larger->max_gpus)) larger = &s;
   }
-  if (!larger) return {};
+  if (!larger) return {0, best_psu_efficiency(catalog), 0};
   const double share = machines * in_machine / larger->max_gpus;
   return {larger->base_power_w * share, larger->psu_efficiency, larger->embodied_kgco2e * share};
 }

@@ -14,13 +14,6 @@ inline constexpr double kAtx2Headroom = 1.5;
 // Server PSUs derate at 100-127 V; below this the low-line rating applies.
 inline constexpr double kLowLineVolts = 200;
 
-// 80 PLUS efficiency at 50% load, 115 V internal (hardware.md section 3.3).
-inline constexpr double kEfficiencyBronze = 0.85;
-inline constexpr double kEfficiencySilver = 0.88;
-inline constexpr double kEfficiencyGold = 0.90;
-inline constexpr double kEfficiencyPlatinum = 0.92;
-inline constexpr double kEfficiencyTitanium = 0.94;
-
 // An adapter from 8-pin PCIe cables to a 12VHPWR card takes 3 cables up to 450 W, 4 above
 // (NVIDIA's adapters for the RTX 4090 and 5090).
 inline constexpr int kAdapterCablesUpTo450W = 3;

@@ -70,7 +70,8 @@ build_rules::PowerBudget power_budget(const Build& b) {
     const bool low = low_line && psu->wattage_w_low_line;
     p.derated = p.derated || low;
     p.capacity_w += low ? *psu->wattage_w_low_line : psu->wattage_w;
-    p.efficiency += build_rules::psu_efficiency(*psu) / static_cast<double>(b.psus.size());
+    p.efficiency +=
+        build_rules::psu_efficiency(*psu, *b.catalog) / static_cast<double>(b.psus.size());
     p.atx2 = p.atx2 || psu->atx_version == "2.x";
   }
   p.wall_w = p.sustained_w / p.efficiency;
@@ -195,7 +196,8 @@ BaseSystem system_from_build(const Build& b, const BuildReport& r, const Catalog
   s.storage_tb = b.nvme_tb + b.hdd_tb;
   for (const Psu* p : b.psus) {
     s.psu_w += p->wattage_w;
-    s.psu_efficiency += build_rules::psu_efficiency(*p) / static_cast<double>(b.psus.size());
+    s.psu_efficiency +=
+        build_rules::psu_efficiency(*p, *b.catalog) / static_cast<double>(b.psus.size());
   }
   s.base_power_w = b.cpu_count * b.cpu->tdp_w * kCpuLoadShare + kBoardRamDrivesW;
   const auto gpu_price = new_price(*b.gpu);

@@ -86,7 +86,7 @@ std::optional<Verdict> network(const BuildFacts& f);
 std::optional<Verdict> enclosure(const BuildFacts& f);
 std::optional<Verdict> geforce_licence(const BuildFacts& f);
 
-// A PSU's efficiency near half load, from its 80 PLUS rating.
-double psu_efficiency(const Psu& psu);
+// A PSU's efficiency near half load: its 80 PLUS tier's in the catalog (data/catalog/psus.toml).
+double psu_efficiency(const Psu& psu, const Catalog& catalog);
 
 }  // namespace rigplan::build_rules

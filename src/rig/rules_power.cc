@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 
 #include "rig/build_constants.h"
 #include "rig/rules.h"
@@ -129,12 +130,10 @@ std::optional<Verdict> heat_noise(const BuildFacts& f) {
       "hardware.md section 3.4; d2l (4-GPU machines are loud and hot)"};
 }
 
-double psu_efficiency(const Psu& p) {
-  if (p.efficiency == "titanium") return kEfficiencyTitanium;
-  if (p.efficiency == "platinum") return kEfficiencyPlatinum;
-  if (p.efficiency == "gold") return kEfficiencyGold;
-  if (p.efficiency == "silver") return kEfficiencySilver;
-  return kEfficiencyBronze;
+double psu_efficiency(const Psu& p, const Catalog& catalog) {
+  const PsuEfficiency* tier = catalog.psu_efficiency(p.efficiency);
+  assert(tier && "the catalog loader checks that every PSU's tier exists");
+  return tier ? tier->half_load : 1;
 }
 
 }  // namespace rigplan::build_rules

@@ -222,8 +222,8 @@ TEST(CatalogLoader, RejectsAnUnknownSection) {
   files.push_back({"extra.toml", "[[gpus]]\nid = \"x\"\n"});
   EXPECT_EQ(problems(files),
             "extra.toml:1:1: unknown section 'gpus'; expected 'gpu', 'cpu', 'offer', 'region', "
-            "'interconnect', 'system', 'circuit', 'psu', 'nic', 'board', 'chassis' or 'part' (did "
-            "you mean 'gpu', 'cpu' or 'psu'?)\n"
+            "'interconnect', 'system', 'circuit', 'psu', 'nic', 'board', 'chassis', 'part' or "
+            "'psu_efficiency' (did you mean 'gpu', 'cpu' or 'psu'?)\n"
             "1 problem in 1 file");
 }
 
