@@ -65,6 +65,7 @@ struct Gpu {
   double l2_cache_mb = 0;
   double shared_mem_per_sm_kb = 0;
   double board_power_w = 0;
+  std::optional<double> embodied_kgco2e;  // manufacturing footprint of one card
   std::optional<double> slot_width;
   std::string cooler;                         // blower, open-air, passive, liquid
   std::vector<std::string> power_connectors;  // 6-pin, 8-pin, eps-8pin, 12vhpwr, 12v-2x6

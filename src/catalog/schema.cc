@@ -78,6 +78,7 @@ const std::vector<FieldSpec<Gpu>>& gpu_fields() {
       {"l2_cache_mb", &G::l2_cache_mb, kRequired, "MB", {}, positive(2048)},
       {"shared_mem_per_sm_kb", &G::shared_mem_per_sm_kb, kRequired, "KB", {}, positive(2048)},
       {"board_power_w", &G::board_power_w, kRequired, "W", {}, positive(5000)},
+      {"embodied_kgco2e", &G::embodied_kgco2e, kOptional, "kgCO2e", {}, at_least(0, 100'000)},
       {"slot_width", &G::slot_width, kOptional, "slots", {}, at_least(1, 5)},
       {"cooler", &G::cooler, kRequired, "", {"blower", "open-air", "passive", "liquid"}},
       {"power_connectors",

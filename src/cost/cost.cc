@@ -76,7 +76,7 @@ Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int coun
   out.capex_usd = out.system->price_usd + out.cooling_usd;
   out.max_dc_w = sustained_dc_w(gpu, count, *out.system);
   out.max_wall_w = out.max_dc_w / out.system->psu_efficiency;
-  out.embodied_kgco2e = count * kEmbodiedKgPerGpu + out.system->embodied_kgco2e;
+  out.embodied_kgco2e = count * gpu.embodied_kgco2e.value_or(0) + out.system->embodied_kgco2e;
   return out;
 }
 
@@ -255,7 +255,7 @@ Result<RentInputs> rent_inputs(const Catalog& catalog, const Gpu& gpu, int count
   in.wall_w = (count * gpu.board_power_w * gpu_load + host.base_power_w) / host.psu_efficiency;
   in.pue = hyperscale ? kHyperscalePue : dc->pue;
   in.gco2_per_kwh = dc->gco2_per_kwh;
-  in.embodied_kgco2e = count * kEmbodiedKgPerGpu + host.embodied_kgco2e;
+  in.embodied_kgco2e = count * gpu.embodied_kgco2e.value_or(0) + host.embodied_kgco2e;
   return in;
 }
 

@@ -36,10 +36,6 @@ inline constexpr double kOfficePue = 1.0;
 inline constexpr double kDatacenterPue = 1.58;
 inline constexpr double kHyperscalePue = 1.1;
 
-// Manufacturing (embodied) footprint of one GPU: Luccioni et al. 2022, "Estimating the Carbon
-// Footprint of BLOOM", use 150 kgCO2e per A100 (recall of section 4.1); no vendor publishes a
-// per-card figure, so every GPU takes it.
-inline constexpr double kEmbodiedKgPerGpu = 150;
 // Service life over which embodied carbon is spread, and the datacentre utilisation at which
 // a rented hour carries its share: Luccioni et al. 2022 assume a 6-year replacement cycle and
 // 85% average use of the Jean Zay cluster (recall).

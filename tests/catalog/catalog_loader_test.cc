@@ -111,25 +111,25 @@ TEST(CatalogLoader, RejectsADuplicateId) {
 
 TEST(CatalogLoader, RejectsAnAliasThatNamesAnotherGpu) {
   EXPECT_EQ(problems(with_gpu_edit("aliases = [\"A100 SXM 80GB\"]", "aliases = [\"rtx 4090\"]")),
-            "gpus.toml:41:11: gpu 'a100-sxm4-80gb': field 'aliases': 'rtx 4090' also names gpu "
+            "gpus.toml:44:11: gpu 'a100-sxm4-80gb': field 'aliases': 'rtx 4090' also names gpu "
             "'rtx-4090'; ids, names and aliases must be unique\n"
             "1 problem in 1 file");
 }
 
 TEST(CatalogLoader, RequiresTheModuleOfAnSxmGpu) {
   EXPECT_EQ(problems(with_gpu_edit("module = \"sxm4\"\n", "")),
-            "gpus.toml:37:1: gpu 'a100-sxm4-80gb': field 'module': a 'sxm' GPU needs 'module', "
+            "gpus.toml:40:1: gpu 'a100-sxm4-80gb': field 'module': a 'sxm' GPU needs 'module', "
             "the generation of baseboard it takes\n"
             "1 problem in 1 file");
   EXPECT_EQ(problems(with_gpu_edit("module = \"sxm4\"", "module = \"oam\"")),
-            "gpus.toml:46:10: gpu 'a100-sxm4-80gb': field 'module': 'oam' is not a module of a "
+            "gpus.toml:49:10: gpu 'a100-sxm4-80gb': field 'module': 'oam' is not a module of a "
             "'sxm' part; expected 'sxm2', 'sxm3', 'sxm4', 'sxm5' or 'sxm6'\n"
             "1 problem in 1 file");
 }
 
 TEST(CatalogLoader, RequiresADateWithEveryPrice) {
   EXPECT_EQ(problems(with_gpu_edit("street_price_date = 2025-01-01\n", "")),
-            "gpus.toml:68:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': a price needs its "
+            "gpus.toml:72:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': a price needs its "
             "date: add 'street_price_date'\n"
             "1 problem in 1 file");
 }
@@ -144,7 +144,7 @@ TEST(CatalogLoader, RejectsADateWrittenAsAString) {
 TEST(CatalogLoader, RejectsALinkBandwidthWithoutALink) {
   EXPECT_EQ(
       problems(with_gpu_edit("gpu_link = \"none\"", "gpu_link = \"none\"\ngpu_link_bw_gbps = 64")),
-      "gpus.toml:34:20: gpu 'rtx-4090': field 'gpu_link_bw_gbps': a link bandwidth on a GPU "
+      "gpus.toml:35:20: gpu 'rtx-4090': field 'gpu_link_bw_gbps': a link bandwidth on a GPU "
       "with gpu_link = \"none\"\n"
       "1 problem in 1 file");
 }
@@ -204,7 +204,7 @@ TEST(CatalogLoader, AnNvlinkInstanceNeedsAGpuWithNvlink) {
 TEST(CatalogLoader, RejectsAFieldSourceForAFieldThatDoesNotExist) {
   EXPECT_EQ(
       problems(with_gpu_edit("street_price_usd = \"test figure\"", "street_prise_usd = \"x\"")),
-      "gpus.toml:73:20: gpu 'a100-sxm4-80gb': field_sources: 'street_prise_usd' is not a "
+      "gpus.toml:78:20: gpu 'a100-sxm4-80gb': field_sources: 'street_prise_usd' is not a "
       "field (did you mean 'street_price_usd' or 'street_price_date'?)\n"
       "1 problem in 1 file");
 }

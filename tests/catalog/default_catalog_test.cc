@@ -140,6 +140,17 @@ TEST(DefaultCatalog, GivesPcieRatesFromItsInterconnects) {
   EXPECT_FALSE(pcie_gbps(Catalog{}, 4, 16).has_value());
 }
 
+// Every shipped GPU carries its embodied carbon with a source of its own (docs/cost.md): the
+// A100's 150 kgCO2e from the BLOOM footprint paper, until vendors publish per-card figures.
+TEST(DefaultCatalog, EveryGpuHasASourcedEmbodiedFootprint) {
+  for (const auto& g : catalog().gpus) {
+    ASSERT_TRUE(g.embodied_kgco2e.has_value()) << g.id;
+    EXPECT_DOUBLE_EQ(*g.embodied_kgco2e, 150) << g.id;
+    EXPECT_NE(g.provenance.source_of("embodied_kgco2e").find("Luccioni"), std::string::npos)
+        << g.id;
+  }
+}
+
 TEST(DefaultCatalog, GeForceCardsRunFp32AccumulateAtHalfRate) {
   for (const char* id : {"rtx-3090", "rtx-4090", "rtx-5090"}) {
     const Gpu* g = catalog().gpu(id);
