@@ -383,6 +383,7 @@ class Catalog {
   const Region* region(std::string_view id) const;
   const Cpu* cpu(std::string_view id) const;
   const Part* part(std::string_view id) const;
+  const Circuit* circuit(std::string_view id) const;
   const PsuEfficiency* psu_efficiency(std::string_view id) const;
 
   // Rebuilds the name indexes; the loader calls it once the vectors are final. A name that

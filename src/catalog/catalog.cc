@@ -210,6 +210,7 @@ const Gpu* Catalog::gpu(std::string_view id) const { return find_id(gpus, id); }
 const Region* Catalog::region(std::string_view id) const { return find_id(regions, id); }
 const Cpu* Catalog::cpu(std::string_view id) const { return find_id(cpus, id); }
 const Part* Catalog::part(std::string_view id) const { return find_id(parts, id); }
+const Circuit* Catalog::circuit(std::string_view id) const { return find_id(circuits, id); }
 const PsuEfficiency* Catalog::psu_efficiency(std::string_view id) const {
   return find_id(psu_efficiencies, id);
 }

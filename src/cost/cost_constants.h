@@ -4,6 +4,9 @@
 
 #include <string_view>
 
+#include "model/perf_constants.h"
+#include "rig/build_constants.h"
+
 namespace rigplan::cost_constants {
 
 // Average GPU power as a share of board power while running a workload (models.md section 2.9):
@@ -21,9 +24,9 @@ inline constexpr double kPowerUtilisationDecode = 0.6;
 // that capping an RTX 2080 Ti 20% below its 250 W cost about 7% of its speed (0.8^0.33 = 0.929).
 inline constexpr double kPowerLimitSpeedExponent = 0.33;
 
-// A PSU should carry its sustained load at no more than 80% of its rating (models.md 2.9: a
-// rating of 1.25 x the sustained draw for ATX 3.x units).
-inline constexpr double kPsuSustainedFraction = 0.8;
+// A PSU should carry its sustained load at no more than 80% of its rating: the build rules' ATX
+// 3.x headroom, a rating of 1.25 x the sustained draw (models.md 2.9).
+inline constexpr double kPsuSustainedFraction = 1 / build_constants::kAtx3Headroom;
 
 // Cards wider than a base system's slots take risers or water blocks, priced as the catalog's
 // water block per GPU (data/catalog/parts.toml: Dettmers' hardware guide, about 100 USD).
@@ -53,9 +56,9 @@ inline constexpr double kValueRetentionDatacenter = 0.723;
 // a desktop with one RTX 4090 is about 1,600 of 3,100 USD (data/catalog); an assumption.
 inline constexpr double kPriceOverrideGpuShare = 0.5;
 
-// The most GPUs in one owned machine (an 8-GPU server, data/catalog/systems.toml); more are
-// whole machines of that many.
-inline constexpr int kGpusPerMachine = 8;
+// The most GPUs in one owned machine: a node of the performance model (an 8-GPU server,
+// data/catalog/systems.toml); more are whole machines of that many.
+inline constexpr int kGpusPerMachine = perf_constants::kGpusPerNode;
 
 inline constexpr double kHoursPerYear = 8760;
 inline constexpr double kHoursPerMonth = kHoursPerYear / 12;

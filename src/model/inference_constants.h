@@ -23,10 +23,6 @@ constexpr double kStageHandoffS = 10e-6;
 // kernels use it for quantized weights.
 constexpr double kDp4aPerFp32 = 4;
 
-// Fraction of the GEMM efficiency that attention kernels reach: FlashAttention-2 runs at 50-73%
-// of peak on A100 where large GEMMs reach 80-87% (Dao 2023, figure 4), as in training.
-constexpr double kAttentionVsGemm = 0.75;
-
 // Elements read and written per token per layer by the norms, residual adds, rotary embedding and
 // activation function, in units of the hidden size and of the (per-GPU) MLP width:
 // 2 norms × 2 + 2 residual adds × 3 + rotary on q and k ≈ 12 d, and the gated activation's

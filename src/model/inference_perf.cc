@@ -264,7 +264,7 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.head_bytes = format.covers == "all" ? format.bits_per_weight / 8 : m.beta;
   m.gemm_rate = format_rate(gpu, format, eff.gemm_efficiency);
   m.attention_rate = compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(1) *
-                     1e12 * eff.gemm_efficiency * ic::kAttentionVsGemm;
+                     1e12 * eff.gemm_efficiency * pc::kAttentionVsGemm;
   m.bandwidth = gpu.mem_bandwidth_gbps * 1e9 * eff.memory_efficiency;
   m.sms = std::max(1, gpu.sm_count);
   const double kv_bits = (*engines.find_kv_format(c.kv_cache))->bits_per_element;
@@ -417,8 +417,8 @@ Result<Prediction> predict_inference(const Workload& w, const Gpu& gpu,
   Prediction p;
   p.config = c;
   p.workload_class = facts.workload_class;
-  p.error_band =
-      calibration.error_band.count("inference") ? calibration.error_band.at("inference") : 0.25;
+  p.error_band = calibration.error_band.count("inference") ? calibration.error_band.at("inference")
+                                                           : pc::kUnfittedErrorBand;
   p.unit = "tokens/s";
   p.warnings = memory.warnings;
   p.memory_gb = memory.total_gb;

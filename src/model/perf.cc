@@ -755,7 +755,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   p.workload_class = facts.workload_class;
   p.error_band = calibration.error_band.count(p.workload_class)
                      ? calibration.error_band.at(p.workload_class)
-                     : 0.25;
+                     : pc::kUnfittedErrorBand;
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   p.memory_gb = facts.memory.total_gb;
   p.capacity_gb = capacity;

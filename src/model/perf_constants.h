@@ -11,12 +11,17 @@ constexpr double kTile = 128;
 // Below this inner dimension a GEMM cannot fill the tensor-core pipeline (one k-tile of 64 for
 // 16-bit MMA, CUTLASS default); efficiency falls in proportion.
 constexpr double kFullK = 64;
-// Fraction of the GEMM efficiency that attention kernels reach: FlashAttention-2 runs at
-// 50-73% of peak on A100 where large GEMMs reach 80-87% (Dao 2023, figure 4; MAMF table).
+// Fraction of the GEMM efficiency that attention kernels reach, in training and inference alike:
+// FlashAttention-2 runs at 50-73% of peak on A100 where large GEMMs reach 80-87% (Dao 2023,
+// figure 4; MAMF table).
 constexpr double kAttentionVsGemm = 0.75;
 // Vector (non-tensor) arithmetic of elementwise kernels reaches at most this fraction of FP32
 // peak; they are memory-bound in practice.
 constexpr double kVectorEfficiency = 0.5;
+// Error band of a prediction whose workload class has no fitted band: 0.25, between the fitted
+// bands of data/calibration/perf.toml (transformer 0.238, recsys 0.286) and above inference's
+// 0.154 (data/calibration/inference.toml).
+constexpr double kUnfittedErrorBand = 0.25;
 // Launch and synchronisation cost per kernel in PyTorch eager mode: 3-10 µs (PyTorch
 // performance tuning guide; Calculon uses 5 µs per op). rigplan takes the middle.
 constexpr double kKernelOverheadS = 5e-6;
@@ -41,7 +46,8 @@ constexpr double kNetworkEfficiency = 0.9;
 // Calculon).
 constexpr double kIntraNodeLatencyS = 10e-6;
 constexpr double kInterNodeLatencyS = 20e-6;
-// GPUs per node of an HGX/DGX server; beyond it traffic crosses the network.
+// GPUs per node of an HGX/DGX server: the baseboard's 8 SXM sockets (data/catalog/boards.toml,
+// sxm_sockets = 8; systems.toml rack-8gpu and hgx-8gpu); beyond it traffic crosses the network.
 constexpr int kGpusPerNode = 8;
 // The network between nodes when a run names none: one HDR InfiniBand port per GPU, the catalog's
 // ib-hdr (the DGX A100 reference architecture: 8 ConnectX-6 HDR compute ports per node;

@@ -16,11 +16,13 @@ inline constexpr double kLowLineVolts = 200;
 
 // An adapter from 8-pin PCIe cables to a 12VHPWR card takes 3 cables up to 450 W, 4 above
 // (NVIDIA's adapters for the RTX 4090 and 5090).
+inline constexpr double kAdapterThreeCableW = 450;
 inline constexpr int kAdapterCablesUpTo450W = 3;
 inline constexpr int kAdapterCablesAbove450W = 4;
 
-// Without a named circuit, draws above a US 15 A outlet's continuous 1,440 W are flagged.
-inline constexpr double kSmallestCommonCircuitW = 1440;
+// Without a named circuit, draws above what the catalog's US 15 A outlet carries continuously
+// (data/catalog/circuits.toml: 120 V x 15 A x 0.8 = 1,440 W) are flagged.
+inline constexpr std::string_view kSmallestCommonCircuit = "us-15a";
 
 // CPU: the cores a build needs are what PyTorch's data loader needs to feed its GPUs on the
 // reference image workload (rules_host.cc cpu_cores, from data/pipeline/loaders.toml), where

@@ -57,7 +57,8 @@ std::optional<Verdict> psu_connectors(const BuildFacts& f) {
     have_8pin += p->connectors_pcie_8pin;
   }
   const int short_12v = std::max(0, need_12v - have_12v);
-  const int per_adapter = f.power.gpu_w > 450 ? kAdapterCablesAbove450W : kAdapterCablesUpTo450W;
+  const int per_adapter =
+      f.power.gpu_w > kAdapterThreeCableW ? kAdapterCablesAbove450W : kAdapterCablesUpTo450W;
   const int spare_8pin = have_8pin - need_8pin;
   const std::string counts = fmt::format("needs {} 12VHPWR and {} 8-pin; the PSUs have {} and {}",
                                          need_12v, need_8pin, have_12v, have_8pin);
@@ -91,15 +92,17 @@ std::optional<Verdict> psu_fit(const BuildFacts& f) {
 std::optional<Verdict> wall_circuit(const BuildFacts& f) {
   const PowerBudget& p = f.power;
   const Circuit* circuit = f.b.circuit;
+  const Circuit* common = f.b.catalog ? f.b.catalog->circuit(kSmallestCommonCircuit) : nullptr;
   if (!circuit) {
-    const bool small = p.wall_w <= kSmallestCommonCircuitW;
-    return Verdict{
-        small ? "pass" : "warn",
-        fmt::format("{:.0f} W at the wall; no circuit named (add `circuit` or "
-                    "`region`){}",
-                    p.wall_w,
-                    small ? ", within a US 15 A outlet" : ", more than a US 15 A outlet carries"),
-        "NEC 210.19; hardware.md section 3.4"};
+    const bool small = common && p.wall_w <= common->continuous_w();
+    return Verdict{small ? "pass" : "warn",
+                   fmt::format("{:.0f} W at the wall; no circuit named (add `circuit` or "
+                               "`region`){}",
+                               p.wall_w,
+                               !common ? ""
+                               : small ? ", within a US 15 A outlet"
+                                       : ", more than a US 15 A outlet carries"),
+                   "NEC 210.19; hardware.md section 3.4"};
   }
   const double limit = circuit->continuous_w();
   const bool carries = p.wall_w <= limit;
