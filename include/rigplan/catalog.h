@@ -203,7 +203,7 @@ struct Circuit {
   std::vector<std::string> countries;  // ISO 3166-1 alpha-2 codes where it is the usual outlet
   double volts = 0;
   double amps = 0;
-  double continuous_fraction = 0.8;  // of volts x amps, for loads lasting hours
+  double continuous_fraction = 0;  // of volts x amps, for loads lasting hours (NEC: 0.8)
   Provenance provenance;
 
   double continuous_w() const { return volts * amps * continuous_fraction; }

@@ -47,10 +47,10 @@ struct Engine {
   double layer_overhead_us = 0;
   double step_overhead_ms = 0;
   double request_overhead_ms = 0;  // in the server, added to the time to first token
-  double gemm_efficiency = 0.7;
-  double memory_efficiency = 0.8;
-  double rocm_gemm_efficiency = 0.5;
-  double rocm_memory_efficiency = 0.6;
+  double gemm_efficiency = 0;      // the four: required in data/engines/engines.toml
+  double memory_efficiency = 0;
+  double rocm_gemm_efficiency = 0;
+  double rocm_memory_efficiency = 0;
   Provenance provenance;
 
   // The defaults that depend on the GPU's memory (GB, 1e9 bytes).

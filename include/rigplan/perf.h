@@ -17,6 +17,9 @@
 namespace rigplan {
 
 // Fitted parameters of one GPU architecture generation (data/calibration/perf.toml).
+// The defaults are the priors when no architecture is fitted at all: large GEMMs at 80% of the
+// dense peak (the MAMF table of shared/data: 51-97%) and streaming kernels at 80% of the memory
+// bandwidth (models.md section 1, Habitat's devices.yml: measured 0.68-0.85 of the datasheet's).
 struct ArchCalibration {
   std::string architecture;
   double gemm_efficiency = 0.8;    // of the dense tensor (or FP32) peak, for large GEMMs
@@ -42,9 +45,9 @@ struct WorkloadCalibration {
 // memory bandwidth its kernels reach.
 struct EngineCalibration {
   std::string engine;
-  std::string architecture;  // a calibration key
-  double gemm_efficiency = 0.7;
-  double memory_efficiency = 0.8;
+  std::string architecture;    // a calibration key
+  double gemm_efficiency = 0;  // required in data/calibration/inference.toml
+  double memory_efficiency = 0;
   int rows = 0;  // measurements behind it
   std::string fitted_on;
 };

@@ -22,6 +22,7 @@ constexpr double kStageHandoffS = 10e-6;
 // 8-bit multiply-adds per FP32 lane with dp4a (NVIDIA Pascal GP104 whitepaper); llama.cpp's MMQ
 // kernels use it for quantized weights.
 constexpr double kDp4aPerFp32 = 4;
+constexpr double kDp4aComputeCapability = 6.1;
 
 // Elements read and written per token per layer by the norms, residual adds, rotary embedding and
 // activation function, in units of the hidden size and of the (per-GPU) MLP width:

@@ -25,7 +25,8 @@ std::optional<double> compute_tflops(const Gpu& g, std::string_view type) {
   if (!g.tensor_cores) {
     // Pascal: 16-bit math at the FP32 rate, 8-bit dot products with dp4a from compute 6.1.
     if (type == "fp16" || type == "fp16acc" || type == "bf16") return g.fp32_tflops;
-    if (type == "int8" && g.vendor == "nvidia" && std::stod(g.compute_capability) >= 6.1)
+    if (type == "int8" && g.vendor == "nvidia" &&
+        std::stod(g.compute_capability) >= ic::kDp4aComputeCapability)
       return g.fp32_tflops * ic::kDp4aPerFp32;
     return std::nullopt;
   }

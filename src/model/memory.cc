@@ -135,7 +135,7 @@ OptimizerState optimizer_state(const Run& r, double state) {
   if (o == "sgd-momentum") return {state, fmt::format("1 momentum × {} B", num(state))};
   if (o == "adafactor") {
     // Factored second moment: rows + columns per matrix, about 4 B / sqrt(matrix size).
-    return {r.w.transformer ? 4.0 * 2 / r.w.transformer->hidden_size : 0.01,
+    return {r.w.transformer ? 4.0 * 2 / r.w.transformer->hidden_size : mc::kAdafactorBytesPerParam,
             "factored second moment: 4 B·(rows + cols) per matrix"};
   }
   return {0, "plain SGD keeps no state"};

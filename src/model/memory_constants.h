@@ -26,6 +26,11 @@ constexpr double kLossFp32BytesPerLogit = 4.0;
 // (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization").
 constexpr double kAdam8bitBytes = 2.0;
 
+// Adafactor keeps a factored second moment, 4 B x (rows + cols) per rows x cols matrix (Shazeer
+// and Stern 2018); for a model without transformer shapes rigplan takes a 1024 x 1024 matrix's
+// share, 4 x 2048 / 1024^2 = 0.008, rounded to 0.01 B per parameter.
+constexpr double kAdafactorBytesPerParam = 0.01;
+
 // DeepSpeed ZeRO-3 `stage3_max_live_parameters` default: parameters kept on the GPU at once
 // when they are offloaded (DeepSpeed configuration documentation, ZeRO section).
 constexpr double kZero3MaxLiveParams = 1e9;

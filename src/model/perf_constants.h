@@ -16,7 +16,8 @@ constexpr double kFullK = 64;
 // figure 4; MAMF table).
 constexpr double kAttentionVsGemm = 0.75;
 // Vector (non-tensor) arithmetic of elementwise kernels reaches at most this fraction of FP32
-// peak; they are memory-bound in practice.
+// peak: Calculon's vector efficiency for 1-16 GFLOP ops (models.md section 2.2). Elementwise
+// kernels are memory-bound in practice, so the bound only matters for the few that are not.
 constexpr double kVectorEfficiency = 0.5;
 // Error band of a prediction whose workload class has no fitted band: 0.25, between the fitted
 // bands of data/calibration/perf.toml (transformer 0.238, recsys 0.286) and above inference's
@@ -58,10 +59,14 @@ constexpr double kNetworkGbpsPerGpu = 25;
 // Share of the backward pass that hides gradient all-reduce: DDP overlaps buckets with the
 // remaining backward (PyTorch DDP paper, Li et al. 2020); the last bucket stays exposed.
 constexpr double kBackwardOverlap = 0.9;
+// DDP's gradient bucket: bucket_cap_mb = 25 by default (PyTorch DistributedDataParallel docs).
 constexpr double kDdpBucketBytes = 25e6;
-// Pipeline micro-batches per step when not given: 4 per stage (a common 1F1B setting).
+// Pipeline micro-batches per step when not given: 4 per stage, an assumption of rigplan (a common
+// 1F1B setting; the bubble is (stages - 1) / (micro-batches + stages - 1), Narayanan et al. 2021).
 constexpr int kMicroBatchesPerStage = 4;
-// Host memory streamed to the GPU when a model is offloaded: PCIe at this efficiency.
+// Host memory streamed to the GPU when a model is offloaded: PCIe at this efficiency, the low end
+// of usable DMA throughput, 80-90% of the encoded link rate (docs/reference/hardware.md section 5;
+// data/catalog/interconnects.toml notes; recall).
 constexpr double kOffloadEfficiency = 0.8;
 
 // The input pipeline (input_pipeline.cc): the cores a machine keeps for its training processes,

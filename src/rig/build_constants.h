@@ -11,7 +11,9 @@ namespace rigplan::build_constants {
 inline constexpr double kOtherPartsW = 150;
 inline constexpr double kAtx3Headroom = 1.25;
 inline constexpr double kAtx2Headroom = 1.5;
-// Server PSUs derate at 100-127 V; below this the low-line rating applies.
+// Server PSUs derate at 100-127 V; below this the low-line rating applies
+// (docs/reference/hardware.md section 3: the tinybox notes' 2000 W unit gives 1000 W on US power;
+// 200-240 V is high line).
 inline constexpr double kLowLineVolts = 200;
 
 // An adapter from 8-pin PCIe cables to a 12VHPWR card takes 3 cables up to 450 W, 4 above
@@ -19,6 +21,10 @@ inline constexpr double kLowLineVolts = 200;
 inline constexpr double kAdapterThreeCableW = 450;
 inline constexpr int kAdapterCablesUpTo450W = 3;
 inline constexpr int kAdapterCablesAbove450W = 4;
+
+// An open frame has no PSU bays: a proposal tries up to 4 units on it, an assumption of rigplan
+// (multi-PSU mining frames carry 2-4; recall).
+inline constexpr int kOpenFramePsus = 4;
 
 // Without a named circuit, draws above what the catalog's US 15 A outlet carries continuously
 // (data/catalog/circuits.toml: 120 V x 15 A x 0.8 = 1,440 W) are flagged.

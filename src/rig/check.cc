@@ -24,8 +24,8 @@ int slot_width(const Build& b) {
 }
 
 // The placement of `count` cards of `width` slots on the board's GPU slots: the most lanes for
-// the worst-served card (up to x8, which costs little), then the widest smallest gap between
-// neighbours, then the most lanes; nullopt when they do not fit.
+// the worst-served card (up to x8, which costs little: Dettmers), then the widest smallest gap
+// between neighbours, then the most lanes; nullopt when they do not fit.
 std::optional<build_rules::Placement> place(const std::vector<PcieSlot>& slots, int count,
                                             int width) {
   const int n = static_cast<int>(slots.size());

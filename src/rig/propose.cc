@@ -158,7 +158,7 @@ void for_each_parts_list(const ProposeRequest& req, const Catalog& catalog,
     const Nic* nic = nic_for(req, board, catalog);
     for (const Chassis& chassis : catalog.chassis) {
       if (!chassis_takes(chassis, board, req.form)) continue;
-      const int max_psus = chassis.form == "open-frame" ? 4 : chassis.psu_bays;
+      const int max_psus = chassis.form == "open-frame" ? kOpenFramePsus : chassis.psu_bays;
       for (const Cpu& cpu : catalog.cpus) {
         if (cpu.socket != board.socket || cpu.memory_type != board.memory_type) continue;
         for (const Psu& psu : catalog.psus) {
