@@ -168,6 +168,8 @@ struct GpuValue {
   std::vector<SystemValue> systems;  // the counts of kValueCounts that have a priced system and fit
   double per_kw = 0;                 // relative per kW of average GPU draw while running
 };
+// The system sizes of the value table: Dettmers' performance-per-dollar charts price 1-2, 4 and
+// 8-GPU systems (docs/cost.md).
 inline constexpr int kValueCounts[] = {1, 2, 4, 8};
 // `throughput` and `reference_throughput` are single-GPU predictions of the same run. With
 // `shrink_batch`, an N-GPU system that cannot hold the run's batch runs the largest that fits

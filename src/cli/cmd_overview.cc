@@ -7,6 +7,8 @@
 namespace rigplan::cli {
 
 void add_overview_command(CLI::App& app, CliContext& ctx) {
+  // The default question, a choice rather than a fact: a first or next GPU within the first
+  // persona's budget (docs/reference/PRODUCT.md: 300-3,000 USD) with at least 12 GB.
   auto& query = ctx.keep<GpuQuery>(GpuQuery{.min_memory_gb = 12.0, .max_price_usd = 2500.0});
   auto* overview = app.add_subcommand(
       "overview", "The catalog at a glance, and GPUs for a budget by bandwidth per dollar");

@@ -3,6 +3,8 @@
 // hardware and of the kernels every engine shares.
 #pragma once
 
+#include "model/perf_constants.h"
+
 namespace rigplan::inference_constants {
 
 // Latency of one small all-reduce among the GPUs of a replica, per link kind: the one-shot
@@ -15,8 +17,10 @@ constexpr double kAllReduceNvlinkS = 8e-6;
 constexpr double kAllReducePcieS = 25e-6;
 constexpr double kAllReduceHostS = 70e-6;
 constexpr double kAllReduceNetworkS = 30e-6;
-// Handing a micro-batch's activations to the next pipeline stage: one point-to-point send.
-constexpr double kStageHandoffS = 10e-6;
+// Handing a micro-batch's activations to the next pipeline stage: one point-to-point send, the
+// per-hop latency of a collective step within a node (perf_constants.h kIntraNodeLatencyS:
+// llm-analysis, Calculon).
+constexpr double kStageHandoffS = perf_constants::kIntraNodeLatencyS;
 
 // INT8 on GPUs without INT8 tensor cores: NVIDIA Pascal GP10x (compute capability 6.1) runs four
 // 8-bit multiply-adds per FP32 lane with dp4a (NVIDIA Pascal GP104 whitepaper); llama.cpp's MMQ
@@ -26,8 +30,8 @@ constexpr double kDp4aComputeCapability = 6.1;
 
 // Elements read and written per token per layer by the norms, residual adds, rotary embedding and
 // activation function, in units of the hidden size and of the (per-GPU) MLP width:
-// 2 norms × 2 + 2 residual adds × 3 + rotary on q and k ≈ 12 d, and the gated activation's
-// three tensors of F.
+// derived by counting: 2 norms × 2 + 2 residual adds × 3 + rotary on q and k ≈ 12 d, and the
+// gated activation's three tensors of F.
 constexpr double kElementwiseHidden = 12;
 constexpr double kElementwiseFfn = 3;
 

@@ -535,6 +535,8 @@ double data_parallel_s(const StepContext& s, const Fabric& f, double compute_s) 
   const double share = (ranks - 1.0) / ranks / (s.tp * s.pp);
   const bool zero3 = s.c.zero >= 3;
   const double traffic = zero3 ? zero3_bytes(s, share) : gradient_bytes(s, share);
+  // DDP hides the all-reduce behind the backward pass: 2 of a step's 3 forward-equivalents of
+  // FLOPs (6N per token: 2N forward, 4N backward; Kaplan et al. 2020).
   const double hideable = zero3 ? compute_s : compute_s * 2.0 / 3.0 / s.micro_batches;
   const double t_comm = traffic / (f.busbw_gbps * 1e9) + 2.0 * (ranks - 1) * f.latency_s;
   const double last_bucket = std::min(pc::kDdpBucketBytes / (f.busbw_gbps * 1e9), t_comm);

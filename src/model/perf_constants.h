@@ -28,8 +28,9 @@ constexpr double kUnfittedErrorBand = 0.25;
 constexpr double kKernelOverheadS = 5e-6;
 
 // Bytes moved per trained parameter by the optimizer step (read and write of weights, gradients
-// and states): AdamW with fp32 master weights and states 4+4+4+4 read, 4+4+4 written, + 2 B
-// half copy = 30; all-16-bit 15; SGD with momentum 20; plain SGD 12 (fused multi-tensor kernels).
+// and states), derived by counting: AdamW with fp32 master weights and states 4+4+4+4 read, 4+4+4
+// written, + 2 B half copy = 30; all-16-bit 15; SGD with momentum 20; plain SGD 12 (fused
+// multi-tensor kernels).
 constexpr double kAdamMixedBytes = 30;
 constexpr double kAdamPure16Bytes = 15;
 constexpr double kSgdMomentumBytes = 20;

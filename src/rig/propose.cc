@@ -18,8 +18,9 @@ using namespace build_constants;
 
 namespace {
 
-// The smallest usual RAM size that holds every GPU's memory (d2l, Dettmers), at least 32 GB.
 double ram_for(double gpu_memory_gb) {
+  // The smallest usual RAM size that holds every GPU's memory (d2l, Dettmers: at least as much RAM
+  // as GPU memory; docs/reference/hardware.md section 0), at least 32 GB.
   constexpr double kSizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
   for (double s : kSizes) {
     if (s >= gpu_memory_gb) return s;

@@ -78,6 +78,7 @@ double layer_forward_flops(const Layer& l) {
     return 4.0 * l.heads * l.head_dim * static_cast<double>(l.query_len) *
            static_cast<double>(l.key_len);
   }
+  // mean, variance, subtract, divide, scale and shift: about 5 FLOPs per element, by counting.
   if (l.op == "norm") return 5.0 * static_cast<double>(l.elements);
   if (l.op == "elementwise") return static_cast<double>(l.elements);
   return 0;  // embedding lookups move bytes, not FLOPs

@@ -213,7 +213,8 @@ Status unet(Builder& b, const DiffusionComponent& u, int latent_hw, int text) {
   return {};
 }
 
-// Timestep (and guidance, pooled-text) embedders: 256 sinusoidal channels -> d -> d.
+// Timestep (and guidance, pooled-text) embedders: 256 sinusoidal channels -> d -> d (diffusers'
+// CombinedTimestep*Embeddings: Timesteps(num_channels=256) for SD3 and Flux).
 void embedder(Builder& b, const std::string& name, int in, int d) {
   b.linear(name + ".linear_1", in, d, 1);
   b.elementwise(name + ".silu", d);
