@@ -339,6 +339,33 @@ class Catalog;
 // nullopt when the catalog has no PCIe row at all.
 std::optional<double> pcie_gbps(const Catalog& catalog, int gen, int lanes);
 
+// A GPU family (an architecture) and the software stack its GPUs run: the stack, whether it is
+// the common one, and which software runs on it fully, partly or not at all, as of a date
+// (data/catalog/families.toml, docs/catalog.md "[[family]]").
+struct Family {
+  std::string id;              // an architecture of Gpu: pascal ... blackwell, rdna3, cdna2, cdna3
+  std::string vendor;          // nvidia, amd, intel, apple
+  std::string name;            // "AMD CDNA 2 (Instinct MI200)"
+  std::string stack;           // cuda, rocm, oneapi, metal
+  std::string stack_name;      // as users write it: "CUDA", "ROCm"
+  bool common_stack = false;   // the stack most deep-learning code is written and tested on first
+  std::string stack_versions;  // the releases of the stack that support the family
+  std::vector<std::string> runs;          // software (kStackSoftware) that runs fully
+  std::vector<std::string> runs_partly;   // runs with gaps, which `gaps` names
+  std::vector<std::string> does_not_run;  // does not run at all
+  std::string gaps;                       // what does not work, and what does instead
+  Date as_of;                             // when the support levels were read
+  Provenance provenance;
+
+  // "yes", "partial" or "no"; "" for software the family does not list.
+  std::string_view support(std::string_view software) const;
+};
+
+// The software whose support each family states, every one in exactly one of its lists: the
+// inference engines of data/engines, the FlashAttention-2 package and bitsandbytes.
+inline constexpr std::string_view kStackSoftware[] = {
+    "pytorch", "flash-attention", "vllm", "sglang", "tensorrt-llm", "llama.cpp", "bitsandbytes"};
+
 class NameIndex;
 
 // The loaded catalog. Entries keep the order of the files they came from.
@@ -362,6 +389,7 @@ class Catalog {
   std::vector<Chassis> chassis;
   std::vector<Part> parts;
   std::vector<PsuEfficiency> psu_efficiencies;
+  std::vector<Family> families;
 
   // Looks up by id, alias or name, case-insensitively and ignoring spaces, hyphens and vendor
   // prefixes ("RTX 4090", "geforce rtx 4090", "rtx-4090"). An unknown name is a kNotFound
@@ -385,6 +413,10 @@ class Catalog {
   const Part* part(std::string_view id) const;
   const Circuit* circuit(std::string_view id) const;
   const PsuEfficiency* psu_efficiency(std::string_view id) const;
+  // The family of a GPU (its architecture); nullptr when the catalog has none (the loader
+  // refuses a GPU without one).
+  const Family* family(std::string_view architecture) const;
+  const Family* family_of(const Gpu& gpu) const { return family(gpu.architecture); }
 
   // Rebuilds the name indexes; the loader calls it once the vectors are final. A name that
   // already stands for another entry of the same kind is left out and reported to `on_clash`

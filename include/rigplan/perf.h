@@ -150,6 +150,25 @@ Result<Prediction> predict_largest_fitting(const Workload& workload, const Gpu& 
                                            const RunConfig& config, const Calibration& calibration,
                                            const Catalog& catalog, bool shrink_batch);
 
+// The software a run needs, checked against the stack of its GPU's family (Family, data/catalog/
+// families.toml): what does not run refuses the run, with what runs there instead; what runs
+// only partly is said.
+struct StackCheck {
+  const Family* family = nullptr;  // nullptr: the catalog has no family for the GPU
+  std::string partly;   // what of the run runs only partly there, and how; "" when nothing
+  std::string refusal;  // why the run does not run there, and what does; "" when it does
+};
+// The software of a run as resolved (engine and formats set): its engine (training: pytorch) and
+// bitsandbytes for QLoRA, NF4 weights, 8-bit and paged optimizers and PyTorch's int8 weights
+// (LLM.int8()). FlashAttention is not needed: where it does not run, PyTorch's own fused
+// attention stands in, so check_stack only says so for a transformer run in PyTorch.
+std::vector<std::string> software_needed(const RunConfig& resolved);
+StackCheck check_stack(const Gpu& gpu, const RunConfig& resolved, bool transformer,
+                       const Catalog& catalog);
+// "ROCm on AMD CDNA 2 (Instinct MI200), a less common stack than CUDA: runs pytorch, vllm;
+// partly bitsandbytes; not tensorrt-llm (as of 2025-08-01, recall)".
+std::string stack_summary(const Family& family);
+
 // The calibration key of a GPU: its architecture and class, "ampere-hbm" (GA100),
 // "ampere-gddr" (GA102 and smaller at full tensor rate) or "ampere-geforce" (FP32-accumulate
 // tensor math at half rate): chips of one generation differ in caches, memory systems and what

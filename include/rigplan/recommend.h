@@ -115,6 +115,12 @@ struct Option {
   std::vector<std::string> binding;     // names of those constraints: budget, power, fit, ...
   bool pareto = false;
   std::string reason;  // one line: why it ranks where it does
+  // The software stack of its GPU's family (cuda, rocm, ...), whether it is the common one, and
+  // what to say about it: a less common stack, software of the run that runs only partly, or a
+  // tie with an option on a less common stack that it ranks above; "" when nothing.
+  std::string stack;
+  bool common_stack = true;
+  std::string stack_note;
   // --have (docs/recommend.md, "Upgrades"): the speedup over the user's GPUs (none when they or
   // this option cannot run the demand), the resale of the user's cards (own: sold; rent: kept,
   // none), the net cost (own: purchase less that resale; rent: the rent) and the net cost per

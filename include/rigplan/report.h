@@ -35,7 +35,8 @@ class Table {
 // Every field an entry has (absent optionals are left out), then its provenance:
 // {"id": ..., ..., "source": ..., "confidence": ..., "notes": ..., "field_sources": {...},
 //  "defined_at": "file:line"}.
-Json to_json(const Gpu& gpu);
+// With its family: the software stack it runs, under "stack" (text: a second table).
+Json to_json(const Gpu& gpu, const Family* family = nullptr);
 Json to_json(const Cpu& cpu);
 Json to_json(const Offer& offer);
 Json to_json(const Region& region);
@@ -49,7 +50,7 @@ std::string overview_text(const Catalog& catalog, const GpuQuery& query,
                           const std::vector<BudgetGpu>& gpus);
 
 // Every field with its value, unit and source, as a table, followed by the entry's provenance.
-std::string show_text(const Gpu& gpu);
+std::string show_text(const Gpu& gpu, const Family* family = nullptr);
 std::string show_text(const Cpu& cpu);
 std::string show_text(const Offer& offer);
 std::string show_text(const Region& region);

@@ -66,6 +66,7 @@ const std::vector<FieldSpec<Board>>& board_fields();
 const std::vector<FieldSpec<Chassis>>& chassis_fields();
 const std::vector<FieldSpec<Part>>& part_fields();
 const std::vector<FieldSpec<PsuEfficiency>>& psu_efficiency_fields();
+const std::vector<FieldSpec<Family>>& family_fields();
 
 // Provenance keys every entry may carry besides its fields.
 inline constexpr std::string_view kProvenanceKeys[] = {"source", "confidence", "notes",

@@ -22,6 +22,16 @@ std::string_view module_of(const Board& board) {
   return board.gpu_module.empty() ? std::string_view("pcie") : std::string_view(board.gpu_module);
 }
 
+std::string_view Family::support(std::string_view software) const {
+  const auto listed = [&](const std::vector<std::string>& list) {
+    return std::find(list.begin(), list.end(), software) != list.end();
+  };
+  if (listed(runs)) return "yes";
+  if (listed(runs_partly)) return "partial";
+  if (listed(does_not_run)) return "no";
+  return "";
+}
+
 std::optional<PriceQuote> new_price(const Gpu& gpu) {
   if (gpu.street_price_usd)
     return PriceQuote{*gpu.street_price_usd, gpu.street_price_date, "street"};
@@ -213,6 +223,9 @@ const Part* Catalog::part(std::string_view id) const { return find_id(parts, id)
 const Circuit* Catalog::circuit(std::string_view id) const { return find_id(circuits, id); }
 const PsuEfficiency* Catalog::psu_efficiency(std::string_view id) const {
   return find_id(psu_efficiencies, id);
+}
+const Family* Catalog::family(std::string_view architecture) const {
+  return find_id(families, architecture);
 }
 
 }  // namespace rigplan

@@ -12,7 +12,7 @@ namespace rigplan {
 namespace {
 
 // The first bytes of an image; the number changes with the layout.
-constexpr std::string_view kMagic = "rigplan catalog image 2\n";
+constexpr std::string_view kMagic = "rigplan catalog image 3\n";
 
 // Calls f(entries, fields) for each kind of entry, in the order of Catalog's members.
 template <class C, class F>
@@ -30,6 +30,7 @@ void for_each_kind(C& catalog, F&& f) {
   f(catalog.chassis, chassis_fields());
   f(catalog.parts, part_fields());
   f(catalog.psu_efficiencies, psu_efficiency_fields());
+  f(catalog.families, family_fields());
 }
 
 class Writer {

@@ -186,6 +186,25 @@ void check_entry(const Chassis&, const EntryContext&) {}
 void check_entry(const Part&, const EntryContext&) {}
 void check_entry(const PsuEfficiency&, const EntryContext&) {}
 
+// Every software of kStackSoftware is in exactly one of a family's lists.
+void check_entry(const Family& f, const EntryContext& ctx) {
+  const std::pair<std::string_view, const std::vector<std::string>*> lists[] = {
+      {"runs", &f.runs}, {"runs_partly", &f.runs_partly}, {"does_not_run", &f.does_not_run}};
+  for (std::string_view software : kStackSoftware) {
+    std::vector<std::string_view> in;
+    for (const auto& [key, list] : lists) {
+      if (std::find(list->begin(), list->end(), software) != list->end()) in.push_back(key);
+    }
+    if (in.size() == 1) continue;
+    ctx.error(in.empty() ? "runs" : in.back(),
+              in.empty() ? fmt::format("'{}' is in none of runs, runs_partly and does_not_run; "
+                                       "say how it runs on the family",
+                                       software)
+                         : fmt::format("'{}' is in both {} and {}; it belongs in one", software,
+                                       in.front(), in.back()));
+  }
+}
+
 template <class T>
 T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
   T out = decode_sourced_entry(ctx, fields);
@@ -194,8 +213,8 @@ T decode_entry(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields)
 }
 
 constexpr std::string_view kKinds[] = {
-    "gpu", "cpu", "offer", "region",  "interconnect", "system",        "circuit",
-    "psu", "nic", "board", "chassis", "part",         "psu_efficiency"};
+    "gpu", "cpu", "offer", "region",  "interconnect", "system",         "circuit",
+    "psu", "nic", "board", "chassis", "part",         "psu_efficiency", "family"};
 using RawEntries = std::map<std::string_view, std::vector<RawEntry>>;
 
 bool valid_id(std::string_view id) {
@@ -373,6 +392,27 @@ void check_offer_links(const Offer& o, const Catalog& catalog, const EntryContex
   }
 }
 
+// Every GPU's architecture has a family of the same vendor.
+void check_families(const Catalog& catalog, RawEntries& raws, Problems& problems) {
+  std::vector<std::string> ids;
+  for (const auto& f : catalog.families) ids.push_back(f.id);
+  for (size_t i = 0; i < catalog.gpus.size(); ++i) {
+    const Gpu& g = catalog.gpus[i];
+    const Family* family = catalog.family(g.architecture);
+    if (family && family->vendor == g.vendor) continue;
+    const EntryContext ctx("gpu", raws["gpu"][i], problems);
+    if (family) {
+      ctx.error("architecture", fmt::format("family '{}' is of vendor '{}', the GPU of '{}'",
+                                            family->id, family->vendor, g.vendor));
+    } else {
+      ctx.error("architecture",
+                fmt::format("no [[family]] '{}' says which software stack it runs; add one "
+                            "(docs/catalog.md){}",
+                            g.architecture, did_you_mean(g.architecture, ids)));
+    }
+  }
+}
+
 }  // namespace
 
 Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
@@ -399,6 +439,7 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
   decode_all("part", raws["part"], part_fields(), catalog.parts, problems);
   decode_all("psu_efficiency", raws["psu_efficiency"], psu_efficiency_fields(),
              catalog.psu_efficiencies, problems);
+  decode_all("family", raws["family"], family_fields(), catalog.families, problems);
 
   for (size_t i = 0; i < catalog.offers.size(); ++i) {
     const EntryContext ctx("offer", raws["offer"][i], problems);
@@ -433,6 +474,7 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
                              quoted_list(sockets), did_you_mean(b.socket, sockets)));
     }
   }
+  check_families(catalog, raws, problems);
   for (size_t i = 0; i < catalog.chassis.size(); ++i) {
     const EntryContext ctx("chassis", raws["chassis"][i], problems);
     for (const auto& board : catalog.chassis[i].boards)

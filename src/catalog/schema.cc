@@ -379,6 +379,27 @@ const std::vector<FieldSpec<PsuEfficiency>>& psu_efficiency_fields() {
   return kFields;
 }
 
+const std::vector<FieldSpec<Family>>& family_fields() {
+  using F = Family;
+  const std::vector<std::string_view> software(std::begin(kStackSoftware),
+                                               std::end(kStackSoftware));
+  static const std::vector<FieldSpec<F>> kFields = {
+      {"id", &F::id, kRequired},
+      {"vendor", &F::vendor, kRequired, "", {"nvidia", "amd", "intel", "apple"}},
+      {"name", &F::name, kRequired},
+      {"stack", &F::stack, kRequired, "", {"cuda", "rocm", "oneapi", "metal"}},
+      {"stack_name", &F::stack_name, kRequired},
+      {"common_stack", &F::common_stack, kRequired},
+      {"stack_versions", &F::stack_versions, kRequired},
+      {"runs", &F::runs, kRequired, "", software},
+      {"runs_partly", &F::runs_partly, kRequired, "", software},
+      {"does_not_run", &F::does_not_run, kRequired, "", software},
+      {"gaps", &F::gaps, kRequired},
+      {"as_of", &F::as_of, kRequired},
+  };
+  return kFields;
+}
+
 std::optional<double> numeric(const FieldValue& value) {
   if (const auto* d = std::get_if<double>(&value)) return *d;
   if (const auto* i = std::get_if<std::int64_t>(&value)) return static_cast<double>(*i);

@@ -22,7 +22,8 @@ report::Json counts_json(const Catalog& c) {
           {"boards", c.boards.size()},
           {"chassis", c.chassis.size()},
           {"parts", c.parts.size()},
-          {"psu_efficiencies", c.psu_efficiencies.size()}};
+          {"psu_efficiencies", c.psu_efficiencies.size()},
+          {"families", c.families.size()}};
 }
 
 // The engines and their formats, checked with the catalog: the embedded ones or a directory's.
@@ -110,10 +111,11 @@ void print_check(const CliContext& ctx, const Catalog& c, const Engines& engines
                  const InputPipelines& pipelines) {
   *ctx.out << fmt::format(
       "catalog OK: {} GPUs, {} CPUs, {} offers, {} regions, {} interconnects, {} base systems, "
-      "{} circuits, {} PSUs, {} NICs, {} boards, {} chassis, {} parts, {} PSU efficiency tiers\n",
+      "{} circuits, {} PSUs, {} NICs, {} boards, {} chassis, {} parts, {} PSU efficiency tiers, "
+      "{} GPU families\n",
       c.gpus.size(), c.cpus.size(), c.offers.size(), c.regions.size(), c.interconnects.size(),
       c.systems.size(), c.circuits.size(), c.psus.size(), c.nics.size(), c.boards.size(),
-      c.chassis.size(), c.parts.size(), c.psu_efficiencies.size());
+      c.chassis.size(), c.parts.size(), c.psu_efficiencies.size(), c.families.size());
   *ctx.out << fmt::format("engines OK: {} engines, {} weight formats, {} KV-cache formats\n",
                           engines.engines.size(), engines.formats.size(),
                           engines.kv_formats.size());

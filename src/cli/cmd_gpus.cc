@@ -64,7 +64,7 @@ void add_gpus_command(CLI::App& app, CliContext& ctx) {
     if (!found) return void(ctx.exit_code = ctx.fail(found.status()));
     if (ctx.json) {
       report::Json out = report::Json::array();
-      for (const Gpu* g : *found) out.push_back(report::to_json(*g));
+      for (const Gpu* g : *found) out.push_back(report::to_json(*g, catalog.family_of(*g)));
       ctx.print_json(out);
     } else {
       *ctx.out << gpu_table(*found) << fmt::format("{} GPUs\n", found->size());
@@ -81,9 +81,10 @@ void add_gpus_command(CLI::App& app, CliContext& ctx) {
     auto gpu = catalog.find_gpu(name);
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
     if (ctx.json) {
-      ctx.print_json(report::to_json(**gpu));
+      ctx.print_json(report::to_json(**gpu, catalog.family_of(**gpu)));
     } else {
-      *ctx.out << fmt::format("{} ({})\n\n", (*gpu)->name, (*gpu)->id) << report::show_text(**gpu);
+      *ctx.out << fmt::format("{} ({})\n\n", (*gpu)->name, (*gpu)->id)
+               << report::show_text(**gpu, catalog.family_of(**gpu));
     }
   });
 }

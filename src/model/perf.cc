@@ -308,11 +308,84 @@ Result<Prediction> predict_largest_fitting(const Workload& w, const Gpu& gpu,
   return q && q->fits ? q : p;
 }
 
+std::vector<std::string> software_needed(const RunConfig& c) {
+  std::vector<std::string> out = {c.engine.empty() ? std::string("pytorch") : c.engine};
+  // bitsandbytes implements NF4 storage (QLoRA), the 8-bit and paged optimizers and, in
+  // PyTorch (transformers' load_in_8bit), LLM.int8() weights (bitsandbytes documentation).
+  const bool nf4 = c.weights == "nf4" || c.weights == "nf4-dq" || c.method == "qlora";
+  const bool int8 = c.weights == "int8" && out.front() == "pytorch";
+  const bool optimizer =
+      c.mode == "train" && (c.optimizer == "adam8bit" || c.optimizer.rfind("paged-", 0) == 0);
+  if (nf4 || int8 || optimizer) out.push_back("bitsandbytes");
+  return out;
+}
+
+std::string stack_summary(const Family& f) {
+  std::vector<std::string> parts;
+  if (!f.runs.empty()) parts.push_back("runs " + join(f.runs, ", "));
+  if (!f.runs_partly.empty()) parts.push_back("partly " + join(f.runs_partly, ", "));
+  if (!f.does_not_run.empty()) parts.push_back("not " + join(f.does_not_run, ", "));
+  return fmt::format("{} on {}{}: {} (as of {}, {})", f.stack_name, f.name,
+                     f.common_stack ? "" : ", a less common stack than CUDA", join(parts, "; "),
+                     f.as_of.to_string(), f.provenance.confidence);
+}
+
+namespace {
+
+// "vllm does not run on gtx-1080-ti (NVIDIA Pascal, CUDA): <gaps> What runs there: ...".
+std::string stack_refusal(const Gpu& gpu, const Family& f, const std::string& software,
+                          const Catalog& catalog) {
+  std::vector<std::string> there = f.runs, elsewhere;
+  there.insert(there.end(), f.runs_partly.begin(), f.runs_partly.end());
+  for (const Family& other : catalog.families) {
+    const std::string_view level = other.support(software);
+    if (level == "yes") elsewhere.push_back(other.id);
+    if (level == "partial") elsewhere.push_back(other.id + " (partly)");
+  }
+  return fmt::format(
+      "{} does not run on {} ({}, {}): {} What runs there: {}. {} runs on the families {} "
+      "(`rigplan gpus list --architecture ID`). Source: {} (as of {}, {})",
+      software, gpu.id, f.name, f.stack_name, f.gaps,
+      there.empty() ? "nothing listed" : join(there, ", "), software,
+      elsewhere.empty() ? "none of the catalog" : join(elsewhere, ", "), f.provenance.source,
+      f.as_of.to_string(), f.provenance.confidence);
+}
+
+}  // namespace
+
+StackCheck check_stack(const Gpu& gpu, const RunConfig& c, bool transformer,
+                       const Catalog& catalog) {
+  StackCheck out;
+  out.family = catalog.family_of(gpu);
+  if (!out.family) return out;
+  const Family& f = *out.family;
+  std::vector<std::string> partly;
+  for (const std::string& software : software_needed(c)) {
+    const std::string_view level = f.support(software);
+    if (level == "no" && out.refusal.empty())
+      out.refusal = stack_refusal(gpu, f, software, catalog);
+    if (level == "partial") partly.push_back(software);
+  }
+  const bool flash = transformer && c.flash_attention && c.engine == "pytorch";
+  if (flash && f.support("flash-attention") != "yes") partly.push_back("flash-attention");
+  if (!partly.empty()) {
+    out.partly = fmt::format("{} {} only partly on {} ({}): {} (families.toml, as of {}, {})",
+                             join(partly, " and "), partly.size() == 1 ? "runs" : "run", f.name,
+                             f.stack_name, f.gaps, f.as_of.to_string(), f.provenance.confidence);
+  }
+  return out;
+}
+
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog) {
   auto facts = run_facts(w, gpu, config);
   if (!facts) return facts.status();
-  return predict(w, gpu, config, calibration, catalog, *facts);
+  const StackCheck stack =
+      check_stack(gpu, facts->memory.config, w.transformer.has_value(), catalog);
+  if (!stack.refusal.empty()) return Status::invalid_input(stack.refusal);
+  auto p = predict(w, gpu, config, calibration, catalog, *facts);
+  if (p && !stack.partly.empty()) p->warnings.push_back(stack.partly);
+  return p;
 }
 
 namespace {

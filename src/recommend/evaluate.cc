@@ -113,6 +113,18 @@ Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o
   return {};
 }
 
+// The option's stack, and what to say of it: a less common stack, or software of the demand
+// that runs there only partly.
+void note_stack(const Family* family, const std::string& partly, Option& o) {
+  if (!family) return;
+  o.stack = family->stack;
+  o.common_stack = family->common_stack;
+  std::vector<std::string> notes;
+  if (!family->common_stack) notes.push_back(stack_summary(*family));
+  if (!partly.empty()) notes.push_back(partly);
+  o.stack_note = join(notes, "; ");
+}
+
 }  // namespace
 
 Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& demand_runs,
@@ -123,9 +135,16 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
   const double speed = owned ? power_limit_speed(r.constraints->power_limit) : 1.0;
   o.fits = true;
   double hours = 0;
+  std::string partly;
   for (size_t i = 0; i < (*runs)->size(); ++i) {
     const TaskRun& run = (**runs)[i];
     o.memory_gb = std::max(o.memory_gb, run.memory_gb);
+    if (!run.stack_partly.empty()) partly = run.stack_partly;
+    if (!run.stack_refusal.empty()) {
+      o.fits = false;
+      breaks(o, "stack", run.stack_refusal);
+      continue;
+    }
     if (!run.fits) {
       o.fits = false;
       o.strategy = run.strategy;
@@ -144,6 +163,7 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
     }
     hours += r.work[i] / (run.throughput * speed) / 3600;
   }
+  note_stack(r.catalog->family_of(*c.gpu), partly, o);
   // A service is up its hours whatever its load.
   if (r.demand->serving) return r.demand->serving->hours_per_month;
   return hours;
@@ -174,9 +194,19 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
   base.gpus_per_node = topology.gpus_per_node;
   base.network_gbps_per_gpu = topology.network_gbps_per_gpu;
   TaskRun best;
+  std::optional<StackCheck> stack;
   for (const auto& [name, cfg] : strategies(task.workload, base, gpu, count)) {
     auto shared = facts_of(task_index, gpu, count, name, cfg);
     if (!shared) return shared.status();
+    // The engine and formats, once resolved, do not depend on the strategy.
+    if (!stack)
+      stack = check_stack(gpu, (*shared)->memory.config, task.workload.transformer.has_value(),
+                          catalog_);
+    if (!stack->refusal.empty()) {
+      TaskRun refused{false, name, (*shared)->memory.total_gb};
+      refused.stack_refusal = stack->refusal;
+      return refused;
+    }
     // The facts' configuration is what predict runs: this candidate's links, not the first's.
     RunFacts placed = **shared;
     placed.memory.config.link = cfg.link;
@@ -209,8 +239,9 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
     if (!p) return p.status();
     if (!p->fits && best.fits) continue;
     best = TaskRun{p->fits, name, facts->memory.total_gb, p->throughput, p->unit, p->serving};
-    if (best.fits && (!job || (p->serving && meets(*p->serving, *job)))) return best;
+    if (best.fits && (!job || (p->serving && meets(*p->serving, *job)))) break;
   }
+  if (stack) best.stack_partly = stack->partly;
   return best;
 }
 

@@ -27,6 +27,38 @@ void sort_by_cost(std::vector<Option>& options) {
   options = std::move(sorted);
 }
 
+// Options whose costs differ by at most this fraction of the larger are tied, and a tie goes to
+// the option on the common stack (Family::common_stack, CUDA): the cost model's inputs (street
+// prices, rents of one date, a utilisation) are not known to better than a percent, and a
+// less common stack costs time the total does not count (families.toml, `gaps`).
+constexpr double kStackTieFraction = 0.01;
+
+bool tied(const Option& a, const Option& b) {
+  return std::abs(a.total_cost_usd - b.total_cost_usd) <=
+         kStackTieFraction * std::max(a.total_cost_usd, b.total_cost_usd);
+}
+
+// Moves each option on the common stack ahead of the options on a less common stack just above
+// it that it ties with, and says so in its stack note.
+void prefer_common_stack(std::vector<Option>& options) {
+  for (size_t i = 1; i < options.size(); ++i) {
+    size_t j = i;
+    while (j > 0 && options[j].common_stack && !options[j - 1].common_stack &&
+           tied(options[j], options[j - 1])) {
+      std::swap(options[j], options[j - 1]);
+      --j;
+    }
+    if (j == i) continue;
+    Option& moved = options[j];
+    const Option& passed = options[j + 1];
+    const std::string tie = fmt::format(
+        "ranked above {} on {} ({}): within {}% of its cost, a tie goes to the common stack",
+        label(passed), passed.stack, usd(passed.total_cost_usd),
+        format_number(kStackTieFraction * 100));
+    moved.stack_note = moved.stack_note.empty() ? tie : moved.stack_note + "; " + tie;
+  }
+}
+
 // The cost/time Pareto front: walking by cost, an option is on it when it is faster than every
 // cheaper one.
 void mark_front(std::vector<Option>& options) {
@@ -41,7 +73,14 @@ void mark_front(std::vector<Option>& options) {
 
 std::string reason(const std::vector<Option>& options, size_t i, const std::string& per) {
   const Option& o = options[i];
-  const Option& top = options.front();
+  // The cheapest: the first, unless a tie put an option on the common stack above it.
+  const Option& top = *std::min_element(
+      options.begin(), options.end(),
+      [](const Option& a, const Option& b) { return a.total_cost_usd < b.total_cost_usd; });
+  if (i > 0 && &o == &top) {
+    return fmt::format("lowest total cost: {} for {}{}, tied with an option on the common stack",
+                       usd(o.total_cost_usd), hours_text(o.time_to_result_h), per);
+  }
   if (i == 0 && o.serving) {
     return fmt::format(
         "lowest total cost that meets every constraint: {} for {}{} up; {:.0f} ms to the first "
@@ -50,7 +89,10 @@ std::string reason(const std::vector<Option>& options, size_t i, const std::stri
         o.serving->tpot_ms);
   }
   if (i == 0) {
-    return fmt::format("lowest total cost that meets every constraint: {} for {}{} busy",
+    // A tie on cost may have put the common stack first (prefer_common_stack).
+    const bool cheapest = options.size() < 2 || o.total_cost_usd <= options[1].total_cost_usd;
+    return fmt::format("{} that meets every constraint: {} for {}{} busy",
+                       cheapest ? "lowest total cost" : "lowest total cost on the common stack",
                        usd(o.total_cost_usd), hours_text(o.time_to_result_h), per);
   }
   const std::string more = usd(o.total_cost_usd - top.total_cost_usd);
@@ -72,13 +114,22 @@ std::string reason(const std::vector<Option>& options, size_t i, const std::stri
 // Every service is up the same hours: its time per output token tells them apart.
 double slowness(const Option& o) { return o.serving ? o.serving->tpot_ms : o.time_to_result_h; }
 
+namespace {
+
+std::string with_stack_note(std::string reason, const Option& o) {
+  return o.stack_note.empty() ? reason : reason + "; " + o.stack_note;
+}
+
+}  // namespace
+
 void rank(Recommendation& rec) {
   sort_by_cost(rec.options);
+  prefer_common_stack(rec.options);
   sort_by_cost(rec.rejected);
   mark_front(rec.options);
   const std::string per = rec.demand.work ? "" : " a month";
   for (size_t i = 0; i < rec.options.size(); ++i)
-    rec.options[i].reason = reason(rec.options, i, per);
+    rec.options[i].reason = with_stack_note(reason(rec.options, i, per), rec.options[i]);
   for (auto& o : rec.rejected) o.reason = join(o.violations, "; ");
 }
 
@@ -223,7 +274,7 @@ void rank_upgrades(Have have, Option keep, Recommendation& rec) {
   std::vector<Option> upgrades, slower;
   for (Option& o : rec.options) {
     price_upgrade(have, mine, o);
-    o.reason = upgrade_reason(have, o);
+    o.reason = with_stack_note(upgrade_reason(have, o), o);
     (beats(have, o) ? upgrades : slower).push_back(std::move(o));
   }
   for (Option& o : rec.rejected) price_upgrade(have, mine, o);

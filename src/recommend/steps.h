@@ -77,6 +77,8 @@ struct TaskRun {
   std::string unit;
   std::optional<ServingPrediction> serving;  // a serving job, at its request rate
   std::string why_not;                       // why it does not run, when not for memory
+  std::string stack_refusal;  // the run's software does not run on the GPU's stack (check_stack)
+  std::string stack_partly;   // software of the run that runs there only partly
 };
 
 // How the demand's tasks run on each GPU x count asked about, made once each; the facts of a

@@ -44,7 +44,11 @@ Json entry_json(const T& entry, const std::vector<FieldSpec<T>>& fields) {
 
 }  // namespace
 
-Json to_json(const Gpu& gpu) { return entry_json(gpu, gpu_fields()); }
+Json to_json(const Gpu& gpu, const Family* family) {
+  Json out = entry_json(gpu, gpu_fields());
+  if (family) out["stack"] = entry_json(*family, family_fields());
+  return out;
+}
 Json to_json(const Cpu& cpu) { return entry_json(cpu, cpu_fields()); }
 Json to_json(const Offer& offer) { return entry_json(offer, offer_fields()); }
 Json to_json(const Region& region) { return entry_json(region, region_fields()); }

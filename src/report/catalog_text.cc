@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "rigplan/perf.h"
 #include "rigplan/report.h"
 #include "rigplan/schema.h"
 
@@ -31,7 +32,12 @@ std::string entry_text(const T& entry, const std::vector<FieldSpec<T>>& fields) 
 
 }  // namespace
 
-std::string show_text(const Gpu& gpu) { return entry_text(gpu, gpu_fields()); }
+std::string show_text(const Gpu& gpu, const Family* family) {
+  std::string out = entry_text(gpu, gpu_fields());
+  if (!family) return out;
+  return out + fmt::format("\nSoftware stack: {}\n\n", stack_summary(*family)) +
+         entry_text(*family, family_fields());
+}
 std::string show_text(const Cpu& cpu) { return entry_text(cpu, cpu_fields()); }
 std::string show_text(const Offer& offer) { return entry_text(offer, offer_fields()); }
 std::string show_text(const Region& region) { return entry_text(region, region_fields()); }

@@ -39,6 +39,9 @@ Json option_json(const Option& o, size_t rank) {
     j["instances"] = o.instances;
     j["fabric"] = o.fabric.empty() ? Json(nullptr) : Json(o.fabric);
   }
+  j["stack"] = o.stack;
+  j["common_stack"] = o.common_stack;
+  if (!o.stack_note.empty()) j["stack_note"] = o.stack_note;
   j["fits"] = o.fits;
   j["strategy"] = o.strategy;
   j["memory_gb"] = round2(o.memory_gb);

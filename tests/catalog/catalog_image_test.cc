@@ -48,6 +48,23 @@ TEST(CatalogImage, KeepsFiguresSourcesAndWhereEachEntryIsDefined) {
   EXPECT_EQ(gpu->provenance.line, toml.gpu("rtx-4090")->provenance.line);
 }
 
+TEST(CatalogImage, CarriesEachFamilysSoftwareStack) {
+  const Catalog& image = from_image();
+  EXPECT_EQ(image.families.size(), testing::default_catalog().families.size());
+  // data/catalog/families.toml, [[family]] id = "cdna2".
+  const Family* cdna2 = image.family("cdna2");
+  ASSERT_NE(cdna2, nullptr);
+  EXPECT_EQ(cdna2->stack, "rocm");
+  EXPECT_FALSE(cdna2->common_stack);
+  EXPECT_EQ(cdna2->support("vllm"), "yes");
+  EXPECT_EQ(cdna2->support("bitsandbytes"), "partial");
+  EXPECT_EQ(cdna2->support("tensorrt-llm"), "no");
+  EXPECT_EQ(cdna2->as_of, Date::parse("2025-08-01"));
+  EXPECT_EQ(cdna2->provenance.confidence, "recall");
+  EXPECT_EQ(cdna2->provenance.file, "data/catalog/families.toml");
+  EXPECT_EQ(image.family_of(*image.gpu("mi250x")), cdna2);
+}
+
 TEST(CatalogImage, FindsEntriesByNameAndAlias) {
   auto gpu = from_image().find_gpu("geforce rtx 4090");
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();

@@ -21,7 +21,8 @@ std::string read_file(const std::string& path) {
 std::vector<CatalogFile> small_catalog() {
   const std::string dir = std::string(RIGPLAN_TEST_DATA) + "/catalog_small/";
   return {{"gpus.toml", read_file(dir + "gpus.toml")},
-          {"world.toml", read_file(dir + "world.toml")}};
+          {"world.toml", read_file(dir + "world.toml")},
+          {"families.toml", read_file(dir + "families.toml")}};
 }
 
 // The small catalog with `from` replaced by `to` (once) in gpus.toml.
@@ -38,6 +39,16 @@ std::vector<CatalogFile> with_gpu_edit(const std::string& from, const std::strin
 std::vector<CatalogFile> with_world_edit(const std::string& from, const std::string& to) {
   auto files = small_catalog();
   std::string& text = files[1].text;
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  return files;
+}
+
+// The small catalog with `from` replaced by `to` (once) in families.toml.
+std::vector<CatalogFile> with_family_edit(const std::string& from, const std::string& to) {
+  auto files = small_catalog();
+  std::string& text = files[2].text;
   const size_t at = text.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   text.replace(at, from.size(), to);
@@ -222,8 +233,8 @@ TEST(CatalogLoader, RejectsAnUnknownSection) {
   files.push_back({"extra.toml", "[[gpus]]\nid = \"x\"\n"});
   EXPECT_EQ(problems(files),
             "extra.toml:1:1: unknown section 'gpus'; expected 'gpu', 'cpu', 'offer', 'region', "
-            "'interconnect', 'system', 'circuit', 'psu', 'nic', 'board', 'chassis', 'part' or "
-            "'psu_efficiency' (did you mean 'gpu', 'cpu' or 'psu'?)\n"
+            "'interconnect', 'system', 'circuit', 'psu', 'nic', 'board', 'chassis', 'part', "
+            "'psu_efficiency' or 'family' (did you mean 'gpu', 'cpu' or 'psu'?)\n"
             "1 problem in 1 file");
 }
 
@@ -269,6 +280,40 @@ TEST(CatalogLoader, MissingDirectoryIsAnIoError) {
   ASSERT_FALSE(files.ok());
   EXPECT_EQ(files.status().code(), Status::Code::kIoError);
   EXPECT_EQ(files.status().message(), "/nonexistent/rigplan: not a directory");
+}
+
+TEST(CatalogLoader, EveryGpuHasTheFamilyOfItsArchitecture) {
+  auto catalog = load_catalog(small_catalog());
+  ASSERT_TRUE(catalog.ok()) << catalog.status().message();
+  ASSERT_EQ(catalog->families.size(), 2u);
+  const Family* ada = catalog->family_of(catalog->gpus[0]);
+  ASSERT_NE(ada, nullptr);
+  EXPECT_EQ(ada->stack, "cuda");
+  EXPECT_TRUE(ada->common_stack);
+  EXPECT_EQ(ada->support("vllm"), "yes");
+  EXPECT_EQ(ada->support("opencl"), "");
+
+  const std::string missing =
+      problems(with_gpu_edit("architecture = \"ada\"", "architecture = \"pascal\""));
+  EXPECT_NE(missing.find("gpu 'rtx-4090': field 'architecture': no [[family]] 'pascal' says "
+                         "which software stack it runs"),
+            std::string::npos)
+      << missing;
+}
+
+TEST(CatalogLoader, EachSoftwareIsInExactlyOneListOfAFamily) {
+  const std::string twice =
+      problems(with_family_edit("does_not_run = []", "does_not_run = [\"vllm\"]"));
+  EXPECT_NE(twice.find("family 'ampere': field 'does_not_run': 'vllm' is in both runs and "
+                       "does_not_run; it belongs in one"),
+            std::string::npos)
+      << twice;
+  const std::string none = problems(with_family_edit("\"bitsandbytes\"]", "]"));
+  EXPECT_NE(none.find("'bitsandbytes' is in none of runs, runs_partly and does_not_run"),
+            std::string::npos)
+      << none;
+  const std::string unknown = problems(with_family_edit("\"bitsandbytes\"]", "\"cudnn\"]"));
+  EXPECT_NE(unknown.find("'cudnn' is not accepted"), std::string::npos) << unknown;
 }
 
 }  // namespace

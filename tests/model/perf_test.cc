@@ -317,5 +317,69 @@ TEST(PerfModel, AWorkloadEfficiencyScalesThatWorkloadsOperatorTimes) {
             run("ssd300", "a100-sxm4-80gb", one, flat(0.8, 0.8)).throughput);
 }
 
+// The software stack (data/catalog/families.toml): vLLM needs compute capability 7.0 (vLLM's
+// GPU installation page), so a Pascal card is refused with what runs on it; llama.cpp runs.
+TEST(StackCheck, AnEngineThatDoesNotRunOnTheFamilyIsRefusedWithWhatRuns) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "vllm";
+  c.batch = 1;
+  c.seq_len = 128;
+  auto refused = predict(**zoo().find("llama-2-7b"), *catalog().gpu("gtx-1080-ti"), c,
+                         flat(0.8, 0.8), catalog());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), Status::Code::kInvalidInput);
+  const std::string& m = refused.status().message();
+  EXPECT_EQ(m.rfind("vllm does not run on gtx-1080-ti (NVIDIA Pascal, CUDA): ", 0), 0u) << m;
+  EXPECT_NE(m.find("What runs there: llama.cpp, pytorch, bitsandbytes."), std::string::npos) << m;
+  EXPECT_NE(m.find("vllm runs on the families volta (partly), turing (partly), ampere, ada"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("https://docs.vllm.ai/"), std::string::npos) << m;
+  EXPECT_NE(m.find("as of 2025-08-01, recall"), std::string::npos) << m;
+  c.engine = "llama.cpp";
+  c.weights = "q4_k_m";
+  EXPECT_GT(run("llama-2-7b", "gtx-1080-ti", c).throughput, 0);
+  // TensorRT-LLM is NVIDIA's alone.
+  c.engine = "tensorrt-llm";
+  c.weights = "";
+  auto amd =
+      predict(**zoo().find("llama-2-7b"), *catalog().gpu("mi300x"), c, flat(0.8, 0.8), catalog());
+  ASSERT_FALSE(amd.ok());
+  EXPECT_NE(amd.status().message().find("tensorrt-llm does not run on mi300x (AMD CDNA 3"),
+            std::string::npos);
+}
+
+TEST(StackCheck, SoftwareThatRunsPartlyIsAWarning) {
+  // QLoRA needs bitsandbytes, whose ROCm backend is a preview.
+  RunConfig c;
+  c.method = "qlora";
+  c.batch = 1;
+  c.seq_len = 512;
+  const Prediction p = run("llama-2-7b", "mi300x", c);
+  ASSERT_FALSE(p.warnings.empty());
+  EXPECT_EQ(p.warnings.back().rfind("bitsandbytes runs only partly on AMD CDNA 3 (Instinct "
+                                    "MI300) (ROCm): ",
+                                    0),
+            0u)
+      << p.warnings.back();
+  const Prediction cuda = run("llama-2-7b", "h100-sxm5-80gb", c);
+  for (const auto& w : cuda.warnings) EXPECT_EQ(w.find("only partly"), std::string::npos) << w;
+  EXPECT_EQ(software_needed(p.config), (std::vector<std::string>{"pytorch", "bitsandbytes"}));
+}
+
+TEST(StackCheck, EveryCatalogGpuHasAFamilyAndOnlyCudaIsCommon) {
+  for (const Gpu& g : catalog().gpus) {
+    const Family* f = catalog().family_of(g);
+    ASSERT_NE(f, nullptr) << g.id;
+    EXPECT_EQ(f->common_stack, f->stack == "cuda") << g.id;
+  }
+  const Family& cdna2 = *catalog().family("cdna2");
+  EXPECT_EQ(stack_summary(cdna2),
+            "ROCm on AMD CDNA 2 (Instinct MI200), a less common stack than CUDA: runs pytorch, "
+            "flash-attention, vllm, llama.cpp; partly sglang, bitsandbytes; not tensorrt-llm (as "
+            "of 2025-08-01, recall)");
+}
+
 }  // namespace
 }  // namespace rigplan

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "recommend/steps.h"
 #include "test_support.h"
 
 namespace rigplan {
@@ -30,9 +31,10 @@ RunConfig qlora(int batch) {
   return r;
 }
 
-// Every preset is ranked by the models: feasible options exist, they come cheapest first, the
-// cheapest is on the Pareto front, and the front is ordered by falling time (a service's: by
-// falling time per output token, every option being up the same hours).
+// Every preset is ranked by the models: feasible options exist, they come cheapest first (a
+// tie within 1% goes to the common stack), the first is on the Pareto front, and the front is
+// ordered by falling time (a service's: by falling time per output token, every option being up the
+// same hours).
 TEST(Recommend, EveryPresetHasARankedAnswer) {
   for (const Preset& preset : embedded_presets()) {
     SCOPED_TRACE(preset.id);
@@ -47,8 +49,12 @@ TEST(Recommend, EveryPresetHasARankedAnswer) {
       const Option& o = rec->options[i];
       EXPECT_TRUE(o.fits);
       EXPECT_TRUE(o.violations.empty());
-      if (i > 0) {
-        EXPECT_LE(rec->options[i - 1].total_cost_usd, o.total_cost_usd);
+      // Cheapest first, but where a tie (costs within 1%) put the common stack first.
+      const Option* prev = i > 0 ? &rec->options[i - 1] : nullptr;
+      if (prev && prev->total_cost_usd > o.total_cost_usd) {
+        EXPECT_TRUE(prev->common_stack && !o.common_stack) << prev->gpu << " above " << o.gpu;
+        EXPECT_LE(prev->total_cost_usd, 1.01 * o.total_cost_usd);
+        EXPECT_NE(prev->reason.find("a tie goes to the common stack"), std::string::npos);
       }
       const double time = o.serving ? o.serving->tpot_ms : o.time_to_result_h;
       if (o.pareto) {
@@ -530,6 +536,72 @@ TEST(RecommendRequest, AWorkloadNeedsOneJobSize) {
   EXPECT_EQ(resolved.status().message(),
             "give one job size: --tokens, --samples, --images (with --epochs), --hours-per-month "
             "or --serve-rate");
+}
+
+Option priced(std::string gpu, std::string stack, double usd, double hours) {
+  Option o;
+  o.kind = "own";
+  o.gpu = std::move(gpu);
+  o.count = 1;
+  o.condition = "new";
+  o.system = "desktop";
+  o.fits = true;
+  o.stack = std::move(stack);
+  o.common_stack = o.stack == "cuda";
+  o.total_cost_usd = usd;
+  o.time_to_result_h = hours;
+  return o;
+}
+
+// A tie (costs within 1%) goes to the common stack, and both reasons say why; 2% apart is no tie.
+TEST(Recommend, ATieOnCostGoesToTheCommonStack) {
+  Recommendation rec;
+  rec.demand.work = 1e8;
+  rec.options = {priced("rx-7900-xtx", "rocm", 1000, 10), priced("rtx-4090", "cuda", 1001, 10),
+                 priced("rtx-3090", "cuda", 1020, 12)};
+  rec.options[0].stack_note = "ROCm on AMD RDNA 3, a less common stack than CUDA";
+  recommend_steps::rank(rec);
+  ASSERT_EQ(rec.options.size(), 3u);
+  EXPECT_EQ(rec.options[0].gpu, "rtx-4090");
+  EXPECT_EQ(rec.options[1].gpu, "rx-7900-xtx");
+  EXPECT_EQ(rec.options[2].gpu, "rtx-3090");
+  EXPECT_EQ(rec.options[0].reason,
+            "lowest total cost on the common stack that meets every constraint: 1001 USD for "
+            "10.0 h busy; ranked above own 1 x rx-7900-xtx (desktop) on rocm (1000 USD): within "
+            "1% of its cost, a tie goes to the common stack");
+  EXPECT_NE(rec.options[1].reason.find("; ROCm on AMD RDNA 3, a less common stack than CUDA"),
+            std::string::npos)
+      << rec.options[1].reason;
+
+  Recommendation apart;
+  apart.demand.work = 1e8;
+  apart.options = {priced("rx-7900-xtx", "rocm", 1000, 10), priced("rtx-4090", "cuda", 1020, 10)};
+  recommend_steps::rank(apart);
+  EXPECT_EQ(apart.options[0].gpu, "rx-7900-xtx");
+}
+
+// The stack constraint: vLLM does not run on Pascal, so serving on a GTX 1080 Ti is rejected for
+// it, with what runs there; the rest of the answer stands.
+TEST(Recommend, AnOptionWhoseEngineDoesNotRunOnItsStackIsRejected) {
+  RunConfig serve;
+  serve.mode = "decode";
+  serve.engine = "vllm";
+  serve.batch = 1;
+  serve.seq_len = 512;
+  Constraints k;
+  k.gpus_allowed = {"gtx-1080-ti", "rtx-3090"};
+  k.acquire = "own";
+  auto rec = recommend(job("llama-2-7b", serve, 1e6), k, default_catalog(), embedded_calibration());
+  ASSERT_TRUE(rec.ok()) << rec.status().message();
+  const auto pascal = std::find_if(rec->rejected.begin(), rec->rejected.end(),
+                                   [](const Option& o) { return o.gpu == "gtx-1080-ti"; });
+  ASSERT_NE(pascal, rec->rejected.end());
+  EXPECT_EQ(pascal->binding, std::vector<std::string>{"stack"});
+  EXPECT_EQ(pascal->reason.rfind("vllm does not run on gtx-1080-ti (NVIDIA Pascal, CUDA)", 0), 0u)
+      << pascal->reason;
+  ASSERT_FALSE(rec->options.empty());
+  EXPECT_EQ(rec->options.front().gpu, "rtx-3090");
+  EXPECT_EQ(rec->options.front().stack, "cuda");
 }
 
 }  // namespace
