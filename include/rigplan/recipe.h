@@ -44,6 +44,14 @@ Result<RunConfig> apply_recipe(const Recipe& recipe, const RunConfig& given,
                                std::span<const std::string> explicit_keys,
                                const std::vector<Recipe>& all);
 
+// The run a command line or an API request describes: `run` as given, where --tp, --pp and --cp
+// without --gpus (`gpus_given` false) make one replica of that split, tp x pp x cp GPUs, as the
+// engines' --tensor-parallel-size does (degrees out of range are left for check_layout to
+// refuse), then the recipe named (none: "") applied under the settings given explicitly
+// (`explicit_keys`, RunConfig field names; "method" among them picks the tool's recipe for it).
+Result<RunConfig> resolve_run_options(RunConfig run, bool gpus_given, const std::string& recipe,
+                                      std::span<const std::string> explicit_keys);
+
 // The RunConfig field names a recipe may set, for documentation and the CLI's option mapping.
 std::vector<std::string_view> recipe_run_keys();
 

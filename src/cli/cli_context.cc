@@ -214,18 +214,8 @@ bool is_run_option(std::string_view name) {
   return std::find(std::begin(kRunOptions), std::end(kRunOptions), name) != std::end(kRunOptions);
 }
 
-void add_run_options(CLI::App* cmd, RunOptions& o) {
-  o.cmd = cmd;
-  cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");
-  cmd->add_option("--hf-config", o.hf_config,
-                  "A Hugging Face config.json instead of a zoo workload");
-  cmd->add_option("--recipe", o.recipe,
-                  "A fine-tuning tool's defaults (data/recipes/): a recipe id or a tool name "
-                  "(torchtune, litgpt, peft-trl, unsloth, axolotl, deepspeed, fsdp-qlora); options "
-                  "given here win");
-  cmd->add_option("--mode", o.run.mode, "train, infer, prefill, decode or serve")
-      ->capture_default_str();
-  add_inference_options(cmd, o.run);
+// The options of a run's precision, method and memory savings.
+void add_training_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--precision", o.run.precision,
                   "fp32, tf32, fp16, bf16, fp8 (default: the workload's)");
   cmd->add_option("--weights", o.run.weights,
@@ -273,6 +263,10 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
                   "3)");
   cmd->add_flag("--full-state-load", o.run.full_state_load,
                 "ZeRO-3/FSDP: the checkpoint loaded as a full state dict (LitGPT)");
+}
+
+// The options of how a run is spread: sharding, offload, parallel degrees and the link.
+void add_parallel_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--tp", o.run.tensor_parallel, "Tensor-parallel degree");
   cmd->add_option("--pp", o.run.pipeline_parallel, "Pipeline-parallel degree");
   cmd->add_option("--cp", o.run.context_parallel,
@@ -290,21 +284,27 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
                   "pcie, nvlink-bridge, nvswitch or infinity-fabric (default: the GPU's link)");
 }
 
+void add_run_options(CLI::App* cmd, RunOptions& o) {
+  o.cmd = cmd;
+  cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");
+  cmd->add_option("--hf-config", o.hf_config,
+                  "A Hugging Face config.json instead of a zoo workload");
+  cmd->add_option("--recipe", o.recipe,
+                  "A fine-tuning tool's defaults (data/recipes/): a recipe id or a tool name "
+                  "(torchtune, litgpt, peft-trl, unsloth, axolotl, deepspeed, fsdp-qlora); options "
+                  "given here win");
+  cmd->add_option("--mode", o.run.mode, "train, infer, prefill, decode or serve")
+      ->capture_default_str();
+  add_inference_options(cmd, o.run);
+  add_training_options(cmd, o);
+  add_parallel_options(cmd, o);
+}
+
 Result<RunConfig> run_config(const RunOptions& o) {
   RunConfig run = o.run;
-  // --tp 4 without --gpus: one replica of that split, as the engines' --tensor-parallel-size
-  // (and with --pp and --cp, one replica of their product).
-  const CLI::Option* gpus = o.cmd ? o.cmd->get_option_no_throw("--gpus") : nullptr;
-  // Degrees out of range are left for the library to refuse.
-  const std::int64_t layout = static_cast<std::int64_t>(run.tensor_parallel) *
-                              run.pipeline_parallel * std::max(1, run.context_parallel);
-  if (gpus && gpus->count() == 0 && run.gpus == 1 && run.tensor_parallel >= 1 &&
-      run.pipeline_parallel >= 1 && input::kGpus.accepts(static_cast<double>(layout)))
-    run.gpus = static_cast<int>(layout);
   if (!o.lora_targets.empty()) run.lora_targets = split(o.lora_targets, ',');
   if (!o.train_components.empty()) run.train_components = split(o.train_components, ',');
   if (!o.cached_components.empty()) run.cached_components = split(o.cached_components, ',');
-  if (o.recipe.empty()) return run;
   // The RunConfig field each option sets, for the options a recipe may set.
   static const std::pair<const char*, const char*> kOptionKeys[] = {
       {"--mode", "mode"},
@@ -330,16 +330,17 @@ Result<RunConfig> run_config(const RunOptions& o) {
       {"--full-state-load", "full_state_load"},
       {"--train-components", "train_components"},
       {"--cached-components", "cached_components"}};
-  std::vector<std::string> given;
-  for (const auto& [option, key] : kOptionKeys) {
+  const auto given = [&](const char* option) {
     const CLI::Option* opt = o.cmd ? o.cmd->get_option_no_throw(option) : nullptr;
-    if (opt && opt->count() > 0) given.emplace_back(key);
+    return opt && opt->count() > 0;
+  };
+  std::vector<std::string> explicit_keys;
+  for (const auto& [option, key] : kOptionKeys) {
+    if (given(option)) explicit_keys.emplace_back(key);
   }
-  const auto& recipes = embedded_recipes();
-  const bool method_given = std::find(given.begin(), given.end(), "method") != given.end();
-  auto recipe = find_recipe(recipes, o.recipe, run.method, method_given, run.gpus);
-  if (!recipe) return recipe.status();
-  return apply_recipe(**recipe, run, given, recipes);
+  // A command without --gpus (memory, train-plan) counts as given: its run keeps 1 GPU.
+  const bool has_gpus = o.cmd && o.cmd->get_option_no_throw("--gpus");
+  return resolve_run_options(std::move(run), !has_gpus || given("--gpus"), o.recipe, explicit_keys);
 }
 
 Result<WorkloadRun> resolve_run(const CliContext& ctx, const Zoo& zoo, const RunOptions& o) {

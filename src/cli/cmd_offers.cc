@@ -105,12 +105,7 @@ void run_import(CliContext& ctx, ImportOptions& o) {
   }
 }
 
-}  // namespace
-
-void add_offers_command(CLI::App& app, CliContext& ctx) {
-  auto* offers = app.add_subcommand("offers", "Browse the cloud GPU offers of the catalog");
-  offers->require_subcommand(1);
-
+void add_list_command(CLI::App* offers, CliContext& ctx) {
   auto& query = ctx.keep<OfferQuery>();
   auto* list = offers->add_subcommand("list", "List cloud offers, filtered and sorted");
   list->add_option("--gpu", query.gpu, "GPU id, alias or name");
@@ -135,7 +130,9 @@ void add_offers_command(CLI::App& app, CliContext& ctx) {
       *ctx.out << offer_table(*found) << fmt::format("{} offers\n", found->size());
     }
   });
+}
 
+void add_import_command(CLI::App* offers, CliContext& ctx) {
   auto& imp = ctx.keep<ImportOptions>();
   auto* import = offers->add_subcommand(
       "import", "Read cloud price lists into offers that every command then uses (docs/prices.md)");
@@ -161,22 +158,34 @@ void add_offers_command(CLI::App& app, CliContext& ctx) {
   import->add_flag("--dry-run", imp.dry_run, "Read and report, write nothing");
   import->callback([&ctx, &imp] { run_import(ctx, imp);
 });
+}  // namespace
 
-auto& id = ctx.keep<std::string>();
-auto* show = offers->add_subcommand("show", "Every field of an offer, with its source");
-show->add_option("offer", id, "Offer id")->required();
-show->callback([&ctx, &id] {
-  auto loaded = ctx.load();
-  if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
-  const Catalog& catalog = **loaded;
-  auto offer = catalog.find_offer(id);
-  if (!offer) return void(ctx.exit_code = ctx.fail(offer.status()));
-  if (ctx.json) {
-    ctx.print_json(report::to_json(**offer));
-  } else {
-    *ctx.out << fmt::format("{}\n\n", (*offer)->id) << report::show_text(**offer);
-  }
-});
+void add_show_command(CLI::App* offers, CliContext& ctx) {
+  auto& id = ctx.keep<std::string>();
+  auto* show = offers->add_subcommand("show", "Every field of an offer, with its source");
+  show->add_option("offer", id, "Offer id")->required();
+  show->callback([&ctx, &id] {
+    auto loaded = ctx.load();
+    if (!loaded) return void(ctx.exit_code = ctx.fail(loaded.status()));
+    const Catalog& catalog = **loaded;
+    auto offer = catalog.find_offer(id);
+    if (!offer) return void(ctx.exit_code = ctx.fail(offer.status()));
+    if (ctx.json) {
+      ctx.print_json(report::to_json(**offer));
+    } else {
+      *ctx.out << fmt::format("{}\n\n", (*offer)->id) << report::show_text(**offer);
+    }
+  });
+}
+
 }  // namespace rigplan::cli
+
+void add_offers_command(CLI::App& app, CliContext& ctx) {
+  auto* offers = app.add_subcommand("offers", "Browse the cloud GPU offers of the catalog");
+  offers->require_subcommand(1);
+  add_list_command(offers, ctx);
+  add_import_command(offers, ctx);
+  add_show_command(offers, ctx);
+}
 
 }  // namespace rigplan::cli

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "catalog/toml_decode.h"
 #include "model/run_fields.h"
@@ -245,6 +246,22 @@ Result<RunConfig> apply_recipe(const Recipe& recipe, const RunConfig& given,
       std::find(explicit_keys.begin(), explicit_keys.end(), "weights") != explicit_keys.end();
   if (method_given && !weights_given && given.method != recipe.run.method) out.weights.clear();
   return out;
+}
+
+Result<RunConfig> resolve_run_options(RunConfig run, bool gpus_given, const std::string& recipe,
+                                      std::span<const std::string> explicit_keys) {
+  const std::int64_t layout = static_cast<std::int64_t>(run.tensor_parallel) *
+                              run.pipeline_parallel * std::max(1, run.context_parallel);
+  if (!gpus_given && run.gpus == 1 && run.tensor_parallel >= 1 && run.pipeline_parallel >= 1 &&
+      input::kGpus.accepts(static_cast<double>(layout)))
+    run.gpus = static_cast<int>(layout);
+  if (recipe.empty()) return run;
+  const auto& recipes = embedded_recipes();
+  const bool method_given =
+      std::find(explicit_keys.begin(), explicit_keys.end(), "method") != explicit_keys.end();
+  auto found = find_recipe(recipes, recipe, run.method, method_given, run.gpus);
+  if (!found) return found.status();
+  return apply_recipe(**found, run, explicit_keys, recipes);
 }
 
 }  // namespace rigplan

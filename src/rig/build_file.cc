@@ -65,10 +65,13 @@ const Circuit* usual_circuit(const Catalog& catalog, const Region& region) {
   return nullptr;
 }
 
-Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
-  Problems problems;
+namespace {
+
+// The [build] table of a build file, moved out of it (a copied table loses the positions of its
+// keys); nullopt with the problems when the file has none or other sections.
+std::optional<RawEntry> build_table(const CatalogFile& file, Problems& problems) {
   auto parsed = parse_file(file, problems);
-  if (!parsed) return problems.to_status();
+  if (!parsed) return std::nullopt;
   const toml::table& root = *parsed;
   const bool has_build = root.get_as<toml::table>("build") != nullptr;
   for (auto&& [key, node] : root) {
@@ -80,26 +83,16 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
   }
   if (!has_build) {
     if (problems.empty()) problems.add(root.source(), "no [build] table");
-    return problems.to_status();
+    return std::nullopt;
   }
-  // Moved, not copied: a copied table loses the positions of its keys.
   RawEntry raw{std::move(*parsed->get_as<toml::table>("build")), ""};
   if (const auto* name = raw.table.get_as<std::string>("name")) raw.id = name->get();
-  const EntryContext ctx("build", raw, problems);
-  BuildRecord r;
-  decode_fields(ctx, raw.table, build_fields(), r, {});
+  return raw;
+}
 
-  Build b;
-  b.name = r.name;
-  b.catalog = &catalog;
-  b.cpu_count = r.cpu_count;
-  b.gpu_count = r.gpu_count;
-  b.gpu_cooling = r.gpu_cooling;
-  b.power_limit_w = r.power_limit_w;
-  b.ram_gb = r.ram_gb;
-  b.nvme_tb = r.nvme_tb;
-  b.hdd_tb = r.hdd_tb;
-  b.nodes = r.nodes;
+// The parts the record names, looked up in the catalog; an unknown one is a problem of its field.
+void resolve_parts(const BuildRecord& r, const toml::table& table, const Catalog& catalog,
+                   const EntryContext& ctx, Build& b) {
   if (!r.cpu.empty()) b.cpu = resolved(ctx, "cpu", catalog.find_cpu(r.cpu));
   if (!r.board.empty()) b.board = resolved(ctx, "board", catalog.find_board(r.board));
   if (!r.chassis.empty()) b.chassis = resolved(ctx, "chassis", catalog.find_chassis(r.chassis));
@@ -114,7 +107,7 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
       if (const Psu* p = resolved(ctx, "psus", catalog.find_psu(id))) b.psus.push_back(p);
     }
   }
-  if (r.psus.empty() && raw.table.get("psus")) ctx.error("psus", "name at least one PSU");
+  if (r.psus.empty() && table.get("psus")) ctx.error("psus", "name at least one PSU");
   if (!r.region.empty()) {
     auto region = catalog.find_region(r.region);
     if (!region) {
@@ -123,6 +116,30 @@ Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
       b.circuit = usual_circuit(catalog, **region);
     }
   }
+}
+
+}  // namespace
+
+Result<Build> parse_build(const CatalogFile& file, const Catalog& catalog) {
+  Problems problems;
+  std::optional<RawEntry> raw = build_table(file, problems);
+  if (!raw) return problems.to_status();
+  const EntryContext ctx("build", *raw, problems);
+  BuildRecord r;
+  decode_fields(ctx, raw->table, build_fields(), r, {});
+
+  Build b;
+  b.name = r.name;
+  b.catalog = &catalog;
+  b.cpu_count = r.cpu_count;
+  b.gpu_count = r.gpu_count;
+  b.gpu_cooling = r.gpu_cooling;
+  b.power_limit_w = r.power_limit_w;
+  b.ram_gb = r.ram_gb;
+  b.nvme_tb = r.nvme_tb;
+  b.hdd_tb = r.hdd_tb;
+  b.nodes = r.nodes;
+  resolve_parts(r, raw->table, catalog, ctx, b);
   b.location = !r.location.empty()                      ? r.location
                : b.chassis && b.chassis->form == "rack" ? "datacenter"
                                                         : "office";
