@@ -2,6 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "rigplan/memory.h"
+#include "workload/zoo_image.h"
 
 namespace {
 
@@ -28,5 +29,14 @@ void BM_LoadEmbeddedZoo(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LoadEmbeddedZoo)->Unit(benchmark::kMillisecond);
+
+// What a command without --workloads does instead: read the image the build made.
+void BM_ReadEmbeddedZooImage(benchmark::State& state) {
+  for (auto _ : state) {
+    auto zoo = rigplan::read_zoo_image(rigplan::embedded_zoo_image());
+    benchmark::DoNotOptimize(zoo);
+  }
+}
+BENCHMARK(BM_ReadEmbeddedZooImage)->Unit(benchmark::kMillisecond);
 
 }  // namespace

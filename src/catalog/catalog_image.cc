@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 
-#include "rigplan/schema.h"
+#include "catalog/image_io.h"
 
 namespace rigplan {
 namespace {
+
+using image::Reader;
+using image::Writer;
 
 // The first bytes of an image; the number changes with the layout.
 constexpr std::string_view kMagic = "rigplan catalog image 3\n";
@@ -33,128 +34,6 @@ void for_each_kind(C& catalog, F&& f) {
   f(catalog.families, family_fields());
 }
 
-class Writer {
- public:
-  explicit Writer(std::string& out) : out_(out) {}
-
-  template <class N>
-  requires std::is_arithmetic_v<N>
-  void put(N value) { out_.append(reinterpret_cast<const char*>(&value), sizeof value); }
-  void put(std::string_view text) {
-    put(static_cast<std::uint32_t>(text.size()));
-    out_.append(text);
-  }
-  void put(const std::string& text) { put(std::string_view(text)); }
-  void put(const Date& date) {
-    put(date.year);
-    put(date.month);
-    put(date.day);
-  }
-  template <class V>
-  void put(const std::optional<V>& value) {
-    put(value.has_value());
-    if (value) put(*value);
-  }
-  void put(const std::vector<std::string>& list) {
-    put(static_cast<std::uint32_t>(list.size()));
-    for (const auto& item : list) put(item);
-  }
-  void put(const Provenance& p) {
-    put(p.source);
-    put(p.confidence);
-    put(p.notes);
-    put(static_cast<std::uint32_t>(p.field_sources.size()));
-    for (const auto& [field, source] : p.field_sources) {
-      put(field);
-      put(source);
-    }
-    put(p.file);
-    put(p.line);
-  }
-
- private:
-  std::string& out_;
-};
-
-// Reads what Writer wrote. A read past the end leaves the value as it was and marks the reader
-// failed; the caller checks failed() once per entry.
-class Reader {
- public:
-  explicit Reader(std::string_view in) : in_(in) {}
-
-  bool failed() const { return failed_; }
-  bool at_end() const { return in_.empty(); }
-
-  template <class N>
-  requires std::is_arithmetic_v<N>
-  void get(N& value) {
-    if (!take(sizeof value)) return;
-    std::memcpy(&value, in_.data() - sizeof value, sizeof value);
-  }
-  void get(bool& value) {  // any byte but 0 is true: no bool is made of another byte
-    std::uint8_t byte = 0;
-    get(byte);
-    value = byte != 0;
-  }
-  void get(std::string& text) {
-    std::uint32_t size = 0;
-    get(size);
-    if (!take(size)) return;
-    text.assign(in_.data() - size, size);
-  }
-  void get(Date& date) {
-    get(date.year);
-    get(date.month);
-    get(date.day);
-  }
-  template <class V>
-  void get(std::optional<V>& value) {
-    bool present = false;
-    get(present);
-    if (!present) return value.reset();
-    get(value.emplace());
-  }
-  void get(std::vector<std::string>& list) {
-    const std::uint32_t n = count();
-    list.resize(n);
-    for (auto& item : list) get(item);
-  }
-  void get(Provenance& p) {
-    get(p.source);
-    get(p.confidence);
-    get(p.notes);
-    const std::uint32_t n = count();
-    for (std::uint32_t i = 0; i < n && !failed_; ++i) {
-      std::string field, source;
-      get(field);
-      get(source);
-      p.field_sources.emplace(std::move(field), std::move(source));
-    }
-    get(p.file);
-    get(p.line);
-  }
-  // A count of items that take at least one byte each: more than the bytes left is a failure.
-  std::uint32_t count() {
-    std::uint32_t n = 0;
-    get(n);
-    if (n > in_.size()) failed_ = true;
-    return failed_ ? 0 : n;
-  }
-
- private:
-  bool take(size_t size) {
-    if (failed_ || size > in_.size()) {
-      failed_ = true;
-      return false;
-    }
-    in_.remove_prefix(size);
-    return true;
-  }
-
-  std::string_view in_;
-  bool failed_ = false;
-};
-
 }  // namespace
 
 std::string write_catalog_image(const Catalog& catalog) {
@@ -163,8 +42,7 @@ std::string write_catalog_image(const Catalog& catalog) {
   for_each_kind(catalog, [&](const auto& entries, const auto& fields) {
     w.put(static_cast<std::uint32_t>(entries.size()));
     for (const auto& entry : entries) {
-      for (const auto& field : fields)
-        std::visit([&](auto member) { w.put(entry.*member); }, field.member);
+      image::put_fields(w, entry, fields);
       w.put(entry.provenance);
     }
   });
@@ -180,8 +58,7 @@ Result<Catalog> read_catalog_image(std::string_view image) {
   for_each_kind(catalog, [&](auto& entries, const auto& fields) {
     entries.resize(r.count());
     for (auto& entry : entries) {
-      for (const auto& field : fields)
-        std::visit([&](auto member) { r.get(entry.*member); }, field.member);
+      image::get_fields(r, entry, fields);
       r.get(entry.provenance);
       if (r.failed()) return;
     }
@@ -199,15 +76,11 @@ Result<Catalog> read_catalog_image(std::string_view image) {
   return catalog;
 }
 
-std::string catalog_image_source(std::string_view image) {
-  // A string literal: GCC and Clang compile a megabyte of it in a fraction of a second, where an
-  // array of a million integer initializers takes many seconds. Octal escapes are always three
-  // digits, so that a digit after one is not read as part of it.
+std::string image::literal_function(std::string_view function, std::string_view image) {
+  // Octal escapes are always three digits, so that a digit after one is not read as part of it.
   constexpr size_t kBytesPerLine = 96;
   std::string out =
-      "// Generated by catalog_image_gen from data/catalog/ (src/catalog/catalog_image.h). Do not "
-      "edit.\n#include \"catalog/catalog_image.h\"\n\nnamespace rigplan {\n\n"
-      "std::string_view embedded_catalog_image() {\n  static constexpr char kImage[] =\n";
+      fmt::format("std::string_view {}() {{\n  static constexpr char kImage[] =\n", function);
   for (size_t at = 0; at < image.size(); at += kBytesPerLine) {
     out += "      \"";
     for (char c : image.substr(at, kBytesPerLine)) {
@@ -221,9 +94,17 @@ std::string catalog_image_source(std::string_view image) {
     out += "\"\n";
   }
   if (image.empty()) out += "      \"\"\n";
-  out += fmt::format("      ;\n  return {{kImage, {}}};\n}}\n\n}}  // namespace rigplan\n",
-                     image.size());
+  out += fmt::format("      ;\n  return {{kImage, {}}};\n}}\n", image.size());
   return out;
+}
+
+std::string embedded_images_source(std::string_view catalog_image, std::string_view zoo_image) {
+  return "// Generated by catalog_image_gen from data/catalog/ and data/workloads/ "
+         "(src/catalog/catalog_image.h, src/workload/zoo_image.h). Do not edit.\n"
+         "#include \"catalog/catalog_image.h\"\n#include \"workload/zoo_image.h\"\n\n"
+         "namespace rigplan {\n\n" +
+         image::literal_function("embedded_catalog_image", catalog_image) + "\n" +
+         image::literal_function("embedded_zoo_image", zoo_image) + "\n}  // namespace rigplan\n";
 }
 
 }  // namespace rigplan

@@ -23,8 +23,9 @@ std::string write_catalog_image(const Catalog& catalog);
 // kInternal Status (the build made it; it cannot come from the user).
 Result<Catalog> read_catalog_image(std::string_view image);
 
-// A C++ source defining embedded_catalog_image() to return `image`.
-std::string catalog_image_source(std::string_view image);
+// A C++ source defining embedded_catalog_image() and embedded_zoo_image() (workload/zoo_image.h)
+// to return the images.
+std::string embedded_images_source(std::string_view catalog_image, std::string_view zoo_image);
 
 // The image of load_catalog(embedded_catalog()), made at build time.
 std::string_view embedded_catalog_image();

@@ -1,12 +1,14 @@
-// Build step: loads and checks the embedded catalog (data/catalog/*.toml) and writes its image as
-// a C++ source (src/catalog/catalog_image.h). Usage: catalog_image_gen OUTPUT.cc. A catalog with
-// problems stops the build with them, file:line:column each. The output is rewritten only when
-// it changes, so that an unchanged catalog recompiles nothing.
+// Build step: loads and checks the embedded catalog (data/catalog/*.toml) and workload zoo
+// (data/workloads/*.toml) and writes their images as one C++ source (src/catalog/catalog_image.h,
+// src/workload/zoo_image.h). Usage: catalog_image_gen OUTPUT.cc. A catalog or zoo with problems
+// stops the build with them, file:line:column each. The output is rewritten only when it
+// changes, so that unchanged data recompiles nothing.
 #include <fstream>
 #include <iostream>
 #include <iterator>
 
 #include "catalog/catalog_image.h"
+#include "workload/zoo_image.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -19,7 +21,14 @@ int main(int argc, char** argv) {
               << catalog.status().message() << "\n";
     return 1;
   }
-  const std::string source = rigplan::catalog_image_source(rigplan::write_catalog_image(*catalog));
+  auto zoo = rigplan::load_zoo(rigplan::embedded_workloads());
+  if (!zoo) {
+    std::cerr << "catalog_image_gen: the embedded workloads do not load:\n"
+              << zoo.status().message() << "\n";
+    return 1;
+  }
+  const std::string source = rigplan::embedded_images_source(rigplan::write_catalog_image(*catalog),
+                                                             rigplan::write_zoo_image(*zoo));
   std::ifstream old(argv[1], std::ios::binary);
   if (old && std::string(std::istreambuf_iterator<char>(old), {}) == source) return 0;
   std::ofstream out(argv[1], std::ios::binary);

@@ -15,6 +15,7 @@
 #include "rigplan/input.h"
 #include "rigplan/recipe.h"
 #include "util/strings.h"
+#include "workload/zoo_image.h"
 
 namespace rigplan::cli {
 
@@ -85,13 +86,16 @@ Status write_text_file(const std::string& path, const std::string& text) {
 
 Result<std::shared_ptr<const Zoo>> CliContext::load_zoo() const {
   if (shared_zoo) return shared_zoo;
-  std::vector<CatalogFile> files = embedded_workloads();
-  if (!workloads_dir.empty()) {
+  // The embedded zoo alone is read from its image, checked when the binary was built; with
+  // --workloads, the embedded files and the user's are parsed and checked together now.
+  auto zoo = [&]() -> Result<Zoo> {
+    if (workloads_dir.empty()) return read_zoo_image(embedded_zoo_image());
     auto mine = read_catalog_dir(workloads_dir, /*required=*/true);
     if (!mine) return mine.status();
+    std::vector<CatalogFile> files = embedded_workloads();
     files.insert(files.end(), mine->begin(), mine->end());
-  }
-  auto zoo = rigplan::load_zoo(files);
+    return rigplan::load_zoo(files);
+  }();
   if (!zoo) return zoo.status();
   return std::shared_ptr<const Zoo>(std::make_shared<Zoo>(std::move(zoo).value()));
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/image_io.h"
 #include "test_support.h"
 
 namespace rigplan {
@@ -92,7 +93,7 @@ TEST(CatalogImage, SourceSpellsEveryByteAsAStringLiteral) {
   // Quotes, backslashes, question marks and control bytes as three-digit octal escapes, so that
   // the digit 7 after \001 stays a character of its own.
   const std::string bytes = {'a', '"', '\\', '?', '\n', '\x01', '7'};
-  const std::string source = catalog_image_source(bytes);
+  const std::string source = image::literal_function("embedded_catalog_image", bytes);
   EXPECT_NE(source.find(R"(      "a\042\134\077\012\0017")"), std::string::npos) << source;
   EXPECT_NE(source.find("return {kImage, 7};"), std::string::npos) << source;
 }
