@@ -5,10 +5,12 @@
 #include <iostream>
 
 #include "cli/cli_context.h"
+#include "cli/start_up.h"
 #include "rigplan/date.h"
 #include "util/strings.h"
 
 int main(int argc, char** argv) {
+  rigplan::cli::use_huge_pages_for_the_heap();
   if (const char* fixed = std::getenv("RIGPLAN_TODAY");
       fixed && *fixed && !rigplan::Date::parse(fixed)) {
     std::cerr << "rigplan: RIGPLAN_TODAY '" << rigplan::shown(fixed)
