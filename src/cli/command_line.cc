@@ -2,6 +2,7 @@
 // `rigplan serve` can run many at once.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/cli_context.h"
@@ -22,17 +23,49 @@ struct Command {
 
 // The subcommands, in the order `rigplan --help` lists them.
 constexpr Command kCommands[] = {
-    {"overview", add_overview_command},   {"gpus", add_gpus_command},
-    {"cpus", add_cpus_command},           {"offers", add_offers_command},
-    {"regions", add_regions_command},     {"workloads", add_workloads_command},
-    {"engines", add_engines_command},     {"memory", add_memory_command},
-    {"predict", add_predict_command},     {"train-plan", add_train_plan_command},
-    {"compare", add_compare_command},     {"cost", add_cost_command},
-    {"recommend", add_recommend_command}, {"build", add_build_command},
-    {"validate", add_validate_command},   {"calibrate", add_calibrate_command},
-    {"report", add_report_command},       {"catalog", add_catalog_command},
+    {"overview", add_overview_command},
+    {"gpus", add_gpus_command},
+    {"cpus", add_cpus_command},
+    {"offers", add_offers_command},
+    {"regions", add_regions_command},
+    {"workloads", add_workloads_command},
+    {"engines", add_engines_command},
+    {"memory", add_memory_command},
+    {"predict", add_predict_command},
+    {"train-plan", add_train_plan_command},
+    {"compare", add_compare_command},
+    {"cost", add_cost_command},
+    {"recommend", add_recommend_command},
+    {"build", add_build_command},
+    {"validate", add_validate_command},
+    {"calibrate", add_calibrate_command},
+    {"report", add_report_command},
+    {"catalog", add_catalog_command},
     {"serve", add_serve},
 };
+
+// The subcommand that the arguments name after global options, when every argument before it is
+// a global option or its value; empty otherwise (no subcommand, --help, --version, a typo), when
+// the command line needs every subcommand to answer.
+std::string named_command(const std::vector<std::string>& args) {
+  constexpr std::string_view kWithValue[] = {"--catalog", "--overlay", "--workloads"};
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (std::find(std::begin(kWithValue), std::end(kWithValue), arg) != std::end(kWithValue)) {
+      ++i;
+      continue;
+    }
+    const bool joined =
+        std::any_of(std::begin(kWithValue), std::end(kWithValue), [&](std::string_view o) {
+          return arg.starts_with(o) && arg.size() > o.size() && arg[o.size()] == '=';
+        });
+    if (arg == "--json" || joined) continue;
+    const auto command = std::find_if(std::begin(kCommands), std::end(kCommands),
+                                      [&](const Command& c) { return arg == c.name; });
+    return command != std::end(kCommands) ? arg : "";
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -60,7 +93,9 @@ std::unique_ptr<CLI::App> make_command_line(CliContext& ctx, const std::string& 
 int run_command_line(const std::vector<std::string>& args, CliContext& ctx,
                      const std::string& only) {
   ctx.command_line = args;
-  const auto app_owner = make_command_line(ctx, only);
+  // Only the subcommand that runs is built: every option of every subcommand is a third of the
+  // start-up of a command that answers from the catalog.
+  const auto app_owner = make_command_line(ctx, only.empty() ? named_command(args) : only);
   CLI::App& app = *app_owner;
   std::vector<const char*> argv;
   for (size_t i = 0; i < args.size(); ++i) {
