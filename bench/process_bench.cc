@@ -1,5 +1,5 @@
 // Whole commands as processes: what a user waits for between pressing return and the answer,
-// start-up included (loading the program and its libraries, the catalog image, the zoo). The
+// start-up included (loading the program and its libraries, the catalog and zoo images). The
 // child gets a configuration directory that does not exist, so that an overlay of the machine's
 // user does not send it down the TOML path; its output goes to /dev/null.
 #include <benchmark/benchmark.h>
@@ -60,6 +60,16 @@ BENCHMARK_CAPTURE(BM_Process, gpus_list_json, {"gpus", "list", "--json"})
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Process, predict_llama3_8b_h100,
                   {"predict", "llama-3-8b", "--gpu", "h100-sxm5-80gb"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_Process, predict_llama3_8b_rtx4090,
+                  {"predict", "llama-3-8b", "--gpu", "rtx-4090"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_Process, recommend_kaggle, {"recommend", "--preset", "kaggle"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_Process, recommend_chatbot_8b, {"recommend", "--preset", "chatbot-8b"})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Process, recommend_chatbot_70b, {"recommend", "--preset", "chatbot-70b"})
