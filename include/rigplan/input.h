@@ -144,7 +144,7 @@ Status check_list(std::string_view option, std::size_t items);
 // The longest name a file may give an entry (a model's _name_or_path).
 inline constexpr std::size_t kMaxNameBytes = 256;
 // The largest input file rigplan reads (config.json, measurement CSV, catalog and build files).
-inline constexpr std::size_t kMaxFileBytes = 64 * 1024 * 1024;
+inline constexpr std::size_t kMaxFileBytes = std::size_t{64} * 1024 * 1024;
 
 // The whole text of a file of at most kMaxFileBytes: a kIoError Status naming it when it cannot
 // be read, kInvalidInput when it is larger (a device or pipe without end included).

@@ -100,18 +100,14 @@ FieldValue field_value(const T& entry, const FieldSpec<T>& field) {
         if constexpr (std::is_same_v<V, std::string>) {
           if (v.empty()) return std::monostate{};
           return v;
-        } else if constexpr (std::is_same_v<V, std::vector<std::string>>) {
-          return v;
         } else if constexpr (std::is_same_v<V, int> || std::is_same_v<V, std::int64_t>) {
           return static_cast<std::int64_t>(v);
         } else if constexpr (std::is_same_v<V, std::optional<int>> ||
                              std::is_same_v<V, std::optional<std::int64_t>>) {
           if (!v) return std::monostate{};
           return static_cast<std::int64_t>(*v);
-        } else if constexpr (std::is_same_v<V, std::optional<bool>>) {
-          if (!v) return std::monostate{};
-          return *v;
-        } else if constexpr (std::is_same_v<V, std::optional<double>> ||
+        } else if constexpr (std::is_same_v<V, std::optional<bool>> ||
+                             std::is_same_v<V, std::optional<double>> ||
                              std::is_same_v<V, std::optional<Date>>) {
           if (!v) return std::monostate{};
           return *v;

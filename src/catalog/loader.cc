@@ -291,7 +291,7 @@ bool take_replace(RawEntry& entry, std::string_view kind, bool in_overlay, Probl
 // Pass 2: base entries must have unique ids; an overlay entry adds a new id or replaces the
 // fields it names in an existing entry (field_sources are merged key by key), or the whole
 // entry when it says `replace = true`.
-RawEntries merge(RawEntries base, RawEntries overlay, Problems& problems) {
+RawEntries merge(RawEntries base, RawEntries&& overlay, Problems& problems) {
   for (auto& [kind, entries] : base) {
     std::map<std::string, size_t> seen;
     for (size_t i = 0; i < entries.size(); ++i) {

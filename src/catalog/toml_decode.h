@@ -212,7 +212,7 @@ class FieldDecoder {
   }
 
  private:
-  bool fail(std::string message) const {
+  bool fail(const std::string& message) const {
     ctx_.error(spec_.key, message);
     return false;
   }

@@ -41,10 +41,11 @@ void use_huge_pages_for_the_heap() {
   // already in it is filled in 4 KB pages: the advice starts at the next boundary.
   const std::uintptr_t from = (at + kProbe + kBoundarySlack + kHugePage - 1) & ~(kHugePage - 1);
   std::free(probe);
-  const auto top = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  char* const heap_top = static_cast<char*>(sbrk(0));
+  const auto top = reinterpret_cast<std::uintptr_t>(heap_top);
   // A heap that could not grow in place (mmapped instead) lies elsewhere: nothing to advise.
   if (top <= from || top - from > 2 * static_cast<std::uintptr_t>(kHeapReserve)) return;
-  if (madvise(reinterpret_cast<void*>(from), top - from, MADV_HUGEPAGE) != 0) return;
+  if (madvise(heap_top - (top - from), top - from, MADV_HUGEPAGE) != 0) return;
   // The heap from `at` up to `from` stays in 4 KB pages: one block that is never freed or touched
   // keeps it from being handed out, so that what follows starts at `from`. Held here, it is
   // memory still reachable at exit, not a leak.

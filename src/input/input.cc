@@ -140,7 +140,7 @@ Result<std::string> read_file(const std::string& path) {
   if (!in) return Status::io_error(fmt::format("{}: cannot read the file", path));
   // Read in pieces up to the limit, so that a device or pipe without end is refused too.
   std::string text;
-  std::vector<char> buffer(64 * 1024);
+  std::vector<char> buffer(std::size_t{64} * 1024);
   while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
     text.append(buffer.data(), static_cast<size_t>(in.gcount()));
     if (text.size() > kMaxFileBytes) {

@@ -108,7 +108,8 @@ void fit_engines(const std::vector<ThroughputSample>& samples, const std::vector
       by_key[{engine_of(samples[i]), calibration_key(*samples[i].gpu)}].push_back(i);
   }
   const Engines& engines = embedded_engines();
-  for (const auto& [key, rows] : by_key) {
+  for (const auto& [key, key_rows] : by_key) {
+    const auto& rows = key_rows;  // named: clang 14 cannot capture a structured binding
     auto engine = engines.find_engine(key.first);
     if (!engine) continue;
     const EngineCalibration prior =

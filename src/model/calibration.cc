@@ -114,7 +114,7 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
 
 const Calibration& embedded_calibration() {
   // Parsed once: every prediction of a `rigplan serve` process shares it.
-  static const Calibration calibration = [] {
+  static const Calibration kCalibration = [] {
     std::vector<CatalogFile> files;
     for (const auto& f : embedded_calibration_files())
       files.push_back({std::string(f.path), std::string(f.text)});
@@ -122,7 +122,7 @@ const Calibration& embedded_calibration() {
     assert(loaded.ok() && "the embedded calibration is checked by its tests");
     return loaded.ok() ? std::move(loaded).value() : Calibration{};
   }();
-  return calibration;
+  return kCalibration;
 }
 
 }  // namespace rigplan

@@ -216,12 +216,12 @@ std::vector<CatalogFile> embedded_engine_files_list() {
 
 const Engines& embedded_engines() {
   // Parsed once: every estimate of a `rigplan serve` process shares it.
-  static const Engines engines = [] {
+  static const Engines kEngines = [] {
     auto loaded = load_engines(embedded_engine_files_list());
     assert(loaded.ok() && "the embedded engines are checked by their tests");
     return loaded.ok() ? std::move(loaded).value() : Engines{};
   }();
-  return engines;
+  return kEngines;
 }
 
 }  // namespace rigplan

@@ -42,7 +42,8 @@ std::vector<MemoryTerm> inference_terms(const InferenceShape& s) {
   const Engine& e = *s.engine;
   std::vector<MemoryTerm> out;
   auto add = [&](std::string name, double bytes, std::string formula, std::string values) {
-    if (bytes > 0) out.push_back({std::move(name), bytes / 1e9, std::move(formula), values});
+    if (bytes > 0)
+      out.push_back({std::move(name), bytes / 1e9, std::move(formula), std::move(values)});
   };
   const double d = t.hidden_size;
   if (t.arch != "encoder") {

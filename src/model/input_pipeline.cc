@@ -154,12 +154,12 @@ std::vector<CatalogFile> embedded_pipeline_files_list() {
 
 const InputPipelines& embedded_input_pipelines() {
   // Parsed once: every prediction of a `rigplan serve` process shares it.
-  static const InputPipelines pipelines = [] {
+  static const InputPipelines kPipelines = [] {
     auto loaded = load_input_pipelines(embedded_pipeline_files_list());
     assert(loaded.ok() && "the embedded pipelines are checked by their tests");
     return loaded.ok() ? std::move(loaded).value() : InputPipelines{};
   }();
-  return pipelines;
+  return kPipelines;
 }
 
 Result<std::optional<HostSpec>> host_spec(const Catalog& catalog, std::string_view cpu_name,
@@ -228,9 +228,9 @@ PipelineEstimate estimate_pipeline(const Loader& loader, const Cpu& cpu, int cpu
 Result<double> reference_demand(const PipelineInput& input, const Gpu& gpu,
                                 const Catalog& catalog) {
   // Parsed once, as embedded_engines(): the zoo compiled into the binary.
-  static const Result<Zoo> zoo = load_zoo(embedded_workloads());
-  if (!zoo) return zoo.status();
-  auto w = zoo->find(input.reference_workload);
+  static const Result<Zoo> kZoo = load_zoo(embedded_workloads());
+  if (!kZoo) return kZoo.status();
+  auto w = kZoo->find(input.reference_workload);
   if (!w) return w.status();
   auto p = predict_largest_fitting(**w, gpu, RunConfig{}, embedded_calibration(), catalog,
                                    /*shrink_batch=*/true);

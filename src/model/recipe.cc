@@ -165,7 +165,7 @@ Result<std::vector<Recipe>> load_recipes(const std::vector<CatalogFile>& files) 
 const std::vector<Recipe>& embedded_recipes() {
   // Parsed once; the embedded recipes are checked by the tests, so a failure is a programming
   // error.
-  static const std::vector<Recipe> recipes = [] {
+  static const std::vector<Recipe> kRecipes = [] {
     std::vector<CatalogFile> files;
     for (const auto& f : embedded_recipe_files()) {
       files.push_back({std::string(f.path), std::string(f.text)});
@@ -174,7 +174,7 @@ const std::vector<Recipe>& embedded_recipes() {
     if (!loaded) throw std::runtime_error(loaded.status().message());
     return std::move(loaded).value();
   }();
-  return recipes;
+  return kRecipes;
 }
 
 Result<const Recipe*> find_recipe(const std::vector<Recipe>& recipes, std::string_view name,

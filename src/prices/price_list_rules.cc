@@ -63,7 +63,7 @@ const std::vector<FieldSpec<InstanceRule>>& instance_fields() {
   return kFields;
 }
 
-const std::vector<FieldSpec<RegionRule>>& region_fields_() {
+const std::vector<FieldSpec<RegionRule>>& region_rule_fields() {
   using R = RegionRule;
   static const std::vector<FieldSpec<R>> kFields = {
       {"provider", &R::provider, kRequired},
@@ -173,7 +173,7 @@ Result<PriceListRules> load_price_list_rules(const std::vector<CatalogFile>& fil
           }
           r.instance_re = compile(r.instance, ctx);
         });
-    decode_section(*parsed, "region", region_fields_(), rules.regions, problems,
+    decode_section(*parsed, "region", region_rule_fields(), rules.regions, problems,
                    [&](const RegionRule& r, const EntryContext& ctx) {
                      check_reference(r.region, "region", "region", catalog.regions, ctx);
                    });

@@ -208,7 +208,7 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
 const std::vector<Preset>& embedded_presets() {
   // Parsed once; the embedded presets are checked by the tests, so a failure is a programming
   // error.
-  static const std::vector<Preset> presets = [] {
+  static const std::vector<Preset> kPresets = [] {
     std::vector<CatalogFile> files;
     for (const auto& f : embedded_preset_files()) {
       files.push_back({std::string(f.path), std::string(f.text)});
@@ -217,7 +217,7 @@ const std::vector<Preset>& embedded_presets() {
     if (!loaded) throw std::runtime_error(loaded.status().message());
     return std::move(loaded).value();
   }();
-  return presets;
+  return kPresets;
 }
 
 Result<const Preset*> find_preset(const std::vector<Preset>& presets, std::string_view id) {

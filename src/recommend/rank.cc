@@ -116,7 +116,7 @@ double slowness(const Option& o) { return o.serving ? o.serving->tpot_ms : o.tim
 
 namespace {
 
-std::string with_stack_note(std::string reason, const Option& o) {
+std::string with_stack_note(const std::string& reason, const Option& o) {
   return o.stack_note.empty() ? reason : reason + "; " + o.stack_note;
 }
 

@@ -193,8 +193,9 @@ std::string svg(const StackedBarChart& c) {
   out += bar_axis_label(plot_h, c.axis_label);
   const double column_w = (kWidth - kLeft / 5) / kLegendColumns;
   for (size_t k = 0; k < c.parts.size(); ++k) {
-    const double lx = kLeft / 10 + static_cast<double>(k % kLegendColumns) * column_w;
-    const double ly = kTop + plot_h + 52 + static_cast<double>(k / kLegendColumns) * kLegendRow;
+    const size_t column = k % kLegendColumns, row = k / kLegendColumns;
+    const double lx = kLeft / 10 + static_cast<double>(column) * column_w;
+    const double ly = kTop + plot_h + 52 + static_cast<double>(row) * kLegendRow;
     out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"10\" height=\"10\" fill=\"{}\"/>\n",
                        lx, ly - 9, kPalette[k % std::size(kPalette)]);
     out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", lx + 14,

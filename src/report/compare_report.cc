@@ -240,7 +240,7 @@ CompareCharts empty_compare_charts(const std::string& what, const std::string& r
 
 // A GPU run at a smaller batch, or offloaded, says so wherever its number appears.
 std::string gpu_label(const ComparedGpu& g, const std::string& fits, bool systems) {
-  const std::string id = entry_name(g, systems);
+  std::string id = entry_name(g, systems);
   if (fits == "yes") return id;
   if (g.prediction.fits) return fmt::format("{} (batch {})", id, *g.prediction.config.batch);
   return id + (fits == "no (offloaded)" ? " (offloaded)" : " (does not fit)");

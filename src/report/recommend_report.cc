@@ -213,12 +213,13 @@ Table options_table(const Recommendation& r, size_t top, bool usage) {
     columns.push_back({"net USD", A::kRight});
     columns.push_back({"USD/1x", A::kRight});
   }
-  for (Table::Column c : std::vector<Table::Column>{{"total USD", A::kRight},
-                                                    {usage ? "USD/month" : "buy USD", A::kRight},
-                                                    {"kWh", A::kRight},
-                                                    {"kgCO2", A::kRight},
-                                                    {"priced"},
-                                                    {"front"}})
+  for (const Table::Column& c :
+       std::vector<Table::Column>{{"total USD", A::kRight},
+                                  {usage ? "USD/month" : "buy USD", A::kRight},
+                                  {"kWh", A::kRight},
+                                  {"kgCO2", A::kRight},
+                                  {"priced"},
+                                  {"front"}})
     columns.push_back(c);
   Table table(columns);
   for (const Option* o : shown(r, top)) table.add_row(option_row(r, *o, usage));

@@ -1,11 +1,10 @@
 // rigplan serve [--host 127.0.0.1] [--port 8080]: the JSON API and the web page. It lives in
 // rigplan-serve, which `rigplan serve` hands over to, so that the other commands start without the
 // HTTP and TLS libraries.
-#include "serve/serve_command.h"
-
 #include <fmt/format.h>
 
 #include "rigplan/input.h"
+#include "serve/serve_command.h"
 #include "serve/server.h"
 
 namespace rigplan::serve {

@@ -251,7 +251,7 @@ Server::Server(const Handler& handler, const ServerOptions& options)
   // A bug, not the client's fault: a JSON 500 without the exception's text, which can quote the
   // request, in the answer or its headers.
   http.set_exception_handler(
-      [send](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+      [send](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
         send(res, json_error(500, "rigplan serve: internal error"));
       });
 }

@@ -75,7 +75,7 @@ struct ServerOptions {
 // Limits on what a client may send and how long it may take (docs/serve.md). The request line is
 // at most 8,192 bytes (httplib's CPPHTTPLIB_REQUEST_URI_MAX_LENGTH; longer is a 414).
 inline constexpr size_t kMaxBodyBytes =
-    16 * 1024;  // requests are GETs; bodies are refused above this
+    size_t{16} * 1024;  // requests are GETs; bodies are refused above this
 inline constexpr int kReadTimeoutS = 5;
 inline constexpr int kWriteTimeoutS = 10;
 inline constexpr size_t kKeepAliveRequests = 1000;

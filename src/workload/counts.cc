@@ -39,8 +39,8 @@ I mlp_params(const TransformerConfig& t) {
 I exact_layer_params(const Layer& l) {
   const I kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
   if (l.op == "conv2d" || l.op == "conv_transpose2d") {
-    // groups divide in_channels (checked by the loader)
-    return static_cast<I>(l.out_channels) * (l.in_channels / l.groups) * kh * kw +
+    const auto per_group = l.in_channels / l.groups;  // exact: the loader checks that they divide
+    return static_cast<I>(l.out_channels) * per_group * kh * kw +
            (l.bias.value_or(false) ? l.out_channels : 0);
   }
   if (l.op == "linear") {

@@ -130,7 +130,7 @@ void transformer_2d(Builder& b, const std::string& name, int c, int layers, int 
   rows(b.elementwise(blk + ".residual2", c * n));
   rows(b.norm(blk + ".norm3", "layernorm", c, c * n, 2));
   rows(b.linear(blk + ".ff.geglu_proj", c, 8 * c, n, true, "up"));
-  rows(b.elementwise(blk + ".ff.gelu_gate", 4 * c * n));
+  rows(b.elementwise(blk + ".ff.gelu_gate", I{4} * c * n));
   rows(b.linear(blk + ".ff.out", 4 * c, c, n, true, "down")).kept = false;
   rows(b.elementwise(blk + ".residual3", c * n));
   if (u.linear_projection) {
@@ -244,7 +244,7 @@ void joint_attention(Builder& b, const std::string& name, int d, int heads, I n,
       b.norm(fmt::format("{}.{}", name, p), "rmsnorm", head_dim, d * n, 1);
       b.norm(fmt::format("{}.{}_added", name, p), "rmsnorm", head_dim, d * t, 1);
     }
-    b.elementwise(name + ".rope", 2 * d * (n + t));
+    b.elementwise(name + ".rope", I{2} * d * (n + t));
   }
   b.attention(name + ".attention", heads, head_dim, n + t, n + t);
   b.linear(name + ".to_out", d, d, n, true, "o").kept = false;
@@ -254,7 +254,7 @@ void joint_attention(Builder& b, const std::string& name, int d, int heads, I n,
 // A GELU feed-forward d -> 4d -> d over `tokens`, its gated residual add.
 void feed_forward(Builder& b, const std::string& name, int d, I tokens) {
   b.linear(name + ".proj", d, 4 * d, tokens, true, "up");
-  b.elementwise(name + ".gelu", 4 * d * tokens);
+  b.elementwise(name + ".gelu", I{4} * d * tokens);
   b.linear(name + ".out", 4 * d, d, tokens, true, "down").kept = false;
   b.elementwise(name + ".gated_residual", d * tokens);
 }
@@ -301,14 +301,14 @@ Status flux(Builder& b, const DiffusionComponent& f, int latent_hw) {
   const I all = n + t;
   ada_norm(b, "single_transformer_blocks.norm", d, 3, all);
   b.linear("single_transformer_blocks.proj_mlp", d, 4 * d, all, true, "up");
-  b.elementwise("single_transformer_blocks.gelu", 4 * d * all);
+  b.elementwise("single_transformer_blocks.gelu", I{4} * d * all);
   for (const char* p : {"q", "k", "v"})
     b.linear(fmt::format("single_transformer_blocks.attn.to_{}", p), d, d, all, true, p);
   for (const char* p : {"norm_q", "norm_k"})
     b.norm(fmt::format("single_transformer_blocks.attn.{}", p), "rmsnorm", d / heads, d * all, 1);
-  b.elementwise("single_transformer_blocks.attn.rope", 2 * d * all);
+  b.elementwise("single_transformer_blocks.attn.rope", I{2} * d * all);
   b.attention("single_transformer_blocks.attn.attention", heads, d / heads, all, all);
-  b.elementwise("single_transformer_blocks.concat_attn_mlp", 5 * d * all);
+  b.elementwise("single_transformer_blocks.concat_attn_mlp", I{5} * d * all);
   b.linear("single_transformer_blocks.proj_out", 5 * d, d, all, true, "o").kept = false;
   b.elementwise("single_transformer_blocks.gated_residual", d * all);
   for (size_t i = single_begin; i < b.layers.size(); ++i) b.layers[i].count = f.single_layers;
