@@ -180,48 +180,61 @@ double largest_tensor(const Workload& w) {
   return largest;
 }
 
-// Bytes of the parameter state: weights, 16-bit copies, gradients, optimizer, per GPU; what is
-// offloaded or paged goes to `host`.
-void parameter_terms(const Run& r, const ParamCounts& p, Terms& t, Terms& host) {
+// How a run holds its parameters: the trained and frozen counts, the bytes of a trained weight,
+// gradient or optimizer state, and ZeRO's shards. With the optimizer offloaded (ZeRO-Offload)
+// the fp32 master weights and the states live in host memory and the GPU keeps 16-bit weights
+// and gradients.
+struct ParameterLayout {
+  double trainable = 0;  // parameters trained: all of a full fine-tune, or the adapters
+  double frozen = 0;     // parameters loaded and not trained
+  double state = 4;      // bytes of a weight, gradient or state
+  double on_gpu = 4;     // bytes of a working weight or gradient on the GPU
+  bool offload_optimizer = false;
+  bool offload_weights = false;
+  double shard_opt = 1, shard_grad = 1, shard_w = 1;  // ZeRO-1, -2 and -3 divide by dp
+};
+ParameterLayout parameter_layout(const Run& r) {
   const bool full = r.c.method == "full";
-  const double total = r.loaded;
-  const double trainable = r.train ? (full ? r.base_trained : lora_params(r)) : 0;
-  const double frozen = total - (r.train && full ? r.base_trained : 0);
-  const double bits = *bits_per_weight(r.c.weights);
-  const FrozenWeights fw = frozen_weights(r, p, frozen);
-
-  // Trainable parameters: the working weights, their gradients and the optimizer state. With
-  // the optimizer offloaded (ZeRO-Offload) the fp32 master weights and the states live in host
-  // memory and the GPU keeps 16-bit weights and gradients.
-  const bool offload_optimizer = r.c.offload != "none";
-  const bool offload_weights = r.c.offload == "cpu" && r.c.zero >= 3;
+  ParameterLayout l;
+  l.trainable = r.train ? (full ? r.base_trained : lora_params(r)) : 0;
+  l.frozen = r.loaded - (r.train && full ? r.base_trained : 0);
+  l.offload_optimizer = r.c.offload != "none";
+  l.offload_weights = r.c.offload == "cpu" && r.c.zero >= 3;
   const bool pure = r.c.pure_16bit || !r.mixed;
-  const double state = pure && r.act_bytes == 2 ? 2 : 4;  // bytes of a weight, gradient or state
-  const double on_gpu = offload_optimizer && r.mixed ? 2 : state;  // working weights, gradients
-  const OptimizerState opt = optimizer_state(r, state);
+  l.state = pure && r.act_bytes == 2 ? 2 : 4;
+  l.on_gpu = l.offload_optimizer && r.mixed ? 2 : l.state;
+  l.shard_opt = r.c.zero >= 1 ? r.dp : 1;
+  l.shard_grad = r.c.zero >= 2 ? r.dp : 1;
+  l.shard_w = r.c.zero >= 3 ? r.dp : 1;
+  return l;
+}
 
-  const double shard_opt = r.c.zero >= 1 ? r.dp : 1;
-  const double shard_grad = r.c.zero >= 2 ? r.dp : 1;
-  const double shard_w = r.c.zero >= 3 ? r.dp : 1;
+// The weights (frozen in their storage format, trained at `on_gpu` bytes), and what ZeRO-3
+// keeps of them whole at a time: DeepSpeed's live parameters under parameter offload, or the
+// layers FSDP gathers.
+void weight_terms(const Run& r, const ParamCounts& p, const ParameterLayout& l, Terms& t,
+                  Terms& host) {
+  const double bits = *bits_per_weight(r.c.weights);
+  const FrozenWeights fw = frozen_weights(r, p, l.frozen);
   const double mp = r.mp;
-
-  const double weight_bytes = (fw.bytes + trainable * on_gpu) / mp / shard_w;
-  const std::string weight_formula = fmt::format(
-      "({}{}) / model_parallel{}", frozen > 0 ? fw.formula : "",
-      trainable > 0 ? fmt::format("{}P_train·{} B", frozen > 0 ? " + " : "", num(on_gpu)) : "",
-      r.c.zero >= 3 ? " / dp (ZeRO-3)" : "");
+  const bool frozen = l.frozen > 0, trained = l.trainable > 0;
+  const double weight_bytes = (fw.bytes + l.trainable * l.on_gpu) / mp / l.shard_w;
+  const std::string weight_formula =
+      fmt::format("({}{}) / model_parallel{}", frozen ? fw.formula : "",
+                  trained ? fmt::format("{}P_train·{} B", frozen ? " + " : "", num(l.on_gpu)) : "",
+                  r.c.zero >= 3 ? " / dp (ZeRO-3)" : "");
   const std::string weight_values = fmt::format(
-      "({}{}) / {}{}", frozen > 0 ? fw.values : "",
-      trainable > 0 ? fmt::format("{}{}·{}", frozen > 0 ? " + " : "", big(trainable), num(on_gpu))
-                    : "",
+      "({}{}) / {}{}", frozen ? fw.values : "",
+      trained ? fmt::format("{}{}·{}", frozen ? " + " : "", big(l.trainable), num(l.on_gpu)) : "",
       num(mp), r.c.zero >= 3 ? fmt::format(" / {}", r.dp) : "");
-  (offload_weights ? host : t).add("weights", weight_bytes, weight_formula, weight_values);
-  const double layer_bytes = static_cast<double>(p.per_layer) * (r.train && full ? 2 : bits / 8);
-  if (offload_weights) {
+  (l.offload_weights ? host : t).add("weights", weight_bytes, weight_formula, weight_values);
+  const double layer_bytes =
+      static_cast<double>(p.per_layer) * (r.train && r.c.method == "full" ? 2 : bits / 8);
+  if (l.offload_weights) {
     // DeepSpeed ZeRO-3 with parameter offload keeps up to stage3_max_live_parameters on the GPU.
-    const double live = std::min(total, mc::kZero3MaxLiveParams) * bits / 8;
+    const double live = std::min(r.loaded, mc::kZero3MaxLiveParams) * bits / 8;
     t.add("live_parameters", live, "min(P, 1e9 live parameters) × bytes (DeepSpeed ZeRO-3 default)",
-          fmt::format("min({}, 1e9) × {}", big(total), num(bits / 8)));
+          fmt::format("min({}, 1e9) × {}", big(r.loaded), num(bits / 8)));
   } else if (r.c.zero >= 3 && r.dp > 1 && r.w.transformer) {
     // FSDP / ZeRO-3 gather one layer's full weights (and prefetch the next) to compute, in the
     // format they are stored in: 16 bit, or 4 bit under FSDP-QLoRA.
@@ -232,43 +245,64 @@ void parameter_terms(const Run& r, const ParamCounts& p, Terms& t, Terms& host) 
         fmt::format("{} × {} × {}", num(mc::kGatheredLayers), big(static_cast<double>(p.per_layer)),
                     num(layer_bytes / static_cast<double>(p.per_layer))));
   }
-  if (trainable <= 0) return;
-  if (r.mixed && !r.c.pure_16bit && !offload_optimizer) {
-    t.add("half_precision_copies", trainable * 2 / mp / shard_w,
-          "P_train × 2 B (16-bit copies autocast keeps for the backward pass)",
-          fmt::format("{} × 2", big(trainable)));
-  }
+}
+
+// The gradients of the trained parameters: all of them, or only the largest tensor's when each
+// is applied as soon as it is made (torchtune optimizer_in_bwd, PyTorch
+// register_post_accumulate_grad_hook).
+void gradient_term(const Run& r, const ParameterLayout& l, Terms& t) {
+  const double mp = r.mp;
   if (r.c.optimizer_in_backward) {
-    // Each parameter's gradient is applied by its own optimizer step as soon as it is made
-    // (torchtune optimizer_in_bwd, PyTorch register_post_accumulate_grad_hook).
-    const double largest = std::min(largest_tensor(r.w), trainable);
-    t.add("gradients", largest * on_gpu / mp,
-          fmt::format("largest tensor × {} B (optimizer step in the backward)", num(on_gpu)),
-          fmt::format("{} × {}", big(largest), num(on_gpu)));
-  } else {
-    t.add("gradients", trainable * on_gpu / mp / shard_grad,
-          fmt::format("P_train × {} B{}", num(on_gpu), r.c.zero >= 2 ? " / dp" : ""),
-          fmt::format("{} × {}{}", big(trainable), num(on_gpu),
-                      r.c.zero >= 2 ? fmt::format(" / {}", r.dp) : ""));
+    const double largest = std::min(largest_tensor(r.w), l.trainable);
+    t.add("gradients", largest * l.on_gpu / mp,
+          fmt::format("largest tensor × {} B (optimizer step in the backward)", num(l.on_gpu)),
+          fmt::format("{} × {}", big(largest), num(l.on_gpu)));
+    return;
   }
-  const double opt_bytes = trainable * opt.bytes / mp / shard_opt;
+  t.add("gradients", l.trainable * l.on_gpu / mp / l.shard_grad,
+        fmt::format("P_train × {} B{}", num(l.on_gpu), r.c.zero >= 2 ? " / dp" : ""),
+        fmt::format("{} × {}{}", big(l.trainable), num(l.on_gpu),
+                    r.c.zero >= 2 ? fmt::format(" / {}", r.dp) : ""));
+}
+
+// The optimizer state of the trained parameters, on the GPU, paged, or offloaded to the host
+// with the fp32 master weights.
+void optimizer_terms(const Run& r, const ParameterLayout& l, Terms& t, Terms& host) {
+  const double mp = r.mp;
+  const OptimizerState opt = optimizer_state(r, l.state);
+  const double opt_bytes = l.trainable * opt.bytes / mp / l.shard_opt;
   const std::string opt_formula =
       fmt::format("P_train × {}{}", opt.formula, r.c.zero >= 1 ? " / dp" : "");
-  const std::string opt_values = fmt::format("{} × {}{}", big(trainable), num(opt.bytes),
+  const std::string opt_values = fmt::format("{} × {}{}", big(l.trainable), num(opt.bytes),
                                              r.c.zero >= 1 ? fmt::format(" / {}", r.dp) : "");
-  if (offload_optimizer) {
+  if (l.offload_optimizer) {
     host.add("optimizer", opt_bytes, opt_formula + " (offloaded)", opt_values);
     if (r.mixed && !r.c.pure_16bit) {
-      host.add("master_weights", trainable * 4 / mp / shard_opt, "P_train × 4 B (fp32, offloaded)",
-               fmt::format("{} × 4", big(trainable)));
+      host.add("master_weights", l.trainable * 4 / mp / l.shard_opt,
+               "P_train × 4 B (fp32, offloaded)", fmt::format("{} × 4", big(l.trainable)));
     }
-  } else {
-    (opt.paged ? host : t)
-        .add(
-            opt.paged ? "optimizer_paged" : "optimizer", opt_bytes,
-            opt.paged ? opt_formula + " (paged: host memory when the GPU runs short)" : opt_formula,
-            opt_values);
+    return;
   }
+  (opt.paged ? host : t)
+      .add(opt.paged ? "optimizer_paged" : "optimizer", opt_bytes,
+           opt.paged ? opt_formula + " (paged: host memory when the GPU runs short)" : opt_formula,
+           opt_values);
+}
+
+// Bytes of the parameter state: weights, 16-bit copies, gradients, optimizer, per GPU; what is
+// offloaded or paged goes to `host`.
+void parameter_terms(const Run& r, const ParamCounts& p, Terms& t, Terms& host) {
+  const ParameterLayout l = parameter_layout(r);
+  weight_terms(r, p, l, t, host);
+  if (l.trainable <= 0) return;
+  if (r.mixed && !r.c.pure_16bit && !l.offload_optimizer) {
+    const double mp = r.mp;
+    t.add("half_precision_copies", l.trainable * 2 / mp / l.shard_w,
+          "P_train × 2 B (16-bit copies autocast keeps for the backward pass)",
+          fmt::format("{} × 2", big(l.trainable)));
+  }
+  gradient_term(r, l, t);
+  optimizer_terms(r, l, t, host);
 }
 
 // QLoRA with bitsandbytes: each 4-bit matmul dequantizes its weight to 16 bit to compute, one
