@@ -687,18 +687,9 @@ Status resolve_parallel_layout(Run& r) {
   return resolve_batches(r);
 }
 
-Result<Run> resolve(const Workload& w, const RunConfig& in) {
-  Run r{w, in};
-  RunConfig& c = r.c;
-  if (Status s = check_choice("mode", c.mode, kModes); !s.ok()) return s;
-  if (c.precision.empty()) c.precision = w.default_precision;
-  if (Status s = check_choice("precision", c.precision, kPrecisions); !s.ok()) return s;
-  if (Status s = check_choice("method", c.method, kMethods); !s.ok()) return s;
-  if (Status s = check_choice("optimizer", c.optimizer, kOptimizers); !s.ok()) return s;
-  if (Status s = check_choice("offload", c.offload, kOffloads); !s.ok()) return s;
-  if (Status s = check_link(c.link); !s.ok()) return s;
-  if (Status s = resolve_recompute(c); !s.ok()) return s;
-  // Module names as PEFT, LitGPT and Hugging Face models spell them.
+// --lora-targets as the targets of kTargets: module names as PEFT, LitGPT and Hugging Face models
+// spell them map to the projections they name.
+Status resolve_lora_targets(RunConfig& c) {
   static const std::map<std::string, std::vector<std::string>, std::less<>> kTargetNames = {
       {"query", {"q"}},        {"key", {"k"}},      {"value", {"v"}},
       {"q_proj", {"q"}},       {"k_proj", {"k"}},   {"v_proj", {"v"}},
@@ -718,18 +709,22 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
     targets.push_back(target);
   }
   c.lora_targets = std::move(targets);
-  r.train = c.mode == "train";
-  if (c.weights.empty()) {
-    if (c.method == "qlora") {
-      c.weights = "nf4-dq";  // QLoRA as Dettmers et al. 2023 define it: NF4, double-quantized
-    } else {
-      c.weights = c.precision == "fp32" || c.precision == "tf32" ? "fp32"
-                  : c.precision == "fp16"                        ? "f16"
-                  : c.precision == "fp8" && !r.train             ? "fp8"
-                                                                 : "bf16";
-    }
-  }
-  if (Status s = resolve_engine(r); !s.ok()) return s;
+  return {};
+}
+
+// The weights' storage format without --weights: QLoRA's, or the one the precision computes in.
+std::string default_weights(const RunConfig& c, bool train) {
+  if (c.method == "qlora") return "nf4-dq";  // QLoRA as Dettmers et al. 2023 define it
+  return c.precision == "fp32" || c.precision == "tf32" ? "fp32"
+         : c.precision == "fp16"                        ? "f16"
+         : c.precision == "fp8" && !train               ? "fp8"
+                                                        : "bf16";
+}
+
+// A method trains what the weights' format allows: full training updates unquantized weights,
+// QLoRA trains adapters over NF4.
+Status check_method_weights(const Run& r) {
+  const RunConfig& c = r.c;
   if (r.train && c.method == "full" && is_quantized(c.weights)) {
     return Status::invalid_input(fmt::format(
         "full training cannot update {} weights; use --method qlora to train adapters on them",
@@ -738,24 +733,33 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   if (c.method == "qlora" && c.weights != "nf4" && c.weights != "nf4-dq") {
     return Status::invalid_input("--method qlora stores the base weights in nf4 or nf4-dq");
   }
-  if (Status s = input::check_all({{&input::kBatch, c.batch},
-                                   {&input::kSeq, c.seq_len},
-                                   {&input::kGenTokens, c.gen_tokens},
-                                   {&input::kZero, c.zero},
-                                   {&input::kGpus, c.gpus},
-                                   {&input::kTensorParallel, c.tensor_parallel},
-                                   {&input::kPipelineParallel, c.pipeline_parallel},
-                                   {&input::kContextParallel, c.context_parallel},
-                                   {&input::kExpertParallel, c.expert_parallel},
-                                   {&input::kVirtualStages, c.virtual_stages},
-                                   {&input::kMicroBatch, c.micro_batch},
-                                   {&input::kGlobalBatch, c.global_batch},
-                                   {&input::kLossChunks, c.loss_chunks},
-                                   {&input::kGradAccum, c.grad_accum},
-                                   {&input::kLoraRank, c.lora_rank}});
-      !s.ok())
-    return s;
-  if (Status s = resolve_parallel_layout(r); !s.ok()) return s;
+  return {};
+}
+
+// Each number of a run within its range (rigplan/input.h).
+Status check_run_numbers(const RunConfig& c) {
+  return input::check_all({{&input::kBatch, c.batch},
+                           {&input::kSeq, c.seq_len},
+                           {&input::kGenTokens, c.gen_tokens},
+                           {&input::kZero, c.zero},
+                           {&input::kGpus, c.gpus},
+                           {&input::kTensorParallel, c.tensor_parallel},
+                           {&input::kPipelineParallel, c.pipeline_parallel},
+                           {&input::kContextParallel, c.context_parallel},
+                           {&input::kExpertParallel, c.expert_parallel},
+                           {&input::kVirtualStages, c.virtual_stages},
+                           {&input::kMicroBatch, c.micro_batch},
+                           {&input::kGlobalBatch, c.global_batch},
+                           {&input::kLossChunks, c.loss_chunks},
+                           {&input::kGradAccum, c.grad_accum},
+                           {&input::kLoraRank, c.lora_rank}});
+}
+
+// What the precision and the components make of the run: mixed precision, bytes per
+// activation, the sequence length, and the parameters trained and loaded.
+Status resolve_components(Run& r) {
+  RunConfig& c = r.c;
+  const Workload& w = r.w;
   r.mixed = r.train && (c.precision == "fp16" || c.precision == "bf16" || c.precision == "fp8");
   r.act_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
   r.seq = c.seq_len.value_or(w.default_seq_len.value_or(1));
@@ -770,6 +774,28 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
     r.base_trained = r.plan.trained_params;
     r.loaded = r.plan.loaded_params;
   }
+  return {};
+}
+
+Result<Run> resolve(const Workload& w, const RunConfig& in) {
+  Run r{w, in};
+  RunConfig& c = r.c;
+  if (Status s = check_choice("mode", c.mode, kModes); !s.ok()) return s;
+  if (c.precision.empty()) c.precision = w.default_precision;
+  if (Status s = check_choice("precision", c.precision, kPrecisions); !s.ok()) return s;
+  if (Status s = check_choice("method", c.method, kMethods); !s.ok()) return s;
+  if (Status s = check_choice("optimizer", c.optimizer, kOptimizers); !s.ok()) return s;
+  if (Status s = check_choice("offload", c.offload, kOffloads); !s.ok()) return s;
+  if (Status s = check_link(c.link); !s.ok()) return s;
+  if (Status s = resolve_recompute(c); !s.ok()) return s;
+  if (Status s = resolve_lora_targets(c); !s.ok()) return s;
+  r.train = c.mode == "train";
+  if (c.weights.empty()) c.weights = default_weights(c, r.train);
+  if (Status s = resolve_engine(r); !s.ok()) return s;
+  if (Status s = check_method_weights(r); !s.ok()) return s;
+  if (Status s = check_run_numbers(c); !s.ok()) return s;
+  if (Status s = resolve_parallel_layout(r); !s.ok()) return s;
+  if (Status s = resolve_components(r); !s.ok()) return s;
   return r;
 }
 
