@@ -87,6 +87,114 @@ double bar_row(size_t i, const std::string& label, std::string& out) {
   return y;
 }
 
+// Where v falls between lo and hi, 0 to 1, on a log or a linear scale; 0.5 when the range is
+// empty.
+double unit_position(double v, double lo, double hi, bool log) {
+  if (log) {
+    lo = std::log10(std::max(lo, 1e-9));
+    hi = std::log10(std::max(hi, 1e-9));
+    v = std::log10(std::max(v, 1e-9));
+  }
+  return hi > lo ? (v - lo) / (hi - lo) : 0.5;
+}
+
+// A scatter chart's plot area and the range of its points; maps a point into the area with a
+// 10-unit inset.
+struct ScatterPlot {
+  static constexpr double kPlotH = 360;
+  static constexpr double kLeftMargin = 80;
+  double plot_w = kWidth - kLeftMargin - kRight;
+  double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;  // 0 to 1 without points
+  bool log_x = false, log_y = false;
+  double x_of(double v) const {
+    return kLeftMargin + 10 + unit_position(v, x_lo, x_hi, log_x) * (plot_w - 20);
+  }
+  double y_of(double v) const {
+    return kTop + kPlotH - 10 - unit_position(v, y_lo, y_hi, log_y) * (kPlotH - 20);
+  }
+};
+
+ScatterPlot scatter_plot(const ScatterChart& c) {
+  ScatterPlot p;
+  p.log_x = c.log_x;
+  p.log_y = c.log_y;
+  if (c.points.empty()) return p;
+  p.x_lo = p.y_lo = HUGE_VAL;
+  p.x_hi = p.y_hi = -HUGE_VAL;
+  for (const auto& point : c.points) {
+    p.x_lo = std::min(p.x_lo, point.x);
+    p.x_hi = std::max(p.x_hi, point.x);
+    p.y_lo = std::min(p.y_lo, point.y);
+    p.y_hi = std::max(p.y_hi, point.y);
+  }
+  return p;
+}
+
+// The plot's frame and the numbers at the ends of both axes.
+std::string scatter_frame(const ScatterPlot& p) {
+  constexpr double kPlotH = ScatterPlot::kPlotH, kLeftMargin = ScatterPlot::kLeftMargin;
+  std::string out = fmt::format(
+      "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" "
+      "stroke=\"#999\"/>\n",
+      kLeftMargin, kTop, p.plot_w, kPlotH);
+  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", kLeftMargin,
+                     kTop + kPlotH + 14, kFont, number(p.x_lo));
+  out += fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+      kLeftMargin + p.plot_w, kTop + kPlotH + 14, kFont, number(p.x_hi));
+  out += fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+      kLeftMargin - 4, kTop + kPlotH, kFont, number(p.y_lo));
+  out += fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+      kLeftMargin - 4, kTop + 10, kFont, number(p.y_hi));
+  return out;
+}
+
+// The Pareto front joined in x order, then every point; the front's points are larger and
+// labelled, right of the point or left of it near the right edge.
+std::string scatter_points(const ScatterPlot& p, const ScatterChart& c) {
+  std::string out;
+  std::vector<const ScatterChart::Point*> front;
+  for (const auto& point : c.points) {
+    if (point.front) front.push_back(&point);
+  }
+  std::sort(front.begin(), front.end(), [](auto* a, auto* b) { return a->x < b->x; });
+  if (front.size() > 1) {
+    std::string path;
+    for (const auto* f : front) path += fmt::format("{:.1f},{:.1f} ", p.x_of(f->x), p.y_of(f->y));
+    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+                       path, kHighlightColour);
+  }
+  for (const auto& point : c.points) {
+    const double x = p.x_of(point.x), y = p.y_of(point.y);
+    out += fmt::format(
+        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}</title></circle>\n", x,
+        y, point.front ? 5 : 3, point.front ? kHighlightColour : kBarColour, escape(point.label));
+    if (!point.front) continue;
+    const bool left = x > ScatterPlot::kLeftMargin + p.plot_w * 0.75;
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"10\"{}>{}</text>\n",
+                       x + (left ? -7 : 7), y - 4, kFont, left ? " text-anchor=\"end\"" : "",
+                       escape(point.label));
+  }
+  return out;
+}
+
+// The axes' labels: x under the plot, y turned along its left edge.
+std::string scatter_axis_labels(const ScatterPlot& p, const ScatterChart& c) {
+  constexpr double kPlotH = ScatterPlot::kPlotH;
+  std::string out = fmt::format(
+      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}{}</text>\n",
+      ScatterPlot::kLeftMargin + p.plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label),
+      c.log_x ? " (log scale)" : "");
+  out += fmt::format(
+      "<text x=\"14\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 14 {:.0f})\">{}{}</text>\n",
+      kTop + kPlotH / 2, kFont, kTop + kPlotH / 2, escape(c.y_label),
+      c.log_y ? " (log scale)" : "");
+  return out;
+}
+
 }  // namespace
 
 std::string dated(const std::string& sources, const std::string& date) {
@@ -207,86 +315,12 @@ std::string svg(const StackedBarChart& c) {
 }
 
 std::string svg(const ScatterChart& c) {
-  constexpr double kPlotH = 360;
-  constexpr double kLeftMargin = 80;
-  const double height = kTop + kPlotH + kBottom;
-  const double plot_w = kWidth - kLeftMargin - kRight;
-  double x_lo = HUGE_VAL, x_hi = -HUGE_VAL, y_lo = HUGE_VAL, y_hi = -HUGE_VAL;
-  for (const auto& p : c.points) {
-    x_lo = std::min(x_lo, p.x);
-    x_hi = std::max(x_hi, p.x);
-    y_lo = std::min(y_lo, p.y);
-    y_hi = std::max(y_hi, p.y);
-  }
-  if (c.points.empty()) {
-    x_lo = y_lo = 0;
-    x_hi = y_hi = 1;
-  }
-  auto scale = [](double v, double lo, double hi, bool log) {
-    if (log) {
-      lo = std::log10(std::max(lo, 1e-9));
-      hi = std::log10(std::max(hi, 1e-9));
-      v = std::log10(std::max(v, 1e-9));
-    }
-    return hi > lo ? (v - lo) / (hi - lo) : 0.5;
-  };
-  auto x_of = [&](double v) {
-    return kLeftMargin + 10 + scale(v, x_lo, x_hi, c.log_x) * (plot_w - 20);
-  };
-  auto y_of = [&](double v) {
-    return kTop + kPlotH - 10 - scale(v, y_lo, y_hi, c.log_y) * (kPlotH - 20);
-  };
+  const double height = kTop + ScatterPlot::kPlotH + kBottom;
+  const ScatterPlot plot = scatter_plot(c);
   std::string out = header(height, c.title);
-  out += fmt::format(
-      "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" "
-      "stroke=\"#999\"/>\n",
-      kLeftMargin, kTop, plot_w, kPlotH);
-  // Axis ends.
-  out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", kLeftMargin,
-                     kTop + kPlotH + 14, kFont, number(x_lo));
-  out += fmt::format(
-      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-      kLeftMargin + plot_w, kTop + kPlotH + 14, kFont, number(x_hi));
-  out += fmt::format(
-      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-      kLeftMargin - 4, kTop + kPlotH, kFont, number(y_lo));
-  out += fmt::format(
-      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-      kLeftMargin - 4, kTop + 10, kFont, number(y_hi));
-  // The front, joined in x order.
-  std::vector<const ScatterChart::Point*> front;
-  for (const auto& p : c.points) {
-    if (p.front) front.push_back(&p);
-  }
-  std::sort(front.begin(), front.end(), [](auto* a, auto* b) { return a->x < b->x; });
-  if (front.size() > 1) {
-    std::string path;
-    for (const auto* p : front) path += fmt::format("{:.1f},{:.1f} ", x_of(p->x), y_of(p->y));
-    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
-                       path, kHighlightColour);
-  }
-  for (const auto& p : c.points) {
-    out += fmt::format(
-        "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"><title>{}</title></circle>\n",
-        x_of(p.x), y_of(p.y), p.front ? 5 : 3, p.front ? kHighlightColour : kBarColour,
-        escape(p.label));
-    if (p.front) {
-      // Labels right of the point, or left of it near the right edge.
-      const bool left = x_of(p.x) > kLeftMargin + plot_w * 0.75;
-      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"10\"{}>{}</text>\n",
-                         x_of(p.x) + (left ? -7 : 7), y_of(p.y) - 4, kFont,
-                         left ? " text-anchor=\"end\"" : "", escape(p.label));
-    }
-  }
-  out += fmt::format(
-      "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}{}</text>\n",
-      kLeftMargin + plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label),
-      c.log_x ? " (log scale)" : "");
-  out += fmt::format(
-      "<text x=\"14\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\" "
-      "transform=\"rotate(-90 14 {:.0f})\">{}{}</text>\n",
-      kTop + kPlotH / 2, kFont, kTop + kPlotH / 2, escape(c.y_label),
-      c.log_y ? " (log scale)" : "");
+  out += scatter_frame(plot);
+  out += scatter_points(plot, c);
+  out += scatter_axis_labels(plot, c);
   out += footer_text(height, c.footer);
   out += "</svg>\n";
   return out;
