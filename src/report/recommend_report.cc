@@ -226,6 +226,113 @@ Table options_table(const Recommendation& r, size_t top, bool usage) {
   return table;
 }
 
+// The page's opening sections: the request (the first line of the text report) with its
+// assumptions, and what the user has (--have).
+std::vector<chart::Section> request_sections(const Recommendation& r, size_t top) {
+  const std::string text = recommend_text(r, top, false);
+  std::vector<chart::Section> sections;
+  chart::Section request{"Request", {text.substr(0, text.find('\n'))}, {}, {}};
+  for (const auto& a : r.assumptions) request.paragraphs.push_back(a);
+  sections.push_back(request);
+  if (r.have) {
+    chart::Section have{"What you have", {}, {}, {}};
+    const std::string lines = have_text(*r.have, !r.demand.work);
+    for (size_t at = 0, end; (end = lines.find('\n', at)) != std::string::npos; at = end + 1)
+      have.paragraphs.push_back(lines.substr(at, end - at));
+    sections.push_back(std::move(have));
+  }
+  return sections;
+}
+
+// The header of the page's options table; with --have, the speedup and net cost after the time.
+std::vector<std::string> options_html_header(const Recommendation& r, bool usage) {
+  std::vector<std::string> header = {"#",
+                                     "option",
+                                     "system / provider",
+                                     "throughput",
+                                     r.demand.serving ? "TTFT / TPOT ms"
+                                     : usage          ? "busy h/month"
+                                                      : "time h",
+                                     "total USD",
+                                     "kWh",
+                                     "kgCO2",
+                                     "priced",
+                                     "front",
+                                     "reason"};
+  if (r.have) header.insert(header.begin() + 5, {"speedup", "net USD"});
+  return header;
+}
+
+// One row of the page's options table, with the reason the option ranks where it does.
+std::vector<std::string> option_html_row(const Recommendation& r, const Option& o, bool usage) {
+  const size_t rank = static_cast<size_t>(&o - r.options.data()) + 1;
+  std::vector<std::string> row = {
+      std::to_string(rank),
+      what(o),
+      o.kind == "own" ? o.system : o.provider,
+      fmt::format("{:.4g} {}", o.throughput, o.unit),
+      o.serving ? time_cell(o, usage) : fmt::format("{:.1f}", o.time_to_result_h),
+      fmt::format("{:.0f}", o.total_cost_usd),
+      fmt::format("{:.0f}", o.energy_kwh),
+      fmt::format("{:.0f}", o.co2_kg),
+      o.price_as_of ? o.price_as_of->to_string() : "undated",
+      o.pareto ? "yes" : "",
+      o.price_note.empty() ? o.reason : o.reason + " (price: " + o.price_note + ")"};
+  if (r.have) {
+    row.insert(row.begin() + 5,
+               {o.speedup_over_have ? fmt::format("{:.2f}x", *o.speedup_over_have) : "runs",
+                fmt::format("{:.0f}", o.net_cost_usd.value_or(0))});
+  }
+  return row;
+}
+
+// Every option's total cost against its time (a service's time per output token), the Pareto
+// front joined, both axes on log scales.
+chart::ScatterChart cost_time_scatter(const Recommendation& r, bool usage,
+                                      const std::string& date) {
+  const bool serving = r.demand.serving.has_value();
+  chart::ScatterChart scatter{
+      serving ? "Total cost against time per output token" : "Total cost against time",
+      "total cost (USD)",
+      serving ? "time per output token (ms)"
+      : usage ? "busy hours a month"
+              : "time to result (h)",
+      chart::dated("rigplan recommend: catalog prices as dated in data/catalog; formulas in "
+                   "docs/recommend.md",
+                   date),
+      {},
+      true,
+      true};
+  for (const auto& o : r.options)
+    scatter.points.push_back(
+        {what(o), o.total_cost_usd, o.serving ? o.serving->tpot_ms : o.time_to_result_h, o.pareto});
+  return scatter;
+}
+
+// The options shown, ranked in a table, with the cost-time scatter and the total cost of each
+// shown, the first highlighted.
+chart::Section options_section(const Recommendation& r, size_t top, const std::string& date) {
+  const bool usage = r.demand.hours_per_month.has_value();
+  chart::Section ranked{
+      r.have ? "Options, best upgrade first" : "Options, cheapest first", {}, {}, {}};
+  ranked.table.push_back(options_html_header(r, usage));
+  chart::BarChart bars{
+      "Total cost of the options shown",
+      "total cost over the horizon (USD)",
+      chart::dated(
+          "rigplan recommend: purchase less resale plus electricity (owned), price x hours "
+          "(rented)",
+          date),
+      {},
+      0};
+  for (const Option* o : shown(r, top)) {
+    ranked.table.push_back(option_html_row(r, *o, usage));
+    bars.bars.push_back({what(*o), o->total_cost_usd, o == r.options.data()});
+  }
+  ranked.charts = {chart::svg(cost_time_scatter(r, usage, date)), chart::svg(bars)};
+  return ranked;
+}
+
 }  // namespace
 
 Json to_json(const Recommendation& r, size_t top) {
@@ -370,78 +477,11 @@ std::string presets_text(const std::vector<Preset>& presets) {
 }
 
 std::string recommend_html(const Recommendation& r, size_t top, const std::string& date) {
-  const std::string text = recommend_text(r, top, false);
-  std::vector<chart::Section> sections;
-  chart::Section request{"Request", {text.substr(0, text.find('\n'))}, {}, {}};
-  for (const auto& a : r.assumptions) request.paragraphs.push_back(a);
-  sections.push_back(request);
-  if (r.have) {
-    chart::Section have{"What you have", {}, {}, {}};
-    const std::string lines = have_text(*r.have, !r.demand.work);
-    for (size_t at = 0, end; (end = lines.find('\n', at)) != std::string::npos; at = end + 1)
-      have.paragraphs.push_back(lines.substr(at, end - at));
-    sections.push_back(std::move(have));
-  }
-  const bool usage = r.demand.hours_per_month.has_value();
+  std::vector<chart::Section> sections = request_sections(r, top);
   if (r.options.empty()) {
     sections.push_back({"Nothing meets every constraint", r.relaxations, {}, {}});
   } else {
-    chart::Section ranked{
-        r.have ? "Options, best upgrade first" : "Options, cheapest first", {}, {}, {}};
-    const bool serving = r.demand.serving.has_value();
-    ranked.table.push_back({"#", "option", "system / provider", "throughput",
-                            serving ? "TTFT / TPOT ms"
-                            : usage ? "busy h/month"
-                                    : "time h",
-                            "total USD", "kWh", "kgCO2", "priced", "front", "reason"});
-    if (r.have) {
-      auto& header = ranked.table.back();
-      header.insert(header.begin() + 5, {"speedup", "net USD"});
-    }
-    chart::ScatterChart scatter{
-        serving ? "Total cost against time per output token" : "Total cost against time",
-        "total cost (USD)",
-        serving ? "time per output token (ms)"
-        : usage ? "busy hours a month"
-                : "time to result (h)",
-        chart::dated("rigplan recommend: catalog prices as dated in data/catalog; formulas in "
-                     "docs/recommend.md",
-                     date),
-        {},
-        true,
-        true};
-    chart::BarChart bars{
-        "Total cost of the options shown",
-        "total cost over the horizon (USD)",
-        chart::dated(
-            "rigplan recommend: purchase less resale plus electricity (owned), price x hours "
-            "(rented)",
-            date),
-        {},
-        0};
-    for (const Option* o : shown(r, top)) {
-      const size_t rank = static_cast<size_t>(o - r.options.data()) + 1;
-      ranked.table.push_back(
-          {std::to_string(rank), what(*o), o->kind == "own" ? o->system : o->provider,
-           fmt::format("{:.4g} {}", o->throughput, o->unit),
-           o->serving ? time_cell(*o, usage) : fmt::format("{:.1f}", o->time_to_result_h),
-           fmt::format("{:.0f}", o->total_cost_usd), fmt::format("{:.0f}", o->energy_kwh),
-           fmt::format("{:.0f}", o->co2_kg),
-           o->price_as_of ? o->price_as_of->to_string() : "undated", o->pareto ? "yes" : "",
-           o->price_note.empty() ? o->reason : o->reason + " (price: " + o->price_note + ")"});
-      if (r.have) {
-        auto& row = ranked.table.back();
-        row.insert(row.begin() + 5,
-                   {o->speedup_over_have ? fmt::format("{:.2f}x", *o->speedup_over_have) : "runs",
-                    fmt::format("{:.0f}", o->net_cost_usd.value_or(0))});
-      }
-      bars.bars.push_back({what(*o), o->total_cost_usd, rank == 1});
-    }
-    for (const auto& o : r.options)
-      scatter.points.push_back({what(o), o.total_cost_usd,
-                                o.serving ? o.serving->tpot_ms : o.time_to_result_h, o.pareto});
-    ranked.charts = {chart::svg(scatter), chart::svg(bars)};
-    sections.push_back(std::move(ranked));
+    sections.push_back(options_section(r, top, date));
   }
   return chart::html_page(
       "rigplan recommendation", sections,
