@@ -4,25 +4,25 @@
 #include <gtest/gtest.h>
 
 #include "rigplan/catalog.h"
+#include "rigplan/status.h"
 #include "rigplan/workload.h"
 
 namespace rigplan::testing {
 
+// The value of a load that must succeed; a failure is a test failure that shows its message.
+template <typename T>
+T loaded(Result<T> result) {
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  return std::move(result).value();
+}
+
 inline const Catalog& default_catalog() {
-  static const Catalog kCatalog = [] {
-    auto loaded = load_catalog(embedded_catalog());
-    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
-    return std::move(loaded).value();
-  }();
+  static const Catalog kCatalog = loaded(load_catalog(embedded_catalog()));
   return kCatalog;
 }
 
 inline const Zoo& default_zoo() {
-  static const Zoo kZoo = [] {
-    auto loaded = load_zoo(embedded_workloads());
-    EXPECT_TRUE(loaded.ok()) << loaded.status().message();
-    return std::move(loaded).value();
-  }();
+  static const Zoo kZoo = loaded(load_zoo(embedded_workloads()));
   return kZoo;
 }
 

@@ -5,31 +5,23 @@
 #include <gtest/gtest.h>
 
 #include "catalog/image_io.h"
+#include "image_test_support.h"
 #include "test_support.h"
 
 namespace rigplan {
 namespace {
 
-const Catalog& from_image() {
-  static const Catalog kCatalog = [] {
-    auto read = read_catalog_image(embedded_catalog_image());
-    EXPECT_TRUE(read.ok()) << read.status().message();
-    return std::move(read).value();
-  }();
-  return kCatalog;
-}
+constexpr testing::ImageFormat<Catalog> kCatalogImage{
+    write_catalog_image, read_catalog_image, embedded_catalog_image, testing::default_catalog};
 
 TEST(CatalogImage, IsTheImageOfTheTomlCatalog) {
-  // Written from the TOML files now, byte for byte what the build compiled in: every field of
-  // every entry, with its provenance, in the files' order.
-  EXPECT_EQ(write_catalog_image(testing::default_catalog()), embedded_catalog_image());
-  // And reading it back loses nothing.
-  EXPECT_EQ(write_catalog_image(from_image()), embedded_catalog_image());
+  // Every field of every entry, with its provenance, in the files' order.
+  testing::expect_image_of_toml(kCatalogImage);
 }
 
 TEST(CatalogImage, KeepsFiguresSourcesAndWhereEachEntryIsDefined) {
   const Catalog& toml = testing::default_catalog();
-  const Catalog& image = from_image();
+  const Catalog& image = testing::read_back(kCatalogImage);
   EXPECT_EQ(image.gpus.size(), toml.gpus.size());
   EXPECT_EQ(image.offers.size(), toml.offers.size());
   EXPECT_EQ(image.regions.size(), toml.regions.size());
@@ -50,7 +42,7 @@ TEST(CatalogImage, KeepsFiguresSourcesAndWhereEachEntryIsDefined) {
 }
 
 TEST(CatalogImage, CarriesEachFamilysSoftwareStack) {
-  const Catalog& image = from_image();
+  const Catalog& image = testing::read_back(kCatalogImage);
   EXPECT_EQ(image.families.size(), testing::default_catalog().families.size());
   // data/catalog/families.toml, [[family]] id = "cdna2".
   const Family* cdna2 = image.family("cdna2");
@@ -67,26 +59,20 @@ TEST(CatalogImage, CarriesEachFamilysSoftwareStack) {
 }
 
 TEST(CatalogImage, FindsEntriesByNameAndAlias) {
-  auto gpu = from_image().find_gpu("geforce rtx 4090");
+  auto gpu = testing::read_back(kCatalogImage).find_gpu("geforce rtx 4090");
   ASSERT_TRUE(gpu.ok()) << gpu.status().message();
   EXPECT_EQ((*gpu)->id, "rtx-4090");
-  auto missing = from_image().find_gpu("rtx 4900");
+  auto missing = testing::read_back(kCatalogImage).find_gpu("rtx 4900");
   EXPECT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("did you mean 'rtx-4090'"), std::string::npos)
       << missing.status().message();
 }
 
 TEST(CatalogImage, ATruncatedOrForeignImageIsAnErrorNotACrash) {
-  const std::string_view image = embedded_catalog_image();
-  for (size_t cut :
-       {size_t{0}, size_t{10}, size_t{30}, image.size() / 3, image.size() / 2, image.size() - 1}) {
-    auto read = read_catalog_image(image.substr(0, cut));
-    EXPECT_FALSE(read.ok()) << cut;
-  }
-  EXPECT_EQ(read_catalog_image("gpus = []").status().message(),
-            "the embedded catalog image does not start with its magic line");
-  EXPECT_EQ(read_catalog_image(std::string(image) + "x").status().message(),
-            "the embedded catalog image is longer than its entries");
+  testing::expect_truncated_and_foreign_rejected(
+      kCatalogImage, 30, "gpus = []",
+      "the embedded catalog image does not start with its magic line",
+      "the embedded catalog image is longer than its entries");
 }
 
 TEST(CatalogImage, SourceSpellsEveryByteAsAStringLiteral) {

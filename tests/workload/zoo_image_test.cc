@@ -4,31 +4,24 @@
 
 #include <gtest/gtest.h>
 
+#include "image_test_support.h"
 #include "test_support.h"
 
 namespace rigplan {
 namespace {
 
-const Zoo& from_image() {
-  static const Zoo kZoo = [] {
-    auto read = read_zoo_image(embedded_zoo_image());
-    EXPECT_TRUE(read.ok()) << read.status().message();
-    return std::move(read).value();
-  }();
-  return kZoo;
-}
+constexpr testing::ImageFormat<Zoo> kZooImage{write_zoo_image, read_zoo_image, embedded_zoo_image,
+                                              testing::default_zoo};
 
 TEST(ZooImage, IsTheImageOfTheTomlZoo) {
-  // Written from the TOML files now, byte for byte what the build compiled in: every field of
-  // every workload and of its architecture, the generated layers and the provenance.
-  EXPECT_EQ(write_zoo_image(testing::default_zoo()), embedded_zoo_image());
-  // And reading it back loses nothing.
-  EXPECT_EQ(write_zoo_image(from_image()), embedded_zoo_image());
+  // Every field of every workload and of its architecture, the generated layers and the
+  // provenance.
+  testing::expect_image_of_toml(kZooImage);
 }
 
 TEST(ZooImage, KeepsArchitecturesLayersAndWhereEachWorkloadIsDefined) {
   const Zoo& toml = testing::default_zoo();
-  const Zoo& image = from_image();
+  const Zoo& image = testing::read_back(kZooImage);
   ASSERT_EQ(image.workloads.size(), toml.workloads.size());
   // data/workloads/transformers.toml, [[workload]] id = "llama-3-8b".
   const Workload& llama = **image.find("llama-3-8b");
@@ -53,25 +46,19 @@ TEST(ZooImage, KeepsArchitecturesLayersAndWhereEachWorkloadIsDefined) {
 }
 
 TEST(ZooImage, FindsWorkloadsByNameAndAlias) {
-  auto found = from_image().find("meta-llama/Meta-Llama-3-8B");
+  auto found = testing::read_back(kZooImage).find("meta-llama/Meta-Llama-3-8B");
   ASSERT_TRUE(found.ok()) << found.status().message();
   EXPECT_EQ((*found)->id, "llama-3-8b");
-  auto missing = from_image().find("lama-3-8b");
+  auto missing = testing::read_back(kZooImage).find("lama-3-8b");
   EXPECT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("did you mean"), std::string::npos)
       << missing.status().message();
 }
 
 TEST(ZooImage, ATruncatedOrForeignImageIsAnErrorNotACrash) {
-  const std::string_view image = embedded_zoo_image();
-  for (size_t cut :
-       {size_t{0}, size_t{10}, size_t{25}, image.size() / 3, image.size() / 2, image.size() - 1}) {
-    EXPECT_FALSE(read_zoo_image(image.substr(0, cut)).ok()) << cut;
-  }
-  EXPECT_EQ(read_zoo_image("[[workload]]").status().message(),
-            "the embedded zoo image does not start with its magic line");
-  EXPECT_EQ(read_zoo_image(std::string(image) + "x").status().message(),
-            "the embedded zoo image is longer than its workloads");
+  testing::expect_truncated_and_foreign_rejected(
+      kZooImage, 25, "[[workload]]", "the embedded zoo image does not start with its magic line",
+      "the embedded zoo image is longer than its workloads");
 }
 
 }  // namespace
