@@ -105,9 +105,9 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-// The run a measurement row describes.
-Result<RunConfig> run_of(const Row& row) {
-  RunConfig c;
+// The choices of a measurement row's run (mode, precision, engine, method, ...) and its component
+// lists, as the command line spells them.
+void read_run_choices(const Row& row, RunConfig& c) {
   c.mode = row.text("mode");
   c.precision = row.text("precision");
   // A measurement without an engine ran in PyTorch, as every file written before engines did.
@@ -125,6 +125,11 @@ Result<RunConfig> run_of(const Row& row) {
   // Component lists, as --train-components takes them ("unet,text_encoder").
   c.train_components = split_list(row.text("train_components"));
   c.cached_components = split_list(row.text("cached_components"));
+}
+
+// The counts of a measurement row's run, each within its range (rigplan/input.h); an empty cell
+// keeps the default.
+Status read_run_counts(const Row& row, RunConfig& c) {
   auto rank = row.count("lora_rank", input::kLoraRank);
   auto batch = row.count("batch_per_gpu", input::kBatch, /*zero_is_empty=*/true);
   auto seq = row.count("seq_len", input::kSeq, /*zero_is_empty=*/true);
@@ -148,15 +153,44 @@ Result<RunConfig> run_of(const Row& row) {
                         &per_nic, &chunks, &accum, &prompt, &output, &concurrency}) {
     if (!r->ok()) return r->status();
   }
+  c.lora_rank = rank->value_or(c.lora_rank);
+  c.batch = *batch;
+  c.seq_len = *seq;
+  c.gpus = gpus->value_or(1);
+  c.zero = zero->value_or(0);
+  c.tensor_parallel = tp->value_or(1);
+  c.pipeline_parallel = pp->value_or(1);
+  c.context_parallel = cp->value_or(1);
+  c.expert_parallel = ep->value_or(1);
+  c.virtual_stages = vp->value_or(1);
+  c.micro_batch = *micro;
+  c.global_batch = *global;
+  c.gpus_per_nic = per_nic->value_or(1);
+  c.loss_chunks = chunks->value_or(c.loss_chunks);
+  c.grad_accum = accum->value_or(1);
+  // Inference: the prompt (at least one token of context), the tokens generated and the
+  // sequences in flight of a serving run.
+  if (*prompt) c.seq_len = std::max(1, **prompt);
+  c.gen_tokens = output->value_or(0);
+  if (*concurrency) c.batch = *concurrency;
+  return {};
+}
+
+// The request rate of a serving run, requests/s; 0 when the cell is empty.
+Result<double> read_request_rate(const Row& row) {
   auto rate = row.number("request_rate", 0);
   if (!rate) return rate.status();
-  if (*rate != 0) {
-    if (const std::string why = input::problem(input::kRequestRate, *rate); !why.empty()) {
-      return Status::invalid_input(
-          fmt::format("{}:{}: column 'request_rate': '{}' {}", row.path(), row.line(),
-                      utf8_prefix(row.text("request_rate"), kShownCell), why));
-    }
+  if (*rate == 0) return 0.0;
+  if (const std::string why = input::problem(input::kRequestRate, *rate); !why.empty()) {
+    return Status::invalid_input(
+        fmt::format("{}:{}: column 'request_rate': '{}' {}", row.path(), row.line(),
+                    utf8_prefix(row.text("request_rate"), kShownCell), why));
   }
+  return *rate;
+}
+
+// The switches of a measurement row's run: checkpointing, pure 16 bit, flash attention, ...
+Status read_run_flags(const Row& row, RunConfig& c) {
   auto ckpt = row.flag("grad_checkpointing", false);
   auto pure = row.flag("pure_bf16", false);
   auto flash = row.flag("flash_attention", true);
@@ -168,33 +202,24 @@ Result<RunConfig> run_of(const Row& row) {
        {&ckpt, &pure, &flash, &full_load, &act_offload, &in_backward, &sequence_parallel}) {
     if (!f->ok()) return f->status();
   }
-  c.lora_rank = rank->value_or(c.lora_rank);
-  c.batch = *batch;
-  c.seq_len = *seq;
-  c.gpus = gpus->value_or(1);
   c.checkpointing = *ckpt;
-  c.zero = zero->value_or(0);
-  c.tensor_parallel = tp->value_or(1);
-  c.pipeline_parallel = pp->value_or(1);
-  c.context_parallel = cp->value_or(1);
-  c.expert_parallel = ep->value_or(1);
-  c.virtual_stages = vp->value_or(1);
-  c.micro_batch = *micro;
-  c.global_batch = *global;
   c.sequence_parallel = *sequence_parallel;
-  c.gpus_per_nic = per_nic->value_or(1);
-  c.loss_chunks = chunks->value_or(c.loss_chunks);
-  c.grad_accum = accum->value_or(1);
   c.pure_16bit = *pure;
   c.flash_attention = *flash;
   c.full_state_load = *full_load;
   c.activation_offload = *act_offload;
   c.optimizer_in_backward = *in_backward;
-  // Inference: the prompt (at least one token of context), the tokens generated, the sequences in
-  // flight or the request rate of a serving run.
-  if (*prompt) c.seq_len = std::max(1, **prompt);
-  c.gen_tokens = output->value_or(0);
-  if (*concurrency) c.batch = *concurrency;
+  return {};
+}
+
+// The run a measurement row describes.
+Result<RunConfig> run_of(const Row& row) {
+  RunConfig c;
+  read_run_choices(row, c);
+  if (Status s = read_run_counts(row, c); !s.ok()) return s;
+  auto rate = read_request_rate(row);
+  if (!rate) return rate.status();
+  if (Status s = read_run_flags(row, c); !s.ok()) return s;
   if (*rate > 0) c.request_rate = *rate;
   return c;
 }
@@ -293,18 +318,22 @@ struct Parsed {
   std::deque<Workload> resized;     // zoo workloads at a row's `resolution`
 };
 
-Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::string& path,
-                          const std::string& csv) {
-  if (const auto at = invalid_utf8_at(csv)) {
-    const std::string_view before = std::string_view(csv).substr(0, *at);
-    const size_t line_start =
-        before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
-    return Status::invalid_input(
-        fmt::format("{}:{}:{}: byte 0x{:02x} is not valid UTF-8; save the file as UTF-8", path,
-                    std::count(before.begin(), before.end(), '\n') + 1, *at - line_start + 1,
-                    static_cast<unsigned char>(csv[*at])));
-  }
-  const auto records = parse_csv(csv);
+// A file that is not UTF-8 is refused at its first bad byte, by line and column.
+Status check_utf8(const std::string& path, const std::string& csv) {
+  const auto at = invalid_utf8_at(csv);
+  if (!at) return {};
+  const std::string_view before = std::string_view(csv).substr(0, *at);
+  const size_t line_start =
+      before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+  return Status::invalid_input(
+      fmt::format("{}:{}:{}: byte 0x{:02x} is not valid UTF-8; save the file as UTF-8", path,
+                  std::count(before.begin(), before.end(), '\n') + 1, *at - line_start + 1,
+                  static_cast<unsigned char>(csv[*at])));
+}
+
+// The header's columns by name, with every required column present.
+Result<std::map<std::string, size_t>> header_columns(const std::string& path,
+                                                     const std::vector<CsvRecord>& records) {
   if (records.empty())
     return Status::invalid_input(fmt::format("{}: empty file; expected a header", path));
   std::map<std::string, size_t> columns;
@@ -317,78 +346,103 @@ Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::str
     return Status::invalid_input(
         fmt::format("{}:1: the header lacks {}", path, quoted_list(missing, "and")));
   }
+  return columns;
+}
+
+// What a row measured: its group, GPU and workload as written, the split, the metric and the
+// value, checked against the metric.
+Result<ValidationRow> measurement_of(const Row& row) {
+  ValidationRow out;
+  out.line = row.line();
+  out.group = row.text("group");
+  out.gpu = row.text("gpu");
+  out.workload = row.text("workload");
+  out.split = row.text("split");
+  if (!out.split.empty() && out.split != "fit" && out.split != "held-out") {
+    return Status::invalid_input(
+        fmt::format("{}:{}: column 'split': '{}' is not accepted; expected 'fit' or 'held-out'",
+                    row.path(), out.line, out.split));
+  }
+  out.metric = row.text("metric");
+  out.unit = row.text("unit");
+  if (std::find(std::begin(kMetrics), std::end(kMetrics), out.metric) == std::end(kMetrics)) {
+    const std::vector<std::string> metrics(std::begin(kMetrics), std::end(kMetrics));
+    return Status::invalid_input(fmt::format(
+        "{}:{}: column 'metric': '{}' is not accepted; expected {}{}", row.path(), out.line,
+        shown(out.metric), quoted_list(metrics), did_you_mean(out.metric, metrics)));
+  }
+  auto value = row.number("value", std::nan(""));
+  if (!value) return value.status();
+  if (std::isnan(*value)) {
+    return Status::invalid_input(
+        fmt::format("{}:{}: column 'value' is empty", row.path(), out.line));
+  }
+  const bool fits = out.metric == "fits";
+  if (const std::string why = input::problem(input::kMeasuredValue, *value);
+      fits ? *value != 0 && *value != 1 : !why.empty()) {
+    return Status::invalid_input(fmt::format(
+        "{}:{}: column 'value': '{}' {}", row.path(), out.line,
+        utf8_prefix(row.text("value"), kShownCell),
+        fits ? "is not accepted for metric 'fits'; expected 0 (does not fit) or 1 (fits)" : why));
+  }
+  out.measured = *value;
+  return out;
+}
+
+// Adds a row with its run, GPU and workload (at the row's `resolution`) resolved; a GPU or
+// workload the catalog or zoo lacks skips the row with the reason.
+Status add_row(const Catalog& catalog, const Zoo& zoo, const Row& row, Parsed& parsed) {
+  auto measured = measurement_of(row);
+  if (!measured) return measured.status();
+  ValidationRow& out = measured.value();
+  auto run = run_of(row);
+  if (!run) return run.status();
+  if (auto network = network_for(*run, catalog); !network) {
+    return Status::invalid_input(fmt::format("{}:{}: column 'fabric': {}", row.path(), out.line,
+                                             network.status().message()));
+  }
+  auto gpu = catalog.find_gpu(out.gpu);
+  auto workload = zoo.find(out.workload);
+  auto resolution = row.count("resolution", input::kResolution);
+  if (!resolution) return resolution.status();
+  if (workload && *resolution) {
+    auto resized = at_resolution(**workload, **resolution);
+    if (!resized) {
+      return Status::invalid_input(fmt::format("{}:{}: column 'resolution': {}", row.path(),
+                                               out.line, resized.status().message()));
+    }
+    parsed.resized.push_back(std::move(resized).value());
+    workload = &parsed.resized.back();
+  }
+  if (!gpu)
+    out.skipped = gpu.status().message();
+  else if (!workload)
+    out.skipped = workload.status().message();
+  if (workload) out.workload_class = workload_class(**workload);
+  // Inference rows are classed by engine and phase (or latency metric).
+  if (workload && run->mode != "train" && (*workload)->transformer) {
+    out.workload_class =
+        fmt::format("{} {}", run->engine, out.metric == "throughput" ? run->mode : out.metric);
+  }
+  parsed.gpus.push_back(gpu ? *gpu : nullptr);
+  parsed.workloads.push_back(workload ? *workload : nullptr);
+  parsed.runs.push_back(*run);
+  parsed.ref_flags.push_back(row.text("ref"));
+  parsed.whole_process.push_back(row.text("memory_metric").find("nvidia-smi") != std::string::npos);
+  parsed.rows.push_back(std::move(out));
+  return {};
+}
+
+Result<Parsed> parse_file(const Catalog& catalog, const Zoo& zoo, const std::string& path,
+                          const std::string& csv) {
+  if (Status s = check_utf8(path, csv); !s.ok()) return s;
+  const auto records = parse_csv(csv);
+  auto columns = header_columns(path, records);
+  if (!columns) return columns.status();
   Parsed parsed;
   for (size_t i = 1; i < records.size(); ++i) {
-    const Row row(path, records[i], columns);
-    ValidationRow out;
-    out.line = row.line();
-    out.group = row.text("group");
-    out.gpu = row.text("gpu");
-    out.workload = row.text("workload");
-    out.split = row.text("split");
-    if (!out.split.empty() && out.split != "fit" && out.split != "held-out") {
-      return Status::invalid_input(
-          fmt::format("{}:{}: column 'split': '{}' is not accepted; expected 'fit' or 'held-out'",
-                      path, out.line, out.split));
-    }
-    out.metric = row.text("metric");
-    out.unit = row.text("unit");
-    if (std::find(std::begin(kMetrics), std::end(kMetrics), out.metric) == std::end(kMetrics)) {
-      const std::vector<std::string> metrics(std::begin(kMetrics), std::end(kMetrics));
-      return Status::invalid_input(
-          fmt::format("{}:{}: column 'metric': '{}' is not accepted; expected {}{}", path, out.line,
-                      shown(out.metric), quoted_list(metrics), did_you_mean(out.metric, metrics)));
-    }
-    auto value = row.number("value", std::nan(""));
-    if (!value) return value.status();
-    if (std::isnan(*value)) {
-      return Status::invalid_input(fmt::format("{}:{}: column 'value' is empty", path, out.line));
-    }
-    const bool fits = out.metric == "fits";
-    if (const std::string why = input::problem(input::kMeasuredValue, *value);
-        fits ? *value != 0 && *value != 1 : !why.empty()) {
-      return Status::invalid_input(fmt::format(
-          "{}:{}: column 'value': '{}' {}", path, out.line,
-          utf8_prefix(row.text("value"), kShownCell),
-          fits ? "is not accepted for metric 'fits'; expected 0 (does not fit) or 1 (fits)" : why));
-    }
-    out.measured = *value;
-    auto run = run_of(row);
-    if (!run) return run.status();
-    if (auto network = network_for(*run, catalog); !network) {
-      return Status::invalid_input(
-          fmt::format("{}:{}: column 'fabric': {}", path, out.line, network.status().message()));
-    }
-    auto gpu = catalog.find_gpu(out.gpu);
-    auto workload = zoo.find(out.workload);
-    auto resolution = row.count("resolution", input::kResolution);
-    if (!resolution) return resolution.status();
-    if (workload && *resolution) {
-      auto resized = at_resolution(**workload, **resolution);
-      if (!resized) {
-        return Status::invalid_input(fmt::format("{}:{}: column 'resolution': {}", path, out.line,
-                                                 resized.status().message()));
-      }
-      parsed.resized.push_back(std::move(resized).value());
-      workload = &parsed.resized.back();
-    }
-    if (!gpu)
-      out.skipped = gpu.status().message();
-    else if (!workload)
-      out.skipped = workload.status().message();
-    if (workload) out.workload_class = workload_class(**workload);
-    // Inference rows are classed by engine and phase (or latency metric).
-    if (workload && run->mode != "train" && (*workload)->transformer) {
-      out.workload_class =
-          fmt::format("{} {}", run->engine, out.metric == "throughput" ? run->mode : out.metric);
-    }
-    parsed.gpus.push_back(gpu ? *gpu : nullptr);
-    parsed.workloads.push_back(workload ? *workload : nullptr);
-    parsed.runs.push_back(*run);
-    parsed.ref_flags.push_back(row.text("ref"));
-    parsed.whole_process.push_back(row.text("memory_metric").find("nvidia-smi") !=
-                                   std::string::npos);
-    parsed.rows.push_back(std::move(out));
+    if (Status s = add_row(catalog, zoo, Row(path, records[i], *columns), parsed); !s.ok())
+      return s;
   }
   return parsed;
 }
@@ -455,7 +509,171 @@ std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples) {
   return out;
 }
 
-namespace {}  // namespace
+namespace {
+
+// Memory and fits rows: the memory model's estimate against the measurement.
+void score_memory_rows(Parsed& parsed) {
+  for (size_t i = 0; i < parsed.rows.size(); ++i) {
+    ValidationRow& out = parsed.rows[i];
+    if (is_speed(out.metric) || !out.skipped.empty()) continue;
+    auto estimate = estimate_memory(*parsed.workloads[i], *parsed.gpus[i], parsed.runs[i], false);
+    if (!estimate) {
+      out.skipped = estimate.status().message();
+    } else if (out.metric == "fits") {
+      out.predicted = estimate->fits ? 1 : 0;
+      out.error = (out.predicted == (out.measured != 0 ? 1 : 0)) ? 0 : 1;
+    } else {
+      // nvidia-smi measurements include the context and the allocator's reserve;
+      // torch.cuda.max_memory_allocated (the default) counts tensors only.
+      out.predicted = parsed.whole_process[i] ? estimate->total_gb : estimate->allocated_gb;
+      out.error = std::abs(*out.predicted / out.measured - 1) * 100;
+      out.fit_error = estimate->fits ? 0 : 1;  // it was measured, so it fit
+    }
+  }
+}
+
+// Speed predictions, and with --leave-one-gpu-out each sample's error as the calibration that
+// never saw its GPU predicts it.
+struct SpeedPredictions {
+  std::vector<double> predicted;
+  std::vector<std::optional<double>> held_out_error;
+};
+
+// The held-out GPU's samples and their refs, predicted by a calibration fitted, from the fixed
+// prior as `rigplan calibrate` fits, on the cross-GPU samples of every other GPU: starting from
+// a calibration fitted on every GPU would let the held-out GPU's rows in through the starting
+// point.
+void predict_held_out_gpu(const std::vector<ThroughputSample>& samples,
+                          const std::vector<bool>& fit_set, const std::string& held_out,
+                          const Catalog& catalog, SpeedPredictions& out) {
+  std::vector<bool> use(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) use[i] = fit_set[i] && samples[i].gpu->id != held_out;
+  const Calibration fitted = fit_calibration(samples, use, Calibration{}, catalog);
+  std::vector<ThroughputSample> pairs;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (samples[i].gpu->id != held_out) continue;
+    for (size_t j : {i, static_cast<size_t>(samples[i].ref)}) {
+      pairs.push_back(samples[j]);
+      index.push_back(j);
+    }
+  }
+  const auto values = predict_samples(pairs, fitted, catalog);
+  for (size_t k = 0; k < values.size(); k += 2) {
+    const size_t i = index[k], r = index[k + 1];
+    out.predicted[i] = values[k];
+    if (values[k] > 0 && values[k + 1] > 0) {
+      out.held_out_error[i] =
+          samples[i].absolute
+              ? std::abs(values[k] / samples[i].measured - 1)
+              : std::abs((values[k] / values[k + 1]) / (samples[i].measured / samples[r].measured) -
+                         1);
+    }
+  }
+}
+
+SpeedPredictions predict_speeds(const std::vector<ThroughputSample>& samples,
+                                const Calibration& calibration, const ValidateOptions& options,
+                                const Catalog& catalog) {
+  SpeedPredictions out{std::vector<double>(samples.size(), 0),
+                       std::vector<std::optional<double>>(samples.size())};
+  if (!options.leave_one_gpu_out) {
+    out.predicted = predict_samples(samples, calibration, catalog);
+    return out;
+  }
+  const std::vector<bool> fit_set = cross_gpu(samples);
+  std::vector<std::string> gpu_ids;
+  for (const auto& s : samples) {
+    if (std::find(gpu_ids.begin(), gpu_ids.end(), s.gpu->id) == gpu_ids.end())
+      gpu_ids.push_back(s.gpu->id);
+  }
+  for (size_t g = 0; g < gpu_ids.size(); ++g) {
+    if (options.progress) options.progress(g, gpu_ids.size());
+    predict_held_out_gpu(samples, fit_set, gpu_ids[g], catalog, out);
+  }
+  if (options.progress) options.progress(gpu_ids.size(), gpu_ids.size());
+  return out;
+}
+
+// Speed rows: the prediction's error as a ratio to the group's ref row (or on its own, an
+// absolute row), and the error of the spec-ratio guess.
+void score_speed_rows(const std::vector<ThroughputSample>& samples,
+                      const std::vector<size_t>& row_of, const SpeedPredictions& speeds,
+                      bool leave_one_gpu_out, std::vector<ValidationRow>& rows) {
+  const std::vector<double>& predicted = speeds.predicted;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    ValidationRow& out = rows[row_of[i]];
+    const size_t r = static_cast<size_t>(samples[i].ref);
+    const bool predictable = leave_one_gpu_out ? speeds.held_out_error[i].has_value()
+                                               : predicted[i] > 0 && predicted[r] > 0;
+    if (!predictable) {
+      out.skipped = "the run cannot be predicted";
+      continue;
+    }
+    out.predicted = predicted[i];
+    out.abs_error = std::abs(predicted[i] / out.measured - 1);
+    out.workload_class +=
+        samples[i].run.gpus > 1 || samples[r].run.gpus > 1 ? ", multi-GPU" : ", 1 GPU";
+    out.error = out.absolute        ? *out.abs_error
+                : out.is_ref        ? 0
+                : leave_one_gpu_out ? *speeds.held_out_error[i]
+                                    : relative_error(samples, predicted, i);
+    if (out.absolute) continue;
+    // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth (latencies
+    // inversely).
+    double guess = samples[i].run.gpus * samples[i].gpu->mem_bandwidth_gbps /
+                   (samples[r].run.gpus * samples[r].gpu->mem_bandwidth_gbps);
+    if (out.metric != "throughput") guess = 1 / guess;
+    out.baseline_error = std::abs(guess / (out.measured / samples[r].measured) - 1);
+  }
+}
+
+// The rows of `report` that `keep` selects, summarized as `group`.
+template <typename Keep>
+ValidationSummary summarize_where(const ValidationReport& report, std::string group, Keep keep) {
+  std::vector<const ValidationRow*> rows;
+  for (const auto& r : report.rows) {
+    if (keep(r)) rows.push_back(&r);
+  }
+  return summarize(std::move(group), rows);
+}
+
+// The summaries of the scored rows: overall, per group prefix, per workload class of the speed
+// rows, per split, and every class with one GPU and with several apart (the accuracy bars of
+// docs/performance.md).
+void summarize_report(ValidationReport& report) {
+  std::vector<std::string> prefixes, classes;
+  for (const auto& r : report.rows) {
+    const std::string prefix = r.group.substr(0, r.group.find('/'));
+    if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end())
+      prefixes.push_back(prefix);
+    if (is_speed(r.metric) && !r.workload_class.empty() &&
+        std::find(classes.begin(), classes.end(), r.workload_class) == classes.end()) {
+      classes.push_back(r.workload_class);
+    }
+  }
+  report.overall = summarize_where(report, "all", [](const ValidationRow&) { return true; });
+  for (const auto& prefix : prefixes) {
+    report.groups.push_back(summarize_where(report, prefix, [&](const ValidationRow& r) {
+      return r.group.substr(0, r.group.find('/')) == prefix;
+    }));
+  }
+  for (const auto& cls : classes) {
+    report.classes.push_back(summarize_where(report, cls, [&](const ValidationRow& r) {
+      return is_speed(r.metric) && r.workload_class == cls;
+    }));
+  }
+  report.splits = split_summaries(report.rows, prefixes);
+  for (const std::string_view count : {", 1 GPU", ", multi-GPU"}) {
+    auto in_class = [&](const ValidationRow& r) {
+      return is_speed(r.metric) && r.workload_class.ends_with(count);
+    };
+    if (std::any_of(report.rows.begin(), report.rows.end(), in_class))
+      report.classes.push_back(summarize_where(report, fmt::format("all{}", count), in_class));
+  }
+}
+
+}  // namespace
 
 Result<std::vector<ThroughputSample>> throughput_samples(const Catalog& catalog, const Zoo& zoo,
                                                          const std::string& path,
@@ -479,139 +697,16 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
   Parsed& parsed = parsed_or.value();
   const Calibration calibration =
       options.calibration ? *options.calibration : embedded_calibration();
-
-  // Memory and fits rows.
-  for (size_t i = 0; i < parsed.rows.size(); ++i) {
-    ValidationRow& out = parsed.rows[i];
-    if (is_speed(out.metric) || !out.skipped.empty()) continue;
-    auto estimate = estimate_memory(*parsed.workloads[i], *parsed.gpus[i], parsed.runs[i], false);
-    if (!estimate) {
-      out.skipped = estimate.status().message();
-    } else if (out.metric == "fits") {
-      out.predicted = estimate->fits ? 1 : 0;
-      out.error = (out.predicted == (out.measured != 0 ? 1 : 0)) ? 0 : 1;
-    } else {
-      // nvidia-smi measurements include the context and the allocator's reserve;
-      // torch.cuda.max_memory_allocated (the default) counts tensors only.
-      out.predicted = parsed.whole_process[i] ? estimate->total_gb : estimate->allocated_gb;
-      out.error = std::abs(*out.predicted / out.measured - 1) * 100;
-      out.fit_error = estimate->fits ? 0 : 1;  // it was measured, so it fit
-    }
-  }
-
+  score_memory_rows(parsed);
   // Throughput rows: ratios to the group's ref row.
   std::vector<size_t> row_of;
   const std::vector<ThroughputSample> samples = samples_of(parsed, row_of);
-  std::vector<double> predicted(samples.size(), 0);
-  std::vector<std::optional<double>> held_out_error(samples.size());
-  if (options.leave_one_gpu_out) {
-    const std::vector<bool> fit_set = cross_gpu(samples);
-    std::vector<std::string> gpu_ids;
-    for (const auto& s : samples) {
-      if (std::find(gpu_ids.begin(), gpu_ids.end(), s.gpu->id) == gpu_ids.end())
-        gpu_ids.push_back(s.gpu->id);
-    }
-    for (size_t g = 0; g < gpu_ids.size(); ++g) {
-      const std::string& held_out = gpu_ids[g];
-      if (options.progress) options.progress(g, gpu_ids.size());
-      std::vector<bool> use(samples.size());
-      for (size_t i = 0; i < samples.size(); ++i)
-        use[i] = fit_set[i] && samples[i].gpu->id != held_out;
-      // From the fixed prior, as `rigplan calibrate` fits: starting from a calibration fitted on
-      // every GPU would let the held-out GPU's rows in through the starting point.
-      const Calibration fitted = fit_calibration(samples, use, Calibration{}, catalog);
-      // The held-out GPU's rows and their refs, predicted by the calibration that never saw it.
-      std::vector<ThroughputSample> pairs;
-      std::vector<size_t> index;
-      for (size_t i = 0; i < samples.size(); ++i) {
-        if (samples[i].gpu->id != held_out) continue;
-        for (size_t j : {i, static_cast<size_t>(samples[i].ref)}) {
-          pairs.push_back(samples[j]);
-          index.push_back(j);
-        }
-      }
-      const auto values = predict_samples(pairs, fitted, catalog);
-      for (size_t k = 0; k < values.size(); k += 2) {
-        const size_t i = index[k], r = index[k + 1];
-        predicted[i] = values[k];
-        if (values[k] > 0 && values[k + 1] > 0) {
-          held_out_error[i] = samples[i].absolute
-                                  ? std::abs(values[k] / samples[i].measured - 1)
-                                  : std::abs((values[k] / values[k + 1]) /
-                                                 (samples[i].measured / samples[r].measured) -
-                                             1);
-        }
-      }
-    }
-    if (options.progress) options.progress(gpu_ids.size(), gpu_ids.size());
-  } else {
-    predicted = predict_samples(samples, calibration, catalog);
-  }
-  for (size_t i = 0; i < samples.size(); ++i) {
-    ValidationRow& out = parsed.rows[row_of[i]];
-    const size_t r = static_cast<size_t>(samples[i].ref);
-    const bool predictable = options.leave_one_gpu_out ? held_out_error[i].has_value()
-                                                       : predicted[i] > 0 && predicted[r] > 0;
-    if (!predictable) {
-      out.skipped = "the run cannot be predicted";
-      continue;
-    }
-    out.predicted = predicted[i];
-    out.abs_error = std::abs(predicted[i] / out.measured - 1);
-    out.workload_class +=
-        samples[i].run.gpus > 1 || samples[r].run.gpus > 1 ? ", multi-GPU" : ", 1 GPU";
-    out.error = out.absolute                ? *out.abs_error
-                : out.is_ref                ? 0
-                : options.leave_one_gpu_out ? *held_out_error[i]
-                                            : relative_error(samples, predicted, i);
-    if (out.absolute) continue;
-    // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth (latencies
-    // inversely).
-    double guess = samples[i].run.gpus * samples[i].gpu->mem_bandwidth_gbps /
-                   (samples[r].run.gpus * samples[r].gpu->mem_bandwidth_gbps);
-    if (out.metric != "throughput") guess = 1 / guess;
-    out.baseline_error = std::abs(guess / (out.measured / samples[r].measured) - 1);
-  }
-
+  const SpeedPredictions speeds = predict_speeds(samples, calibration, options, catalog);
+  score_speed_rows(samples, row_of, speeds, options.leave_one_gpu_out, parsed.rows);
   ValidationReport report;
   report.rows = std::move(parsed.rows);
   report.leave_one_gpu_out = options.leave_one_gpu_out;
-  std::vector<const ValidationRow*> all;
-  std::vector<std::string> prefixes, classes;
-  for (const auto& r : report.rows) {
-    all.push_back(&r);
-    const std::string prefix = r.group.substr(0, r.group.find('/'));
-    if (std::find(prefixes.begin(), prefixes.end(), prefix) == prefixes.end())
-      prefixes.push_back(prefix);
-    if (is_speed(r.metric) && !r.workload_class.empty() &&
-        std::find(classes.begin(), classes.end(), r.workload_class) == classes.end()) {
-      classes.push_back(r.workload_class);
-    }
-  }
-  report.overall = summarize("all", all);
-  for (const auto& prefix : prefixes) {
-    std::vector<const ValidationRow*> rows;
-    for (const auto& r : report.rows) {
-      if (r.group.substr(0, r.group.find('/')) == prefix) rows.push_back(&r);
-    }
-    report.groups.push_back(summarize(prefix, rows));
-  }
-  for (const auto& cls : classes) {
-    std::vector<const ValidationRow*> rows;
-    for (const auto& r : report.rows) {
-      if (is_speed(r.metric) && r.workload_class == cls) rows.push_back(&r);
-    }
-    report.classes.push_back(summarize(cls, rows));
-  }
-  report.splits = split_summaries(report.rows, prefixes);
-  // Every class together, single-GPU and multi-GPU apart: the accuracy bars of docs/performance.md.
-  for (const std::string_view count : {", 1 GPU", ", multi-GPU"}) {
-    std::vector<const ValidationRow*> rows;
-    for (const auto& r : report.rows) {
-      if (is_speed(r.metric) && r.workload_class.ends_with(count)) rows.push_back(&r);
-    }
-    if (!rows.empty()) report.classes.push_back(summarize(fmt::format("all{}", count), rows));
-  }
+  summarize_report(report);
   return report;
 }
 
