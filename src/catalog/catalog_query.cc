@@ -68,6 +68,25 @@ std::vector<const T*> pointers(const std::vector<T>& entries) {
   return out;
 }
 
+// `name` lowered, when the catalog has offers from that provider; "" for an empty name (any
+// provider). An unknown name is refused before the offers are filtered, and lowered once: lowering
+// a 1 MiB --provider for each offer of the catalog took 3.3 s.
+Result<std::string> known_provider(const Catalog& catalog, const std::string& name) {
+  if (name.empty()) return std::string();
+  std::string provider = to_lower(name);
+  std::vector<std::string> providers;
+  for (const auto& o : catalog.offers) {
+    if (std::find(providers.begin(), providers.end(), o.provider) == providers.end()) {
+      providers.push_back(o.provider);
+    }
+  }
+  if (std::find(providers.begin(), providers.end(), provider) == providers.end()) {
+    return Status::not_found(fmt::format("unknown provider '{}'{}; providers: {}", shown(name),
+                                         did_you_mean(name, providers), join(providers, ", ")));
+  }
+  return provider;
+}
+
 }  // namespace
 
 Result<std::vector<const Gpu*>> query_gpus(const Catalog& catalog, const GpuQuery& query) {
@@ -128,6 +147,8 @@ Result<std::vector<const Offer*>> query_offers(const Catalog& catalog, const Off
     if (!found) return found.status();
     region = *found;
   }
+  auto provider = known_provider(catalog, query.provider);
+  if (!provider) return provider.status();
   auto in_region = [&](const std::string& id) {
     // Walks up the parents: "us" matches offers in "aws-us-east-1" (parent "us-va").
     for (const Region* r = catalog.region(id); r;
@@ -139,27 +160,13 @@ Result<std::vector<const Offer*>> query_offers(const Catalog& catalog, const Off
   std::vector<const Offer*> out;
   for (const Offer* o : pointers(catalog.offers)) {
     if (gpu && o->gpu != gpu->id) continue;
-    if (!query.provider.empty() && o->provider != to_lower(query.provider)) continue;
+    if (!provider->empty() && o->provider != *provider) continue;
     if (region && !in_region(o->region)) continue;
     if (query.max_price_per_gpu_hour_usd &&
         o->price_per_hour_usd / o->gpu_count > *query.max_price_per_gpu_hour_usd) {
       continue;
     }
     out.push_back(o);
-  }
-  if (!query.provider.empty() && out.empty()) {
-    std::vector<std::string> providers;
-    for (const auto& o : catalog.offers) {
-      if (std::find(providers.begin(), providers.end(), o.provider) == providers.end()) {
-        providers.push_back(o.provider);
-      }
-    }
-    if (std::find(providers.begin(), providers.end(), to_lower(query.provider)) ==
-        providers.end()) {
-      return Status::not_found(
-          fmt::format("unknown provider '{}'{}; providers: {}", shown(query.provider),
-                      did_you_mean(query.provider, providers), join(providers, ", ")));
-    }
   }
   if (Status s = sort_entries(out, offer_fields(), query.sort); !s.ok()) return s;
   return out;
