@@ -6,7 +6,11 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,7 +38,8 @@ std::vector<char*> pointers(std::vector<std::string>& texts) {
   return out;
 }
 
-void BM_Process(benchmark::State& state, std::vector<std::string> args) {
+// Runs rigplan with `args` once per iteration; each run must exit with `expected_exit`.
+void run_process(benchmark::State& state, std::vector<std::string> args, int expected_exit) {
   args.insert(args.begin(), RIGPLAN_BINARY);
   std::vector<std::string> env = child_environment();
   const std::vector<char*> argv = pointers(args), envp = pointers(env);
@@ -46,12 +51,33 @@ void BM_Process(benchmark::State& state, std::vector<std::string> args) {
     pid_t pid = 0;
     int status = 0;
     if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data()) != 0 ||
-        waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      state.SkipWithError("rigplan did not run to a successful exit");
+        waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != expected_exit) {
+      state.SkipWithError("rigplan did not exit with the expected status");
       break;
     }
   }
   posix_spawn_file_actions_destroy(&actions);
+}
+
+void BM_Process(benchmark::State& state, std::vector<std::string> args) {
+  run_process(state, std::move(args), 0);
+}
+
+// Input a user got wrong: refused with exit status 2 (docs/input.md).
+void BM_ProcessRefused(benchmark::State& state, std::vector<std::string> args) {
+  run_process(state, std::move(args), 2);
+}
+
+// `args` then a file holding `text`, refused with exit status 2.
+void BM_ProcessRefusedFile(benchmark::State& state, std::vector<std::string> args,
+                           const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("rigplan-bench-" + std::to_string(::getpid()) + ".toml");
+  std::ofstream(path, std::ios::binary) << text;
+  args.push_back(path.string());
+  run_process(state, std::move(args), 2);
+  std::filesystem::remove(path);
 }
 
 BENCHMARK_CAPTURE(BM_Process, version, {"--version"})->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -73,6 +99,43 @@ BENCHMARK_CAPTURE(BM_Process, recommend_chatbot_8b, {"recommend", "--preset", "c
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Process, recommend_chatbot_70b, {"recommend", "--preset", "chatbot-70b"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// One argument as large as Linux passes to a program: MAX_ARG_STRLEN, 32 pages of 4 KB (131,072
+// bytes) with its terminating NUL, so at most 131,071 bytes; execve() refuses a longer one with
+// E2BIG, and a 1 MiB argument cannot reach rigplan from a shell. The in-process test
+// Reproducers.AMegabyteInAnyTextOptionGetsAShortAnswer gives 1 MiB to every text option.
+const std::string kLargestArgument(128 * 1024 - 1, 'x');
+const std::string kLargestNumber(128 * 1024 - 1, '9');
+
+BENCHMARK_CAPTURE(BM_ProcessRefused, unknown_gpu_128k, {"gpus", "show", kLargestArgument})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_ProcessRefused, unknown_workload_128k,
+                  {"predict", kLargestArgument, "--gpu", "rtx-4090"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_ProcessRefused, region_128k,
+                  {"recommend", "resnet50", "--images", "1e6", "--region", kLargestArgument})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_ProcessRefused, budget_128k,
+                  {"recommend", "resnet50", "--images", "1e6", "--budget", kLargestNumber})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_ProcessRefused, offers_provider_128k,
+                  {"offers", "list", "--provider", kLargestArgument})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_ProcessRefused, build_propose_gpus_128k,
+                  {"build", "propose", "--gpus", kLargestArgument})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// A file has no such limit: a 1 MiB build file whose GPU is a 1 MiB unknown id.
+BENCHMARK_CAPTURE(BM_ProcessRefusedFile, build_check_1m_file, {"build", "check"},
+                  "[build]\nname = \"large\"\ngpu = \"" + std::string((1 << 20) - 32, 'x') +
+                      "\"\ngpu_count = 1\n")
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
