@@ -27,29 +27,31 @@ std::string break_even_text(const BreakEven& b) {
   return fmt::format("{:.1f} years", b.days / 365);
 }
 
-}  // namespace
+// One rented alternative: the offer, its price and speed, its cost for the same work and the
+// break-even of owning against it.
+Json rent_json(const RentAlternative& a) {
+  Json j = {{"offer", a.offer},
+            {"provider", a.provider},
+            {"pricing", a.pricing},
+            {"gpu", a.gpu},
+            {"count", a.count},
+            {"usd_per_hour", a.usd_per_hour},
+            {"speed_ratio", round2(a.speed_ratio)},
+            {"hours", round1(a.cost.hours)},
+            {"total_cost_usd", round2(a.cost.total_usd)},
+            {"energy_kwh", round1(a.cost.energy_kwh)},
+            {"co2_kg", round1(a.cost.co2_operational_kg + a.cost.co2_embodied_kg)},
+            {"break_even", break_even_json(a.break_even)},
+            {"price_as_of", a.price_date ? Json(a.price_date->to_string()) : Json(nullptr)}};
+  if (!a.price_caveat.empty()) j["price_caveat"] = a.price_caveat;
+  return j;
+}
 
-Json to_json(const CostComparison& c) {
+// The owned machine: its parts and their prices, the site's electricity and carbon, and its
+// cost over the horizon.
+Json owned_json(const CostComparison& c) {
   const OwnedSystem& o = c.owned;
-  Json rent = Json::array();
-  for (const auto& a : c.alternatives) {
-    rent.push_back(
-        {{"offer", a.offer},
-         {"provider", a.provider},
-         {"pricing", a.pricing},
-         {"gpu", a.gpu},
-         {"count", a.count},
-         {"usd_per_hour", a.usd_per_hour},
-         {"speed_ratio", round2(a.speed_ratio)},
-         {"hours", round1(a.cost.hours)},
-         {"total_cost_usd", round2(a.cost.total_usd)},
-         {"energy_kwh", round1(a.cost.energy_kwh)},
-         {"co2_kg", round1(a.cost.co2_operational_kg + a.cost.co2_embodied_kg)},
-         {"break_even", break_even_json(a.break_even)},
-         {"price_as_of", a.price_date ? Json(a.price_date->to_string()) : Json(nullptr)}});
-    if (!a.price_caveat.empty()) rent.back()["price_caveat"] = a.price_caveat;
-  }
-  Json out = {
+  return {
       {"gpu", o.gpu->id},
       {"count", o.count},
       {"condition", o.condition},
@@ -78,29 +80,11 @@ Json to_json(const CostComparison& c) {
       {"co2_operational_kg", round1(c.own.co2_operational_kg)},
       {"co2_embodied_kg", round1(c.own.co2_embodied_kg)},
   };
-  if (c.throughput > 0) {
-    out["throughput"] = std::stod(fmt::format("{:.5g}", c.throughput));
-    out["unit"] = c.unit;
-  }
-  out["rent"] = rent;
-  // The headline: the cheapest alternative's break-even, null when there is none or it never comes.
-  out["break_even_days"] = nullptr;
-  out["break_even_utilisation"] = nullptr;
-  if (!c.alternatives.empty()) {
-    const BreakEven& b = c.alternatives.front().break_even;
-    if (b.reached) out["break_even_days"] = round1(b.days);
-    out["break_even_utilisation"] = round2(b.utilisation);
-  }
-  out["assumptions"] = c.assumptions;
-  return out;
 }
 
-std::string cost_text(const CostComparison& c, bool explain) {
+// The cost of owning, item by item: the parts (or --price), electricity, resale and the total.
+Table owning_table(const CostComparison& c) {
   const OwnedSystem& o = c.owned;
-  std::string out = fmt::format(
-      "Own {} x {} ({}) in {} for {:.0f} months, busy {:.3g}% of the time ({:.0f} h):\n\n", o.count,
-      o.gpu->id, o.condition.empty() ? "new" : o.condition, o.system->id, c.horizon_years * 12,
-      c.utilisation * 100, c.own.busy_hours);
   Table own({{"item"}, {"USD", Table::Align::kRight}, {"how"}});
   if (o.gpu_price.usd > 0) {
     own.add_row({"GPUs", format_number(std::round(o.count * o.gpu_price.usd)),
@@ -127,40 +111,77 @@ std::string cost_text(const CostComparison& c, bool explain) {
                                : "--no-resale"});
   own.add_row({"total", fmt::format("{:.0f}", c.own.total_usd),
                fmt::format("{:.2f} USD per busy hour", c.own.total_usd / c.own.busy_hours)});
-  out += own.render();
+  return own;
+}
+
+// Renting the same work: each offer's price, speed, hours, total and break-even, and what the
+// columns mean.
+std::string renting_text(const CostComparison& c) {
+  std::string out = "\nRenting the same work instead:\n\n";
+  Table rent({{"offer"},
+              {"pricing"},
+              {"USD/h", Table::Align::kRight},
+              {"speed", Table::Align::kRight},
+              {"hours", Table::Align::kRight},
+              {"total USD", Table::Align::kRight},
+              {"break-even", Table::Align::kRight},
+              {"break-even util.", Table::Align::kRight},
+              {"priced"}});
+  for (const auto& a : c.alternatives) {
+    rent.add_row({a.offer, a.pricing, format_number(a.usd_per_hour),
+                  fmt::format("{:.2f}", 1 / a.speed_ratio), fmt::format("{:.0f}", a.cost.hours),
+                  fmt::format("{:.0f}", a.cost.total_usd), break_even_text(a.break_even),
+                  fmt::format("{:.0f}%", a.break_even.utilisation * 100),
+                  (a.price_date ? a.price_date->to_string() : "--rent") +
+                      (a.price_caveat.empty() ? "" : " !")});
+  }
+  out += rent.render();
+  out +=
+      "\nbreak-even: calendar time at this utilisation after which owning is cheaper; break-even "
+      "util.: "
+      "the utilisation at which the two cost the same over the horizon. speed: the offer's "
+      "throughput "
+      "relative to the owned machine. priced: the date of the offer's price (! it has a caveat: "
+      "`rigplan offers show ID`).\n";
+  return out;
+}
+
+}  // namespace
+
+Json to_json(const CostComparison& c) {
+  Json out = owned_json(c);
+  if (c.throughput > 0) {
+    out["throughput"] = std::stod(fmt::format("{:.5g}", c.throughput));
+    out["unit"] = c.unit;
+  }
+  Json rent = Json::array();
+  for (const auto& a : c.alternatives) rent.push_back(rent_json(a));
+  out["rent"] = rent;
+  // The headline: the cheapest alternative's break-even, null when there is none or it never comes.
+  out["break_even_days"] = nullptr;
+  out["break_even_utilisation"] = nullptr;
+  if (!c.alternatives.empty()) {
+    const BreakEven& b = c.alternatives.front().break_even;
+    if (b.reached) out["break_even_days"] = round1(b.days);
+    out["break_even_utilisation"] = round2(b.utilisation);
+  }
+  out["assumptions"] = c.assumptions;
+  return out;
+}
+
+std::string cost_text(const CostComparison& c, bool explain) {
+  const OwnedSystem& o = c.owned;
+  std::string out = fmt::format(
+      "Own {} x {} ({}) in {} for {:.0f} months, busy {:.3g}% of the time ({:.0f} h):\n\n", o.count,
+      o.gpu->id, o.condition.empty() ? "new" : o.condition, o.system->id, c.horizon_years * 12,
+      c.utilisation * 100, c.own.busy_hours);
+  out += owning_table(c).render();
   out += fmt::format("\nCO2: {:.0f} kg operational ({} g/kWh, {}) + {:.0f} kg embodied\n",
                      c.own.co2_operational_kg, format_number(c.site.gco2_per_kwh),
                      c.site.carbon_from, c.own.co2_embodied_kg);
   if (c.throughput > 0)
     out += fmt::format("Throughput while busy: {:.4g} {}\n", c.throughput, c.unit);
-  if (!c.alternatives.empty()) {
-    out += "\nRenting the same work instead:\n\n";
-    Table rent({{"offer"},
-                {"pricing"},
-                {"USD/h", Table::Align::kRight},
-                {"speed", Table::Align::kRight},
-                {"hours", Table::Align::kRight},
-                {"total USD", Table::Align::kRight},
-                {"break-even", Table::Align::kRight},
-                {"break-even util.", Table::Align::kRight},
-                {"priced"}});
-    for (const auto& a : c.alternatives) {
-      rent.add_row({a.offer, a.pricing, format_number(a.usd_per_hour),
-                    fmt::format("{:.2f}", 1 / a.speed_ratio), fmt::format("{:.0f}", a.cost.hours),
-                    fmt::format("{:.0f}", a.cost.total_usd), break_even_text(a.break_even),
-                    fmt::format("{:.0f}%", a.break_even.utilisation * 100),
-                    (a.price_date ? a.price_date->to_string() : "--rent") +
-                        (a.price_caveat.empty() ? "" : " !")});
-    }
-    out += rent.render();
-    out +=
-        "\nbreak-even: calendar time at this utilisation after which owning is cheaper; break-even "
-        "util.: "
-        "the utilisation at which the two cost the same over the horizon. speed: the offer's "
-        "throughput "
-        "relative to the owned machine. priced: the date of the offer's price (! it has a caveat: "
-        "`rigplan offers show ID`).\n";
-  }
+  if (!c.alternatives.empty()) out += renting_text(c);
   for (const auto& a : c.assumptions) out += "note: " + a + "\n";
   if (explain) {
     out +=
