@@ -35,6 +35,92 @@ std::string pct(const std::optional<double>& v, double scale) {
   return v ? fmt::format("{:.1f}%", *v * scale) : "-";
 }
 
+// The scored rows, one line each, then the rows that could not be predicted and why.
+std::string scored_rows_text(const ValidationReport& report) {
+  using A = Table::Align;
+  Table rows({{"line", A::kRight},
+              {"group"},
+              {"gpu"},
+              {"metric"},
+              {"measured", A::kRight},
+              {"predicted", A::kRight},
+              {"error", A::kRight}});
+  std::vector<const ValidationRow*> skipped;
+  for (const auto& r : report.rows) {
+    if (!r.predicted) {
+      skipped.push_back(&r);
+      continue;
+    }
+    std::string error = r.metric == "fits" ? (*r.error == 0 ? "right" : "WRONG")
+                        : r.metric == "peak_memory_gb"
+                            ? fmt::format("{:.1f}%{}", *r.error,
+                                          r.fit_error == 1.0 ? " (predicted not to fit)" : "")
+                            : fmt::format("{:.1f}%", *r.error * 100);
+    if (r.absolute) error += " (abs)";
+    rows.add_row({std::to_string(r.line), r.group, r.gpu, r.metric, format_number(r.measured),
+                  fmt::format("{:.2f}", *r.predicted), error});
+  }
+  std::string out = rows.render();
+  if (!skipped.empty()) {
+    out += fmt::format("\n{} rows not predicted:\n", skipped.size());
+    for (const auto* r : skipped)
+      out += fmt::format("  line {} ({}, {}): {}\n", r->line, r->workload, r->gpu, r->skipped);
+  }
+  return out;
+}
+
+// A summary's row: its counts, the memory and fits errors, the speed errors against the ref rows
+// and the spec-ratio baseline, and the absolute rows' errors.
+std::vector<std::string> summary_row(const ValidationSummary& s) {
+  return {s.group,
+          std::to_string(s.n),
+          std::to_string(s.skipped),
+          pct(s.mean_abs_pct_err, 1),
+          s.mean_abs_err_gb ? fmt::format("{:.2f}", *s.mean_abs_err_gb) : "-",
+          pct(s.fits_accuracy, 100),
+          pct(s.median_rel_err, 100),
+          pct(s.mean_rel_err, 100),
+          pct(s.max_rel_err, 100),
+          pct(s.median_abs_err, 100),
+          pct(s.baseline_median_rel_err, 100),
+          pct(s.baseline_mean_rel_err, 100),
+          s.n_absolute > 0 ? std::to_string(s.n_absolute) : "-",
+          pct(s.median_abs_rel_err, 100),
+          pct(s.mean_abs_rel_err, 100)};
+}
+
+// The summaries: each group, all rows, each workload class and each split.
+Table summary_table(const ValidationReport& report) {
+  using A = Table::Align;
+  Table summary({{"group"},
+                 {"n", A::kRight},
+                 {"skipped", A::kRight},
+                 {"memory MAPE", A::kRight},
+                 {"memory MAE GB", A::kRight},
+                 {"fits accuracy", A::kRight},
+                 {"median rel err", A::kRight},
+                 {"mean rel err", A::kRight},
+                 {"max rel err", A::kRight},
+                 {"median abs err", A::kRight},
+                 {"baseline median", A::kRight},
+                 {"baseline mean", A::kRight},
+                 {"n abs", A::kRight},
+                 {"abs median", A::kRight},
+                 {"abs mean", A::kRight}});
+  auto add = [&](const ValidationSummary& s) { summary.add_row(summary_row(s)); };
+  for (const auto& g : report.groups) add(g);
+  add(report.overall);
+  if (!report.classes.empty()) {
+    summary.add_row({"by workload class:"});
+    for (const auto& c : report.classes) add(c);
+  }
+  if (!report.splits.empty()) {
+    summary.add_row({"by split (fit: evidence a term was shaped on; held-out: not):"});
+    for (const auto& c : report.splits) add(c);
+  }
+  return summary;
+}
+
 }  // namespace
 
 Json to_json(const ValidationReport& report) {
@@ -74,76 +160,14 @@ Json to_json(const ValidationReport& report) {
 }
 
 std::string validation_text(const ValidationReport& report) {
-  using A = Table::Align;
-  Table rows({{"line", A::kRight},
-              {"group"},
-              {"gpu"},
-              {"metric"},
-              {"measured", A::kRight},
-              {"predicted", A::kRight},
-              {"error", A::kRight}});
-  std::vector<const ValidationRow*> skipped;
-  for (const auto& r : report.rows) {
-    if (!r.predicted) {
-      skipped.push_back(&r);
-      continue;
-    }
-    std::string error = r.metric == "fits" ? (*r.error == 0 ? "right" : "WRONG")
-                        : r.metric == "peak_memory_gb"
-                            ? fmt::format("{:.1f}%{}", *r.error,
-                                          r.fit_error == 1.0 ? " (predicted not to fit)" : "")
-                            : fmt::format("{:.1f}%", *r.error * 100);
-    if (r.absolute) error += " (abs)";
-    rows.add_row({std::to_string(r.line), r.group, r.gpu, r.metric, format_number(r.measured),
-                  fmt::format("{:.2f}", *r.predicted), error});
-  }
-  std::string out = rows.render();
-  if (!skipped.empty()) {
-    out += fmt::format("\n{} rows not predicted:\n", skipped.size());
-    for (const auto* r : skipped)
-      out += fmt::format("  line {} ({}, {}): {}\n", r->line, r->workload, r->gpu, r->skipped);
-  }
-  Table summary({{"group"},
-                 {"n", A::kRight},
-                 {"skipped", A::kRight},
-                 {"memory MAPE", A::kRight},
-                 {"memory MAE GB", A::kRight},
-                 {"fits accuracy", A::kRight},
-                 {"median rel err", A::kRight},
-                 {"mean rel err", A::kRight},
-                 {"max rel err", A::kRight},
-                 {"median abs err", A::kRight},
-                 {"baseline median", A::kRight},
-                 {"baseline mean", A::kRight},
-                 {"n abs", A::kRight},
-                 {"abs median", A::kRight},
-                 {"abs mean", A::kRight}});
-  auto add = [&](const ValidationSummary& s) {
-    summary.add_row(
-        {s.group, std::to_string(s.n), std::to_string(s.skipped), pct(s.mean_abs_pct_err, 1),
-         s.mean_abs_err_gb ? fmt::format("{:.2f}", *s.mean_abs_err_gb) : "-",
-         pct(s.fits_accuracy, 100), pct(s.median_rel_err, 100), pct(s.mean_rel_err, 100),
-         pct(s.max_rel_err, 100), pct(s.median_abs_err, 100), pct(s.baseline_median_rel_err, 100),
-         pct(s.baseline_mean_rel_err, 100), s.n_absolute > 0 ? std::to_string(s.n_absolute) : "-",
-         pct(s.median_abs_rel_err, 100), pct(s.mean_abs_rel_err, 100)});
-  };
-  for (const auto& g : report.groups) add(g);
-  add(report.overall);
-  if (!report.classes.empty()) {
-    summary.add_row({"by workload class:"});
-    for (const auto& c : report.classes) add(c);
-  }
-  if (!report.splits.empty()) {
-    summary.add_row({"by split (fit: evidence a term was shaped on; held-out: not):"});
-    for (const auto& c : report.splits) add(c);
-  }
+  std::string out = scored_rows_text(report);
   out += fmt::format(
       "\nThroughput, TTFT and TPOT errors are relative to each group's ref row{}; the absolute "
       "error is |predicted / measured - 1|; the baseline guesses throughput ∝ GPUs × memory "
       "bandwidth (latencies inversely). Rows of groups without a ref row are absolute rows "
       "(abs), summarized apart.\n",
       report.leave_one_gpu_out ? ", each GPU predicted by a calibration fitted without it" : "");
-  return out + "\n" + summary.render();
+  return out + "\n" + summary_table(report).render();
 }
 
 }  // namespace rigplan::report
