@@ -84,13 +84,11 @@ std::string proposal_text(const Proposal& p) {
   return out;
 }
 
-std::string build_html(const Build& b, const BuildReport& r,
-                       const std::vector<std::pair<std::string, std::string>>& reasons,
-                       const std::string& date) {
-  const std::string footer = chart::dated(
-      "rigplan build: parts from data/catalog (source and date per entry); rules in docs/builds.md",
-      date);
-  std::vector<chart::Section> sections;
+namespace {
+
+// The parts list: each part's id and count, and with a proposal why each was chosen.
+chart::Section parts_section(const Build& b, const BuildReport& r,
+                             const std::vector<std::pair<std::string, std::string>>& reasons) {
   const std::string heading = fmt::format("{}{} x {}: {}", b.name.empty() ? "" : b.name + ": ",
                                           b.gpu_count, b.gpu->id, r.verdict);
   chart::Section parts{
@@ -116,8 +114,12 @@ std::string build_html(const Build& b, const BuildReport& r,
   for (const Psu* p : b.psus) add("psu", p->id, "1");
   if (b.nic) add("nic", b.nic->id, "1");
   if (b.circuit) add("circuit", b.circuit->id, "");
-  sections.push_back(std::move(parts));
+  return parts;
+}
 
+// The power budget: the sustained draw against the PSUs' capacity, and the draw at the wall
+// against the circuit's continuous limit.
+chart::Section power_section(const Build& b, const BuildReport& r, const std::string& footer) {
   chart::StackedBarChart psu{
       "PSU load", "sustained draw (W)", footer, {"GPUs", "CPUs", "other parts"}, {}, 0, ""};
   psu.bars.push_back({"sustained", {r.gpus_w, r.cpus_w, r.other_w}});
@@ -135,13 +137,23 @@ std::string build_html(const Build& b, const BuildReport& r,
     wall.limit = b.circuit->continuous_w();
     wall.limit_label = fmt::format("{} {:.0f} W continuous", b.circuit->id, wall.limit);
   }
-  chart::Section power{
-      "Power",
-      {fmt::format("{:.0f} W sustained, {:.0f} W at the wall.", r.sustained_w, r.wall_w)},
-      {},
-      {chart::svg(psu), chart::svg(wall)}};
-  sections.push_back(std::move(power));
+  return {"Power",
+          {fmt::format("{:.0f} W sustained, {:.0f} W at the wall.", r.sustained_w, r.wall_w)},
+          {},
+          {chart::svg(psu), chart::svg(wall)}};
+}
 
+}  // namespace
+
+std::string build_html(const Build& b, const BuildReport& r,
+                       const std::vector<std::pair<std::string, std::string>>& reasons,
+                       const std::string& date) {
+  const std::string footer = chart::dated(
+      "rigplan build: parts from data/catalog (source and date per entry); rules in docs/builds.md",
+      date);
+  std::vector<chart::Section> sections;
+  sections.push_back(parts_section(b, r, reasons));
+  sections.push_back(power_section(b, r, footer));
   chart::Section checks{"Checks", {}, {{"rule", "status", "check", "source"}}, {}};
   for (const auto& c : r.checks) checks.table.push_back({c.rule, c.status, c.message, c.source});
   sections.push_back(std::move(checks));
