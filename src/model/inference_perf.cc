@@ -379,6 +379,67 @@ void report_terms(const Times& t, double step_s, Prediction& p) {
   p.bound = std::max_element(std::begin(shares), std::end(shares))->second;
 }
 
+// The run's phase: a stream of requests served, a decode step or a prefill. Sets whether it
+// fits, its throughput, step time, samples per step and MFU, and returns the step's times.
+Times predict_phase(const Model& m, const RunFacts& facts, const Gpu& gpu, Prediction& p) {
+  const MemoryEstimate& memory = facts.memory;
+  const RunConfig& c = memory.config;
+  const double batch = *c.batch, seq = *c.seq_len;
+  Times t;
+  if (c.mode == "serve") {
+    p.fits = memory.max_sequences >= 1 || c.known_to_fit;
+    const int limit = std::max(1, memory.max_sequences);
+    p.serving = serve(m, c, limit, t);
+    p.throughput = p.serving->output_tokens_per_s;
+    p.step_time_s = p.serving->tpot_ms / 1e3;
+    p.samples_per_step = p.serving->concurrency * m.replicas;
+    p.mfu = facts.flops.decode_per_token / batch * p.throughput /
+            (compute_tflops(gpu, "bf16").value_or(1) * 1e12 * c.gpus);
+  } else if (c.mode == "decode") {
+    p.fits = memory.fits || c.known_to_fit;
+    t = decode_step(m, batch, seq + c.gen_tokens / 2.0);
+    p.step_time_s = t.total();
+    p.samples_per_step = batch * m.replicas;
+    p.throughput = p.samples_per_step / p.step_time_s;
+    p.mfu = facts.flops.decode_per_token * m.replicas /
+            (p.step_time_s * compute_tflops(gpu, "bf16").value_or(1) * 1e12 * c.gpus);
+  } else {
+    p.fits = memory.fits || c.known_to_fit;
+    t = prefill(m, batch, seq);
+    p.step_time_s = t.total();
+    p.samples_per_step = batch * m.replicas;
+    p.throughput = p.samples_per_step * seq / p.step_time_s;
+    p.mfu = facts.flops.prefill * m.replicas /
+            (p.step_time_s * compute_tflops(gpu, "bf16").value_or(1) * 1e12 * c.gpus);
+  }
+  return t;
+}
+
+// The prediction's note: the memory notes, the engine with the efficiencies it runs at, the link
+// and the pipeline; first, for a run that does not fit, by how much.
+std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
+                           const EngineCalibration& eff, const Model& m, bool fits) {
+  const RunConfig& c = memory.config;
+  std::vector<std::string> notes = memory.notes;
+  notes.push_back(fmt::format(
+      "{} {} ({}): {} of the {} peak, {} of the memory bandwidth ({})", engine.name, engine.version,
+      join(engine.stacks, "/"), format_number(std::round(eff.gemm_efficiency * 100) / 100),
+      c.weights, format_number(std::round(eff.memory_efficiency * 100) / 100),
+      eff.rows > 0 ? fmt::format("fitted on {} runs", eff.rows) : eff.fitted_on));
+  if (!m.link.empty()) notes.push_back(fmt::format("GPU-to-GPU: {}", m.link));
+  if (m.pp > 1) {
+    notes.push_back(fmt::format(
+        "layers split over {} GPUs: one stream runs the stages in turn, several pipeline", m.pp));
+  }
+  if (!fits) {
+    notes.insert(notes.begin(),
+                 fmt::format("does not fit: needs {:.1f} GB of the {:.1f} GB {} may use{}",
+                             memory.total_gb, memory.available_gb, engine.name,
+                             c.offload == "cpu" ? "" : " (`rigplan memory` says what would fit)"));
+  }
+  return join(notes, "; ");
+}
+
 }  // namespace
 
 EngineCalibration engine_efficiency(const Calibration& calibration, const Engine& engine,
@@ -424,55 +485,10 @@ Result<Prediction> predict_inference(const Workload& w, const Gpu& gpu,
   p.warnings = memory.warnings;
   p.memory_gb = memory.total_gb;
   p.capacity_gb = memory.available_gb;
-  const double batch = *c.batch, seq = *c.seq_len;
-  Times t;
-  if (c.mode == "serve") {
-    p.fits = memory.max_sequences >= 1 || c.known_to_fit;
-    const int limit = std::max(1, memory.max_sequences);
-    p.serving = serve(m, c, limit, t);
-    p.throughput = p.serving->output_tokens_per_s;
-    p.step_time_s = p.serving->tpot_ms / 1e3;
-    p.samples_per_step = p.serving->concurrency * m.replicas;
-    p.mfu = facts.flops.decode_per_token / batch * p.throughput /
-            (compute_tflops(gpu, "bf16").value_or(1) * 1e12 * c.gpus);
-  } else if (c.mode == "decode") {
-    p.fits = memory.fits || c.known_to_fit;
-    t = decode_step(m, batch, seq + c.gen_tokens / 2.0);
-    p.step_time_s = t.total();
-    p.samples_per_step = batch * m.replicas;
-    p.throughput = p.samples_per_step / p.step_time_s;
-    p.mfu = facts.flops.decode_per_token * m.replicas /
-            (p.step_time_s * compute_tflops(gpu, "bf16").value_or(1) * 1e12 * c.gpus);
-  } else {
-    p.fits = memory.fits || c.known_to_fit;
-    t = prefill(m, batch, seq);
-    p.step_time_s = t.total();
-    p.samples_per_step = batch * m.replicas;
-    p.throughput = p.samples_per_step * seq / p.step_time_s;
-    p.mfu = facts.flops.prefill * m.replicas /
-            (p.step_time_s * compute_tflops(gpu, "bf16").value_or(1) * 1e12 * c.gpus);
-  }
+  const Times t = predict_phase(m, facts, gpu, p);
   report_terms(t, p.step_time_s, p);
-  std::vector<std::string> notes = memory.notes;
-  notes.push_back(
-      fmt::format("{} {} ({}): {} of the {} peak, {} of the memory bandwidth ({})", (*engine)->name,
-                  (*engine)->version, join((*engine)->stacks, "/"),
-                  format_number(std::round(eff.gemm_efficiency * 100) / 100), c.weights,
-                  format_number(std::round(eff.memory_efficiency * 100) / 100),
-                  eff.rows > 0 ? fmt::format("fitted on {} runs", eff.rows) : eff.fitted_on));
-  if (!m.link.empty()) notes.push_back(fmt::format("GPU-to-GPU: {}", m.link));
-  if (m.pp > 1) {
-    notes.push_back(fmt::format(
-        "layers split over {} GPUs: one stream runs the stages in turn, several pipeline", m.pp));
-  }
-  if (!p.fits) {
-    p.bound = "capacity";
-    notes.insert(notes.begin(),
-                 fmt::format("does not fit: needs {:.1f} GB of the {:.1f} GB {} may use{}",
-                             memory.total_gb, memory.available_gb, (*engine)->name,
-                             c.offload == "cpu" ? "" : " (`rigplan memory` says what would fit)"));
-  }
-  p.note = join(notes, "; ");
+  if (!p.fits) p.bound = "capacity";
+  p.note = inference_note(memory, **engine, eff, m, p.fits);
   return p;
 }
 
