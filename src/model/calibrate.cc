@@ -147,24 +147,21 @@ void fit_engines(const std::vector<ThroughputSample>& samples, const std::vector
   }
 }
 
-}  // namespace
-
-Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
-                            const std::vector<bool>& use, const Calibration& start,
-                            const Catalog& catalog) {
-  Calibration c = start;
-  c.workloads.clear();  // the efficiencies are fitted against the operator model alone
+// The calibration keys of the training samples in use: the architectures whose efficiencies
+// are fitted.
+std::set<std::string> fitted_archs(const std::vector<ThroughputSample>& samples,
+                                   const std::vector<bool>& use) {
   std::set<std::string> present;
   for (size_t i = 0; i < samples.size(); ++i) {
     if (use[i] && !is_inference(samples[i])) present.insert(calibration_key(*samples[i].gpu));
   }
-  for (const auto& arch : present) {
-    bool known = false;
-    for (const auto& a : c.archs) known = known || a.architecture == arch;
-    if (!known) c.archs.push_back(start.for_arch(arch));
-  }
-  // Only the samples on GPUs of the architecture being varied change; predict those alone.
-  std::vector<double> predicted(samples.size(), 0);
+  return present;
+}
+
+// The training samples the objective reads (those in use, and the refs of those in use), by
+// calibration key.
+std::map<std::string, std::vector<size_t>> samples_by_arch(
+    const std::vector<ThroughputSample>& samples, const std::vector<bool>& use) {
   std::map<std::string, std::vector<size_t>> by_arch;
   for (size_t i = 0; i < samples.size(); ++i) {
     const size_t r = static_cast<size_t>(std::max(samples[i].ref, 0));
@@ -172,6 +169,42 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
     if (is_inference(samples[i])) continue;
     by_arch[calibration_key(*samples[i].gpu)].push_back(i);
   }
+  return by_arch;
+}
+
+// Each measured workload's speed against the fitted model: the median ratio over its rows, in
+// the order of the workloads' ids.
+std::vector<WorkloadCalibration> workload_speeds(const std::vector<ThroughputSample>& samples,
+                                                 const std::vector<bool>& use,
+                                                 const std::vector<double>& predicted) {
+  std::map<std::string, std::vector<double>> log_ratios;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (use[i] && predicted[i] > 0)
+      log_ratios[samples[i].workload->id].push_back(std::log(samples[i].measured / predicted[i]));
+  }
+  std::vector<WorkloadCalibration> out;
+  for (const auto& [workload, logs] : log_ratios) {
+    out.push_back({workload, std::exp(median(logs)), static_cast<int>(logs.size()), ""});
+  }
+  return out;
+}
+
+}  // namespace
+
+Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
+                            const std::vector<bool>& use, const Calibration& start,
+                            const Catalog& catalog) {
+  Calibration c = start;
+  c.workloads.clear();  // the efficiencies are fitted against the operator model alone
+  const std::set<std::string> present = fitted_archs(samples, use);
+  for (const auto& arch : present) {
+    bool known = false;
+    for (const auto& a : c.archs) known = known || a.architecture == arch;
+    if (!known) c.archs.push_back(start.for_arch(arch));
+  }
+  // Only the samples on GPUs of the architecture being varied change; predict those alone.
+  std::vector<double> predicted(samples.size(), 0);
+  std::map<std::string, std::vector<size_t>> by_arch = samples_by_arch(samples, use);
   auto repredict = [&](const std::string& arch) {
     for (size_t i : by_arch[arch]) {
       auto p = predict(*samples[i].workload, *samples[i].gpu, samples[i].run, c, catalog);
@@ -204,15 +237,7 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
       }
     }
   }
-  // Each measured workload's speed against the fitted model: the median ratio over its rows.
-  std::map<std::string, std::vector<double>> log_ratios;
-  for (size_t i = 0; i < samples.size(); ++i) {
-    if (use[i] && predicted[i] > 0)
-      log_ratios[samples[i].workload->id].push_back(std::log(samples[i].measured / predicted[i]));
-  }
-  for (const auto& [workload, logs] : log_ratios) {
-    c.workloads.push_back({workload, std::exp(median(logs)), static_cast<int>(logs.size()), ""});
-  }
+  c.workloads = workload_speeds(samples, use, predicted);
   fit_engines(samples, use, catalog, c);
   return c;
 }
@@ -239,50 +264,34 @@ Result<CalibrationFit> calibrate_measurements(const Catalog& catalog, const Zoo&
 namespace {
 // Share of held-out predictions inside the error band: one standard deviation of a normal error.
 constexpr double kBandShare = 0.68;
-}  // namespace
 
-std::string calibration_toml(const Calibration& fitted, const ValidationReport& held_out,
-                             std::string_view path, size_t rows, const Date& date) {
-  const std::string day = date.to_string();
-  std::string out =
-      fitted.archs.empty() && !fitted.engines.empty()
-          ? fmt::format(
-                "# Fitted efficiencies of the inference engines per calibration key: fractions of "
-                "the\n"
-                "# weight format's tensor rate and of the memory bandwidth their kernels reach.\n"
-                "# Written by `rigplan calibrate {}` on {}: {} rows.\n"
-                "# Error band: the absolute error |predicted / measured - 1| that 68% of the\n"
-                "# leave-one-GPU-out predictions stay within. See docs/inference.md.\n",
-                path, day, rows)
-          : fmt::format(
-                "# Fitted efficiencies of the performance model, per calibration key (architecture "
-                "and\n"
-                "# class: hbm, gddr, geforce), and each measured workload's speed against the "
-                "model.\n"
-                "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
-                "# Error bands: per workload class, the absolute error |predicted / measured - 1| "
-                "that 68% of\n"
-                "# the leave-one-GPU-out single-GPU predictions stay within.\n"
-                "# See docs/performance.md.\n",
-                path, day, rows);
-  for (const auto& a : fitted.archs) {
-    out += fmt::format(
-        "\n[[arch]]\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\nmemory_efficiency = "
-        "{:.3f}\ntf32_efficiency = {:.3f}\nfitted_on = \"{}, {}\"\n",
-        a.architecture, a.gemm_efficiency, a.memory_efficiency, a.tf32_efficiency, path, day);
+// The file's opening comment: what was fitted, from which file, when and on how many rows.
+std::string calibration_header(const Calibration& fitted, std::string_view path, size_t rows,
+                               const std::string& day) {
+  if (fitted.archs.empty() && !fitted.engines.empty()) {
+    return fmt::format(
+        "# Fitted efficiencies of the inference engines per calibration key: fractions of the\n"
+        "# weight format's tensor rate and of the memory bandwidth their kernels reach.\n"
+        "# Written by `rigplan calibrate {}` on {}: {} rows.\n"
+        "# Error band: the absolute error |predicted / measured - 1| that 68% of the\n"
+        "# leave-one-GPU-out predictions stay within. See docs/inference.md.\n",
+        path, day, rows);
   }
-  for (const auto& e : fitted.engines) {
-    out += fmt::format(
-        "\n[[engine]]\nengine = \"{}\"\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\n"
-        "memory_efficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, {}\"\n",
-        e.engine, e.architecture, e.gemm_efficiency, e.memory_efficiency, e.rows, path, day);
-  }
-  for (const auto& w : fitted.workloads) {
-    out += fmt::format(
-        "\n[[workload]]\nworkload = \"{}\"\nefficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, "
-        "{}\"\n",
-        w.workload, w.efficiency, w.rows, path, day);
-  }
+  return fmt::format(
+      "# Fitted efficiencies of the performance model, per calibration key (architecture and\n"
+      "# class: hbm, gddr, geforce), and each measured workload's speed against the model.\n"
+      "# Written by `rigplan calibrate {}` on {}: {} rows in groups that compare GPUs.\n"
+      "# Error bands: per workload class, the absolute error |predicted / measured - 1| that 68% "
+      "of\n"
+      "# the leave-one-GPU-out single-GPU predictions stay within.\n"
+      "# See docs/performance.md.\n",
+      path, day, rows);
+}
+
+// Per workload class, the absolute error of the held-out single-GPU throughput rows that
+// kBandShare of them stay within; inference rows share one band.
+std::string error_bands_toml(const ValidationReport& held_out) {
+  std::string out;
   std::map<std::string, std::vector<double>> errors_by_class;
   for (const auto& r : held_out.rows) {
     const auto comma = r.workload_class.find(", 1 GPU");
@@ -301,6 +310,34 @@ std::string calibration_toml(const Calibration& fitted, const ValidationReport& 
         fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", workload_class,
                     errors[static_cast<size_t>(kBandShare * static_cast<double>(errors.size()))]);
   }
+  return out;
+}
+
+}  // namespace
+
+std::string calibration_toml(const Calibration& fitted, const ValidationReport& held_out,
+                             std::string_view path, size_t rows, const Date& date) {
+  const std::string day = date.to_string();
+  std::string out = calibration_header(fitted, path, rows, day);
+  for (const auto& a : fitted.archs) {
+    out += fmt::format(
+        "\n[[arch]]\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\nmemory_efficiency = "
+        "{:.3f}\ntf32_efficiency = {:.3f}\nfitted_on = \"{}, {}\"\n",
+        a.architecture, a.gemm_efficiency, a.memory_efficiency, a.tf32_efficiency, path, day);
+  }
+  for (const auto& e : fitted.engines) {
+    out += fmt::format(
+        "\n[[engine]]\nengine = \"{}\"\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\n"
+        "memory_efficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, {}\"\n",
+        e.engine, e.architecture, e.gemm_efficiency, e.memory_efficiency, e.rows, path, day);
+  }
+  for (const auto& w : fitted.workloads) {
+    out += fmt::format(
+        "\n[[workload]]\nworkload = \"{}\"\nefficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, "
+        "{}\"\n",
+        w.workload, w.efficiency, w.rows, path, day);
+  }
+  out += error_bands_toml(held_out);
   return out;
 }
 
