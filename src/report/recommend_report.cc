@@ -333,15 +333,9 @@ chart::Section options_section(const Recommendation& r, size_t top, const std::s
   return ranked;
 }
 
-}  // namespace
-
-Json to_json(const Recommendation& r, size_t top) {
-  Json options = Json::array();
-  size_t rank = 0;
-  for (const Option* o : shown(r, top)) {
-    options.push_back(option_json(*o, static_cast<size_t>(o - r.options.data()) + 1));
-    ++rank;
-  }
+// What the recommendation was asked for: the tasks and their shares, the work, the usage or the
+// service.
+Json demand_json(const Recommendation& r) {
   Json tasks = Json::array();
   for (const auto& t : r.demand.tasks) {
     tasks.push_back({{"workload", t.workload.id},
@@ -365,7 +359,11 @@ Json to_json(const Recommendation& r, size_t top) {
                          {"max_tpot_ms", job.max_tpot_ms ? Json(*job.max_tpot_ms) : Json(nullptr)},
                          {"hours_per_month", job.hours_per_month}};
   }
-  const Constraints& k = r.constraints;
+  return demand;
+}
+
+// The constraints every option must meet.
+Json constraints_json(const Constraints& k) {
   Json constraints = {{"region", k.region},     {"horizon_months", k.horizon_months},
                       {"acquire", k.acquire},   {"condition", k.condition},
                       {"max_gpus", k.max_gpus}, {"power_limit", k.power_limit}};
@@ -378,14 +376,23 @@ Json to_json(const Recommendation& r, size_t top) {
   if (k.today) constraints["today"] = k.today->to_string();
   constraints["max_price_age_months"] = k.max_price_age_months;
   constraints["allow_stale_prices"] = k.allow_stale_prices;
+  return constraints;
+}
+
+}  // namespace
+
+Json to_json(const Recommendation& r, size_t top) {
+  Json options = Json::array();
+  for (const Option* o : shown(r, top))
+    options.push_back(option_json(*o, static_cast<size_t>(o - r.options.data()) + 1));
   Json rejected = Json::object();
   for (const auto& [name, n] : rejected_by(r)) rejected[name] = n;
   Json best_rejected = Json::array();
   for (size_t i = 0; i < r.rejected.size() && i < top; ++i) {
     best_rejected.push_back(option_json(r.rejected[i], 0));
   }
-  Json out = {{"demand", demand},
-              {"constraints", constraints},
+  Json out = {{"demand", demand_json(r)},
+              {"constraints", constraints_json(r.constraints)},
               {"site",
                {{"usd_per_kwh", *r.site.usd_per_kwh},
                 {"electricity_from", r.site.price_from},
