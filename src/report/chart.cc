@@ -15,7 +15,9 @@ constexpr double kRight = 40;
 constexpr double kTop = 44;  // title
 constexpr double kBarHeight = 22;
 constexpr double kBarGap = 6;
-constexpr double kBottom = 64;  // axis label and footer
+constexpr double kBottom = 64;     // axis label and footer
+constexpr double kLegendRow = 16;  // a stacked bar chart's legend
+constexpr int kLegendColumns = 3;
 constexpr const char* kFont = "font-family=\"sans-serif\"";
 constexpr const char* kBarColour = "#4C72B0";
 constexpr const char* kHighlightColour = "#DD8452";
@@ -85,6 +87,34 @@ double bar_row(size_t i, const std::string& label, std::string& out) {
       "<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"12\" text-anchor=\"end\">{}</text>\n",
       kLeft - 8, y + kBarHeight * 0.7, kFont, escape(label));
   return y;
+}
+
+// A stacked bar chart's legend: a swatch and the name of each part, kLegendColumns a row.
+std::string stacked_legend(const std::vector<std::string>& parts, double plot_h) {
+  std::string out;
+  const double column_w = (kWidth - kLeft / 5) / kLegendColumns;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const size_t column = k % kLegendColumns, row = k / kLegendColumns;
+    const double lx = kLeft / 10 + static_cast<double>(column) * column_w;
+    const double ly = kTop + plot_h + 52 + static_cast<double>(row) * kLegendRow;
+    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"10\" height=\"10\" fill=\"{}\"/>\n",
+                       lx, ly - 9, kPalette[k % std::size(kPalette)]);
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", lx + 14,
+                       ly, kFont, escape(parts[k]));
+  }
+  return out;
+}
+
+// A limit across a stacked bar chart at x: a dashed red line, labelled above the plot.
+std::string limit_line(double x, double plot_h, const std::string& label) {
+  return fmt::format(
+             "<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#C44E52\" "
+             "stroke-width=\"2\" stroke-dasharray=\"4 3\"/>\n",
+             x, kTop - 4, x, kTop + plot_h) +
+         fmt::format(
+             "<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" fill=\"#C44E52\" "
+             "text-anchor=\"end\">{}</text>\n",
+             x - 3, kTop - 8, kFont, escape(label));
 }
 
 // Where v falls between lo and hi, 0 to 1, on a log or a linear scale; 0.5 when the range is
@@ -195,6 +225,73 @@ std::string scatter_axis_labels(const ScatterPlot& p, const ScatterChart& c) {
   return out;
 }
 
+// A line chart's plot area: x from 0 to the largest x (1 without points), y from 0 to a nice
+// ceiling of the largest y.
+struct LinePlot {
+  static constexpr double kPlotH = 320;
+  static constexpr double kLeftMargin = 80;
+  double plot_w = kWidth - kLeftMargin - kRight;
+  double x_hi = 1, y_hi = 1;
+  double x_of(double v) const { return kLeftMargin + v / x_hi * plot_w; }
+  double y_of(double v) const { return kTop + kPlotH - v / y_hi * kPlotH; }
+};
+
+LinePlot line_plot(const LineChart& c) {
+  double x_hi = 0, y_hi = 0;
+  for (const auto& s : c.series) {
+    for (const auto& [x, y] : s.points) {
+      x_hi = std::max(x_hi, x);
+      y_hi = std::max(y_hi, y);
+    }
+  }
+  LinePlot p;
+  p.x_hi = x_hi > 0 ? x_hi : 1;
+  p.y_hi = nice_ceiling(y_hi);
+  return p;
+}
+
+// The horizontal grid with the y ticks, and the x ticks, five steps each.
+std::string line_grid(const LinePlot& p) {
+  constexpr double kLeftMargin = LinePlot::kLeftMargin;
+  std::string out;
+  for (int i = 0; i <= 5; ++i) {
+    const double v = p.y_hi * i / 5;
+    out += fmt::format(
+        "<line x1=\"{:.0f}\" y1=\"{:.1f}\" x2=\"{:.0f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n",
+        kLeftMargin, p.y_of(v), kLeftMargin + p.plot_w, p.y_of(v));
+    out += fmt::format(
+        "<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
+        kLeftMargin - 4, p.y_of(v) + 4, kFont, number(v));
+    const double xv = p.x_hi * i / 5;
+    out += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+        p.x_of(xv), kTop + LinePlot::kPlotH + 14, kFont, number(xv));
+  }
+  return out;
+}
+
+// Each series as a line, and its entry in the legend under the plot.
+std::string line_series(const LinePlot& p, const LineChart& c) {
+  constexpr const char* kColours[] = {"#DD8452", "#4C72B0", "#55A868",
+                                      "#C44E52", "#8172B2", "#937860"};
+  constexpr double kLeftMargin = LinePlot::kLeftMargin;
+  std::string out;
+  for (size_t i = 0; i < c.series.size(); ++i) {
+    const auto& s = c.series[i];
+    const char* colour = kColours[i % std::size(kColours)];
+    std::string path;
+    for (const auto& [x, y] : s.points) path += fmt::format("{:.1f},{:.1f} ", p.x_of(x), p.y_of(y));
+    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+                       path, colour);
+    const double ly = kTop + LinePlot::kPlotH + 46 + 16.0 * static_cast<double>(i);
+    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n",
+                       kLeftMargin, ly - 4, colour);
+    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n",
+                       kLeftMargin + 20, ly, kFont, escape(s.name));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string dated(const std::string& sources, const std::string& date) {
@@ -256,8 +353,6 @@ std::string svg(const BarChart& c) {
 }
 
 std::string svg(const StackedBarChart& c) {
-  constexpr double kLegendRow = 16;
-  constexpr int kLegendColumns = 3;
   const double plot_h = static_cast<double>(c.bars.size()) * (kBarHeight + kBarGap);
   const double legend_rows = std::ceil(static_cast<double>(c.parts.size()) / kLegendColumns);
   const double height = kTop + plot_h + kBottom + legend_rows * kLegendRow;
@@ -288,27 +383,9 @@ std::string svg(const StackedBarChart& c) {
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n",
                        x_of(sum) + 4, y + kBarHeight * 0.7, kFont, number(sum));
   }
-  if (c.limit > 0) {
-    out += fmt::format(
-        "<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#C44E52\" "
-        "stroke-width=\"2\" stroke-dasharray=\"4 3\"/>\n",
-        x_of(c.limit), kTop - 4, x_of(c.limit), kTop + plot_h);
-    out += fmt::format(
-        "<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" fill=\"#C44E52\" "
-        "text-anchor=\"end\">{}</text>\n",
-        x_of(c.limit) - 3, kTop - 8, kFont, escape(c.limit_label));
-  }
+  if (c.limit > 0) out += limit_line(x_of(c.limit), plot_h, c.limit_label);
   out += bar_axis_label(plot_h, c.axis_label);
-  const double column_w = (kWidth - kLeft / 5) / kLegendColumns;
-  for (size_t k = 0; k < c.parts.size(); ++k) {
-    const size_t column = k % kLegendColumns, row = k / kLegendColumns;
-    const double lx = kLeft / 10 + static_cast<double>(column) * column_w;
-    const double ly = kTop + plot_h + 52 + static_cast<double>(row) * kLegendRow;
-    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"10\" height=\"10\" fill=\"{}\"/>\n",
-                       lx, ly - 9, kPalette[k % std::size(kPalette)]);
-    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", lx + 14,
-                       ly, kFont, escape(c.parts[k]));
-  }
+  out += stacked_legend(c.parts, plot_h);
   out += footer_text(height, c.footer);
   out += "</svg>\n";
   return out;
@@ -327,62 +404,25 @@ std::string svg(const ScatterChart& c) {
 }
 
 std::string svg(const LineChart& c) {
-  constexpr double kPlotH = 320;
-  constexpr double kLeftMargin = 80;
-  constexpr const char* kColours[] = {"#DD8452", "#4C72B0", "#55A868",
-                                      "#C44E52", "#8172B2", "#937860"};
+  constexpr double kPlotH = LinePlot::kPlotH, kLeftMargin = LinePlot::kLeftMargin;
   const double legend_h = 16.0 * static_cast<double>(c.series.size());
   const double height = kTop + kPlotH + kBottom + legend_h;
-  const double plot_w = kWidth - kLeftMargin - kRight;
-  double x_hi = 0, y_hi = 0;
-  for (const auto& s : c.series) {
-    for (const auto& [x, y] : s.points) {
-      x_hi = std::max(x_hi, x);
-      y_hi = std::max(y_hi, y);
-    }
-  }
-  x_hi = x_hi > 0 ? x_hi : 1;
-  y_hi = nice_ceiling(y_hi);
-  auto x_of = [&](double v) { return kLeftMargin + v / x_hi * plot_w; };
-  auto y_of = [&](double v) { return kTop + kPlotH - v / y_hi * kPlotH; };
+  const LinePlot plot = line_plot(c);
   std::string out = header(height, c.title);
-  for (int i = 0; i <= 5; ++i) {
-    const double v = y_hi * i / 5;
-    out += fmt::format(
-        "<line x1=\"{:.0f}\" y1=\"{:.1f}\" x2=\"{:.0f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n",
-        kLeftMargin, y_of(v), kLeftMargin + plot_w, y_of(v));
-    out += fmt::format(
-        "<text x=\"{:.0f}\" y=\"{:.1f}\" {} font-size=\"11\" text-anchor=\"end\">{}</text>\n",
-        kLeftMargin - 4, y_of(v) + 4, kFont, number(v));
-    const double xv = x_hi * i / 5;
-    out += fmt::format(
-        "<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
-        x_of(xv), kTop + kPlotH + 14, kFont, number(xv));
-  }
-  for (size_t i = 0; i < c.series.size(); ++i) {
-    const auto& s = c.series[i];
-    const char* colour = kColours[i % std::size(kColours)];
-    std::string path;
-    for (const auto& [x, y] : s.points) path += fmt::format("{:.1f},{:.1f} ", x_of(x), y_of(y));
-    out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n",
-                       path, colour);
-    const double ly = kTop + kPlotH + 46 + 16.0 * static_cast<double>(i);
-    out += fmt::format("<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"14\" height=\"4\" fill=\"{}\"/>\n",
-                       kLeftMargin, ly - 4, colour);
-    out += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n",
-                       kLeftMargin + 20, ly, kFont, escape(s.name));
-  }
-  if (c.marker_x >= 0 && c.marker_x <= x_hi) {
+  out += line_grid(plot);
+  out += line_series(plot, c);
+  if (c.marker_x >= 0 && c.marker_x <= plot.x_hi) {
+    const double x = plot.x_of(c.marker_x);
     out += fmt::format(
         "<line x1=\"{:.1f}\" y1=\"{:.0f}\" x2=\"{:.1f}\" y2=\"{:.0f}\" stroke=\"#333\" "
         "stroke-dasharray=\"4 3\"/>\n",
-        x_of(c.marker_x), kTop, x_of(c.marker_x), kTop + kPlotH);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n",
-                       x_of(c.marker_x) + 4, kTop + 12, kFont, escape(c.marker_label));
+        x, kTop, x, kTop + kPlotH);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\" {} font-size=\"11\">{}</text>\n", x + 4,
+                       kTop + 12, kFont, escape(c.marker_label));
   }
   out += fmt::format(
       "<text x=\"{:.0f}\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\">{}</text>\n",
-      kLeftMargin + plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label));
+      kLeftMargin + plot.plot_w / 2, kTop + kPlotH + 30, kFont, escape(c.x_label));
   out += fmt::format(
       "<text x=\"14\" y=\"{:.0f}\" {} font-size=\"12\" text-anchor=\"middle\" "
       "transform=\"rotate(-90 14 {:.0f})\">{}</text>\n",
