@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -129,6 +130,8 @@ struct Prediction {
 // --offload cpu, which streams what does not fit from host memory over PCIe each step.
 Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog);
+// The operators of one step of a run, as the per-operator model times them on any GPU (perf.cc).
+struct StepOperators;
 // What a prediction needs that does not depend on the GPU. Callers that predict one workload and
 // configuration on many GPUs (recommend) make it once and pass it to predict.
 struct RunFacts {
@@ -136,6 +139,9 @@ struct RunFacts {
   ParamCounts params;
   FlopCounts flops;  // at the configuration's batch and sequence
   std::string workload_class;
+  // Made by run_facts for the per-operator model (not for an LLM served by an engine); immutable,
+  // so copies of the facts share it. nullptr: predict makes them.
+  std::shared_ptr<const StepOperators> operators;
 };
 // `gpu`: any GPU (the facts do not depend on it; estimate_memory needs one for its capacity).
 Result<RunFacts> run_facts(const Workload& workload, const Gpu& gpu, const RunConfig& config);

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 #include <iterator>
+#include <memory>
+#include <optional>
 
 #include "model/components.h"
 #include "model/inference_perf.h"
@@ -28,6 +30,10 @@ struct Op {
   double m = 0, n = 0, k = 0;  // GEMM shape, for the size-dependent efficiency
   double count = 1;            // identical kernels (LSTM time steps, MoE experts)
   double kernels = 1;          // launches per instance
+  // A GEMM whose traffic depends on the GPU's L2 (gemm_bytes): `bytes` holds its operands'
+  // bytes and `output_bytes` its output's, and time_ops adds the re-reads on each GPU.
+  bool l2_traffic = false;
+  double output_bytes = 0;
 };
 
 struct Rates {
@@ -71,20 +77,27 @@ double gemm_shape_efficiency(const Op& op, double sms) {
 
 // GEMM traffic: each operand once while they fit in L2, up to twice when they do not (tiles of
 // the larger operand are re-read from DRAM); the output once.
-double gemm_bytes(double m, double n, double k, double beta, double l2_bytes) {
-  const double operands = (m * k + k * n) * beta;
+double gemm_bytes(double operands, double output, double l2_bytes) {
   const double spill = std::clamp(1.0 - l2_bytes / operands, 0.0, 1.0);
-  return operands * (1 + spill) + m * n * beta;
+  return operands * (1 + spill) + output;
 }
 
-Op gemm(double m, double n, double k, double beta, const Rates& rates, double count = 1) {
+// The bytes an operator moves on a GPU of `l2_bytes` of L2.
+double op_bytes(const Op& op, double l2_bytes) {
+  return op.l2_traffic ? gemm_bytes(op.bytes, op.output_bytes, l2_bytes) : op.bytes;
+}
+
+// A GEMM of m×k by k×n; its traffic is left to op_bytes, on the GPU that runs it.
+Op gemm(double m, double n, double k, double beta, double count = 1) {
   Op op;
   op.kind = "gemm";
   op.m = m;
   op.n = n;
   op.k = k;
   op.flops = 2 * m * n * k;
-  op.bytes = gemm_bytes(m, n, k, beta, rates.l2_bytes);
+  op.bytes = (m * k + k * n) * beta;
+  op.output_bytes = m * n * beta;
+  op.l2_traffic = true;
   op.count = count;
   return op;
 }
@@ -107,7 +120,7 @@ struct Step {
 // Without sequence parallelism (`sp`) every tensor-parallel rank runs the norms, residual adds
 // and dropouts of the whole hidden state (Korthikanti et al. 2022).
 void transformer_ops(const TransformerConfig& t, double tokens, double seq, double beta, bool flash,
-                     int tp, bool sp, const Rates& rates, std::vector<Op>& ops) {
+                     int tp, bool sp, std::vector<Op>& ops) {
   const double d = t.hidden_size, f = t.ffn_size;
   const double q = static_cast<double>(t.num_heads) * t.head_size();
   const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
@@ -120,7 +133,7 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
     ops.push_back(
         gemm(rows, static_cast<double>(lin.out) / (lin.name == "down" || lin.name == "o" ? 1 : tp),
              static_cast<double>(lin.in) / (lin.name == "down" || lin.name == "o" ? tp : 1), beta,
-             rates, layers * experts));
+             layers * experts));
   }
   // Attention: scores and context, 4·s·q FLOPs per token (halved by causal masking).
   Op attention;
@@ -139,7 +152,7 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
   ops.back().kernels = 8;
   // Embeddings, LM head and loss.
   if (t.arch != "encoder" && t.vocab_size > 0) {
-    ops.push_back(gemm(tokens, t.vocab_size / static_cast<double>(tp), d, beta, rates));
+    ops.push_back(gemm(tokens, t.vocab_size / static_cast<double>(tp), d, beta));
     ops.push_back(elementwise(tokens * t.vocab_size * (beta + 4) * 2 / tp));
   }
   ops.push_back(elementwise(tokens * d * beta * 2));
@@ -147,7 +160,7 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
 
 // Operators of one forward pass of the layers of a layer list that have `role` in the run.
 void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole role, double batch,
-               double beta, bool flash, const Rates& rates, std::vector<Op>& ops) {
+               double beta, bool flash, std::vector<Op>& ops) {
   for (size_t i = 0; i < w.layers.size(); ++i) {
     if (roles[i] != role) continue;
     const Layer& l = w.layers[i];
@@ -156,8 +169,9 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
       const double kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
       const double m = batch * l.out_h * l.out_w;
       const double k = static_cast<double>(l.in_channels) / l.groups * kh * kw;
-      Op op = gemm(m, l.out_channels, k, beta, rates, count);
-      // Implicit GEMM reads the input feature map, not the unfolded matrix.
+      Op op = gemm(m, l.out_channels, k, beta, count);
+      // Implicit GEMM reads the input feature map, not the unfolded matrix, on any L2.
+      op.l2_traffic = false;
       const double in_hw = static_cast<double>(l.out_h) * l.out_w * l.stride * l.stride;
       op.bytes =
           batch *
@@ -166,14 +180,14 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
           static_cast<double>(l.out_channels) * k * beta;
       ops.push_back(op);
     } else if (l.op == "linear") {
-      ops.push_back(gemm(batch * static_cast<double>(l.tokens), l.out_features, l.in_features, beta,
-                         rates, count));
+      ops.push_back(
+          gemm(batch * static_cast<double>(l.tokens), l.out_features, l.in_features, beta, count));
     } else if (l.op == "lstm") {
       const double dirs = l.bidirectional ? 2 : 1, h = l.hidden_size,
                    steps = static_cast<double>(l.steps);
       // Input projections for all steps at once, then one small recurrent GEMM per step.
-      ops.push_back(gemm(batch * steps, 4 * h * dirs, l.input_size, beta, rates, count));
-      Op recurrent = gemm(batch, 4 * h, h, beta, rates, count * steps * dirs);
+      ops.push_back(gemm(batch * steps, 4 * h * dirs, l.input_size, beta, count));
+      Op recurrent = gemm(batch, 4 * h, h, beta, count * steps * dirs);
       recurrent.kernels = 2;  // the GEMM and the fused gate update
       ops.push_back(recurrent);
     } else if (l.op == "attention") {
@@ -219,7 +233,8 @@ void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_othe
     } else {
       compute = op.flops / (rates.vector_tflops * 1e12 * pc::kVectorEfficiency);
     }
-    const double memory = op.bytes / (rates.bandwidth_gbps * 1e9 * cal.memory_efficiency);
+    const double bytes = op_bytes(op, rates.l2_bytes);
+    const double memory = bytes / (rates.bandwidth_gbps * 1e9 * cal.memory_efficiency);
     const double seconds =
         (std::max(compute, memory) + op.kernels * pc::kKernelOverheadS) * op.count * passes;
     (compute >= memory ? out.compute_bound : out.memory_bound) += seconds;
@@ -236,7 +251,7 @@ void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_othe
     } else {
       out.elementwise += seconds;
     }
-    out.bytes += op.bytes * op.count * passes;
+    out.bytes += bytes * op.count * passes;
   }
 }
 
@@ -287,14 +302,6 @@ std::string workload_class(const Workload& w) {
     if (l.op == "lstm") return "rnn";
   }
   return "cnn";
-}
-
-Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& config) {
-  auto memory = estimate_memory(w, gpu, config, /*with_searches=*/false);
-  if (!memory) return memory.status();
-  const FlopCounts flops =
-      count_flops(w, *memory->config.batch, *memory->config.seq_len);  // resolved
-  return RunFacts{std::move(memory).value(), count_params(w), flops, workload_class(w)};
 }
 
 Result<Prediction> predict_largest_fitting(const Workload& w, const Gpu& gpu,
@@ -390,20 +397,13 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
 
 namespace {
 
-// What every step of a prediction reads: the run as the memory model resolved it, and the GPU's
-// rates and calibration at the run's precision.
-struct StepContext {
+// What the operators of a step depend on: the workload and the run as the memory model resolved
+// it, not the GPU.
+struct StepShape {
   const Workload& w;
-  const Gpu& gpu;
   const RunConfig& c;  // the memory estimate's configuration, defaults resolved
-  const RunFacts& facts;
-  const Catalog& catalog;
-  Network network;  // between nodes
-  Rates rates;
-  ArchCalibration cal;
-  double beta = 2;  // bytes per element
+  double beta = 2;     // bytes per element
   bool train = false;
-  bool decode = false;  // one generated token per sequence
   bool frozen = false;  // the base weights are not trained (LoRA, QLoRA)
   int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
   double batch = 1, seq = 1;
@@ -411,23 +411,14 @@ struct StepContext {
   // --micro-batch: the batch is one, and a pipeline assumes kMicroBatchesPerStage per stage).
   double micro = 1, micro_batches = 1;
   bool micro_given = false;
-  // The parameters the run trains, as the memory model counts them (LoRA: r·(in + out) per
-  // targeted matrix), and the steps an optimizer update is spread over.
-  double trained = 0, accum = 1;
+  double accum = 1;  // the steps an optimizer update is spread over
 };
 
-StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& config,
-                         const Calibration& calibration, const Catalog& catalog,
-                         const RunFacts& facts, Network network) {
-  const RunConfig& c = facts.memory.config;
-  StepContext s{w, gpu, c, facts, catalog, std::move(network)};
-  s.cal = calibration.for_arch(calibration_key(gpu));
-  s.rates = rates_for(gpu, c.precision);
+StepShape step_shape(const Workload& w, const RunConfig& c) {
+  StepShape s{w, c};
   const bool fp32 = c.precision == "fp32" || c.precision == "tf32";
-  if (fp32 && gpu.tf32_tflops) s.cal.gemm_efficiency *= s.cal.tf32_efficiency;
   s.beta = fp32 ? 4 : 2;
   s.train = c.mode == "train";
-  s.decode = config.mode == "decode";
   s.frozen = c.method != "full";
   s.tp = c.tensor_parallel;
   s.pp = c.pipeline_parallel;
@@ -439,24 +430,57 @@ StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& con
   s.micro = c.micro_batch.value_or(*c.batch);
   s.micro_batches = s.batch / s.micro;
   s.seq = *c.seq_len;
-  s.trained = facts.memory.trainable_params;
   s.accum = c.grad_accum;
   return s;
 }
 
+// What every step of a prediction reads: the step's shape, and the GPU's rates and calibration
+// at the run's precision.
+struct StepContext : StepShape {
+  const Gpu& gpu;
+  const RunFacts& facts;
+  const Catalog& catalog;
+  Network network;  // between nodes
+  Rates rates;
+  ArchCalibration cal;
+  bool decode = false;  // one generated token per sequence
+  // The parameters the run trains, as the memory model counts them (LoRA: r·(in + out) per
+  // targeted matrix).
+  double trained = 0;
+};
+
+StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                         const Calibration& calibration, const Catalog& catalog,
+                         const RunFacts& facts, Network network) {
+  const RunConfig& c = facts.memory.config;
+  StepContext s{step_shape(w, c), gpu, facts, catalog, std::move(network)};
+  s.cal = calibration.for_arch(calibration_key(gpu));
+  s.rates = rates_for(gpu, c.precision);
+  const bool fp32 = c.precision == "fp32" || c.precision == "tf32";
+  if (fp32 && gpu.tf32_tflops) s.cal.gemm_efficiency *= s.cal.tf32_efficiency;
+  s.decode = config.mode == "decode";
+  s.trained = facts.memory.trainable_params;
+  return s;
+}
+
+}  // namespace
+
 // The operators of one step on one GPU: `ops` run forward (and, training, backward);
-// `forward_only` are the frozen components beside trained ones.
-struct StepOps {
+// `forward_only` are the frozen components beside trained ones. The same on every GPU: what
+// depends on the GPU (its rates, the L2 a GEMM's operands spill from) is applied by time_ops.
+struct StepOperators {
   std::vector<Op> ops, forward_only;
 };
 
-Result<StepOps> step_ops(const StepContext& s) {
-  StepOps out;
+namespace {
+
+Result<StepOperators> step_operators(const StepShape& s) {
+  StepOperators out;
   if (s.w.transformer) {
     // One micro-batch's operators, run once per micro-batch. Context parallelism gives each GPU
     // seq/cp of every sequence's queries, attending over the whole sequence.
     transformer_ops(*s.w.transformer, s.micro * s.seq / s.cp, s.seq, s.beta, s.c.flash_attention,
-                    s.tp, s.c.sequence_parallel, s.rates, out.ops);
+                    s.tp, s.c.sequence_parallel, out.ops);
     for (auto& op : out.ops) op.count *= s.micro_batches;
     // Training pipelines keep every stage busy with micro-batches (the bubble is added by
     // pipeline_bubble); inference over split layers (llama.cpp-style) runs the stages one after
@@ -471,13 +495,33 @@ Result<StepOps> step_ops(const StepContext& s) {
   auto plan = plan_components(s.w, s.c);
   if (!plan) return plan.status();
   layer_ops(s.w, plan->roles, s.train ? LayerRole::kTrained : LayerRole::kFrozen, s.batch, s.beta,
-            s.c.flash_attention, s.rates, out.ops);
+            s.c.flash_attention, out.ops);
   if (s.train) {
-    layer_ops(s.w, plan->roles, LayerRole::kFrozen, s.batch, s.beta, s.c.flash_attention, s.rates,
+    layer_ops(s.w, plan->roles, LayerRole::kFrozen, s.batch, s.beta, s.c.flash_attention,
               out.forward_only);
   }
   return out;
 }
+
+}  // namespace
+
+Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& config) {
+  auto memory = estimate_memory(w, gpu, config, /*with_searches=*/false);
+  if (!memory) return memory.status();
+  const FlopCounts flops =
+      count_flops(w, *memory->config.batch, *memory->config.seq_len);  // resolved
+  RunFacts facts{std::move(memory).value(), count_params(w), flops, workload_class(w)};
+  // The operators, for every GPU the facts serve; an LLM served by an engine is modelled by its
+  // phases instead (inference_perf.cc). Operators that cannot be made are left to predict, which
+  // reports why.
+  if (!w.transformer || facts.memory.config.mode == "train") {
+    auto ops = step_operators(step_shape(w, facts.memory.config));
+    if (ops) facts.operators = std::make_shared<const StepOperators>(std::move(ops).value());
+  }
+  return facts;
+}
+
+namespace {
 
 // QLoRA: each 4-bit weight is dequantized to 16 bit before its matmul: packed codes read, 16-bit
 // written.
@@ -509,7 +553,7 @@ Op optimizer_op(const StepContext& s) {
 // A training step's operator times: the forward, the backward (activation gradients and, for
 // trained layers, weight gradients), a recomputed forward under checkpointing, QLoRA's
 // dequantization in each of them, and the optimizer when it runs on the GPU.
-Timing train_timing(const StepContext& s, const StepOps& ops) {
+Timing train_timing(const StepContext& s, const StepOperators& ops) {
   Timing timing;
   const double recompute = s.c.checkpointing ? 1 : 0;
   time_ops(ops.ops, 1 + (s.frozen ? 1 : 2) + recompute, 1 + 2 + recompute, s.rates, s.cal, timing);
@@ -529,7 +573,7 @@ Timing train_timing(const StepContext& s, const StepOps& ops) {
 
 // The operator times of a step (training, or one forward pass), divided by `implementation`, the
 // workload's measured fraction of the operator model's speed.
-Timing compute_timing(const StepContext& s, const StepOps& ops, double implementation) {
+Timing compute_timing(const StepContext& s, const StepOperators& ops, double implementation) {
   Timing timing;
   if (s.train) {
     timing = train_timing(s, ops);
@@ -822,8 +866,13 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     return predict_inference(w, gpu, calibration, catalog, facts);
   const StepContext s =
       step_context(w, gpu, config, calibration, catalog, facts, std::move(network).value());
-  auto ops = step_ops(s);
-  if (!ops) return ops.status();
+  std::optional<StepOperators> made;  // facts made without their operators
+  const StepOperators* ops = facts.operators.get();
+  if (!ops) {
+    auto m = step_operators(s);
+    if (!m) return m.status();
+    ops = &made.emplace(std::move(m).value());
+  }
   Prediction p;
   p.config = facts.memory.config;
   p.warnings = facts.memory.warnings;

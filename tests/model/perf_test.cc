@@ -317,6 +317,42 @@ TEST(PerfModel, AWorkloadEfficiencyScalesThatWorkloadsOperatorTimes) {
             run("ssd300", "a100-sxm4-80gb", one, flat(0.8, 0.8)).throughput);
 }
 
+// A training run's facts, its step's operators included, are made once on any GPU (recommend
+// makes them on the first it asks about) and predict every GPU as if made on it: the operators
+// are the same everywhere, and each GPU's L2 decides what a GEMM's operands re-read. The values
+// are `rigplan predict WORKLOAD --gpu GPU --json`'s throughput, rounded to 5 digits as printed.
+TEST(PerfModel, OperatorsMadeOnOneGpuPredictEveryGpuAsIfMadeOnIt) {
+  struct Case {
+    const char* workload;
+    const char* gpu;
+    double throughput;  // images/s (resnet50) or tokens/s (mpt-125m)
+  };
+  const Case cases[] = {
+      {"resnet50", "rtx-4090", 1042.0},       {"resnet50", "a100-sxm4-80gb", 1781.4},
+      {"resnet50", "h100-sxm5-80gb", 3376.9}, {"resnet50", "v100-sxm2-32gb", 834.34},
+      {"mpt-125m", "rtx-4090", 56951},        {"mpt-125m", "a100-sxm4-80gb", 95052},
+      {"mpt-125m", "h100-sxm5-80gb", 159460}, {"mpt-125m", "v100-sxm2-32gb", 10348}};
+  const Calibration& cal = embedded_calibration();
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::string(k.workload) + " on " + k.gpu);
+    const Workload& w = **zoo().find(k.workload);
+    const Gpu& gpu = *catalog().gpu(k.gpu);
+    const RunConfig config;  // the workload's defaults, one GPU
+    auto shared = run_facts(w, *catalog().gpu("rtx-3060-12gb"), config);
+    ASSERT_TRUE(shared.ok()) << shared.status().message();
+    ASSERT_NE(shared->operators, nullptr);
+    RunFacts own = *shared;
+    own.operators.reset();  // predict makes the operators on `gpu` itself
+    auto reused = predict(w, gpu, config, cal, catalog(), *shared);
+    auto direct = predict(w, gpu, config, cal, catalog(), own);
+    ASSERT_TRUE(reused.ok() && direct.ok());
+    EXPECT_EQ(reused->throughput, direct->throughput);
+    EXPECT_EQ(reused->step_time_s, direct->step_time_s);
+    EXPECT_EQ(reused->bound, direct->bound);
+    EXPECT_NEAR(reused->throughput, k.throughput, 1e-4 * k.throughput);
+  }
+}
+
 // The software stack (data/catalog/families.toml): vLLM needs compute capability 7.0 (vLLM's
 // GPU installation page), so a Pascal card is refused with what runs on it; llama.cpp runs.
 TEST(StackCheck, AnEngineThatDoesNotRunOnTheFamilyIsRefusedWithWhatRuns) {
