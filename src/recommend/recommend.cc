@@ -58,10 +58,15 @@ bool owned_and_breaks(const Option& o, std::string_view constraint) {
          std::find(o.binding.begin(), o.binding.end(), constraint) != o.binding.end();
 }
 
+Result<Recommendation> search(const Demand& demand, const Constraints& constraints,
+                              const Catalog& catalog, const Calibration& calibration,
+                              DemandRuns& runs);
+
 // A budget that buys no owned machine because each includes a new base system: what it buys as a
-// GPU added to the PC the user has (--system existing-desktop), said with the answer.
+// GPU added to the PC the user has (--system existing-desktop), said with the answer. The search
+// runs the demand on the GPUs of `runs`, made by the search it notes.
 void note_existing_desktop(const Demand& demand, const Constraints& k, const Catalog& catalog,
-                           const Calibration& calibration, Recommendation& rec) {
+                           const Calibration& calibration, DemandRuns& runs, Recommendation& rec) {
   constexpr std::string_view kDesktop = "existing-desktop";
   const auto owned = [](const Option& o) { return o.kind == "own"; };
   if (k.acquire == "rent" || !k.system.empty() || k.machine || !catalog.find_system(kDesktop) ||
@@ -72,7 +77,7 @@ void note_existing_desktop(const Demand& demand, const Constraints& k, const Cat
   Constraints in_pc = k;
   in_pc.system = kDesktop;
   in_pc.acquire = "own";
-  auto alt = recommend(demand, in_pc, catalog, calibration);
+  auto alt = search(demand, in_pc, catalog, calibration, runs);
   if (!alt) return;
   std::string line;
   if (const auto it = std::find_if(alt->options.begin(), alt->options.end(), owned);
@@ -98,14 +103,14 @@ void note_existing_desktop(const Demand& demand, const Constraints& k, const Cat
           line));
 }
 
-}  // namespace
-
-Result<Recommendation> recommend(const Demand& demand, const Constraints& constraints,
-                                 const Catalog& catalog, const Calibration& calibration) {
+// recommend() over `runs`: how the demand runs on each GPU x count, made once for a search and
+// the searches it runs for its notes (they depend on the demand, not on the constraints).
+Result<Recommendation> search(const Demand& demand, const Constraints& constraints,
+                              const Catalog& catalog, const Calibration& calibration,
+                              DemandRuns& runs) {
   auto request = check_request(demand, constraints, catalog, calibration);
   if (!request) return request.status();
   Request& r = *request;
-  DemandRuns runs(demand, catalog, calibration);
   if (Status s = resolve_work(r, runs); !s.ok()) return s;
   Recommendation rec;
   rec.demand = demand;
@@ -128,7 +133,7 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
   rank(rec);
   note_price_ages(r, rec);
   relax(rec);
-  note_existing_desktop(demand, constraints, catalog, calibration, rec);
+  note_existing_desktop(demand, constraints, catalog, calibration, runs, rec);
   if (!r.have.empty()) {
     Option keep;
     auto have = evaluate_have(r, runs, keep);
@@ -136,6 +141,14 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
     rank_upgrades(std::move(have).value(), std::move(keep), rec);
   }
   return rec;
+}
+
+}  // namespace
+
+Result<Recommendation> recommend(const Demand& demand, const Constraints& constraints,
+                                 const Catalog& catalog, const Calibration& calibration) {
+  DemandRuns runs(demand, catalog, calibration);
+  return search(demand, constraints, catalog, calibration, runs);
 }
 
 }  // namespace rigplan
