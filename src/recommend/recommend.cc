@@ -58,9 +58,13 @@ bool owned_and_breaks(const Option& o, std::string_view constraint) {
          std::find(o.binding.begin(), o.binding.end(), constraint) != o.binding.end();
 }
 
+// What a search evaluates: every candidate, or only the owned ones (a search whose constraints
+// rule out renting and that only its owned options are read from).
+enum class Scope { kAll, kOwned };
+
 Result<Recommendation> search(const Demand& demand, const Constraints& constraints,
                               const Catalog& catalog, const Calibration& calibration,
-                              DemandRuns& runs);
+                              DemandRuns& runs, Scope scope);
 
 // A budget that buys no owned machine because each includes a new base system: what it buys as a
 // GPU added to the PC the user has (--system existing-desktop), said with the answer. The search
@@ -77,7 +81,8 @@ void note_existing_desktop(const Demand& demand, const Constraints& k, const Cat
   Constraints in_pc = k;
   in_pc.system = kDesktop;
   in_pc.acquire = "own";
-  auto alt = search(demand, in_pc, catalog, calibration, runs);
+  // Rented options break --acquire own: none is an option or only stale, so none is evaluated.
+  auto alt = search(demand, in_pc, catalog, calibration, runs, Scope::kOwned);
   if (!alt) return;
   std::string line;
   if (const auto it = std::find_if(alt->options.begin(), alt->options.end(), owned);
@@ -107,7 +112,7 @@ void note_existing_desktop(const Demand& demand, const Constraints& k, const Cat
 // the searches it runs for its notes (they depend on the demand, not on the constraints).
 Result<Recommendation> search(const Demand& demand, const Constraints& constraints,
                               const Catalog& catalog, const Calibration& calibration,
-                              DemandRuns& runs) {
+                              DemandRuns& runs, Scope scope) {
   auto request = check_request(demand, constraints, catalog, calibration);
   if (!request) return request.status();
   Request& r = *request;
@@ -122,7 +127,9 @@ Result<Recommendation> search(const Demand& demand, const Constraints& constrain
   for (const Candidate& c : owned_candidates(r, &unpriced)) {
     if (auto s = consider(c, r, runs, rec); !s) return s.status();
   }
-  if (Status s = consider_rented(r, runs, rec); !s.ok()) return s;
+  if (scope == Scope::kAll) {
+    if (Status s = consider_rented(r, runs, rec); !s.ok()) return s;
+  }
   rec.assumptions = std::move(r.assumptions);
   if (unpriced > 0 && !r.only_system) {
     rec.assumptions.push_back(fmt::format(
@@ -148,7 +155,7 @@ Result<Recommendation> search(const Demand& demand, const Constraints& constrain
 Result<Recommendation> recommend(const Demand& demand, const Constraints& constraints,
                                  const Catalog& catalog, const Calibration& calibration) {
   DemandRuns runs(demand, catalog, calibration);
-  return search(demand, constraints, catalog, calibration, runs);
+  return search(demand, constraints, catalog, calibration, runs, Scope::kAll);
 }
 
 }  // namespace rigplan
