@@ -1,9 +1,11 @@
 #include "rigplan/catalog.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include "catalog/name_index.h"
 
@@ -39,14 +41,26 @@ std::optional<PriceQuote> new_price(const Gpu& gpu) {
   return std::nullopt;
 }
 
+namespace {
+
+// The generation and lanes of an interconnect id "pcie-<gen>-x<lanes>"; false for another id.
+bool parse_pcie_id(std::string_view id, int& gen, int& lanes) {
+  constexpr std::string_view kPrefix = "pcie-";
+  if (!id.starts_with(kPrefix)) return false;
+  const char* end = id.data() + id.size();
+  const auto [p, ec] = std::from_chars(id.data() + kPrefix.size(), end, gen);
+  if (ec != std::errc() || end - p < 2 || p[0] != '-' || p[1] != 'x') return false;
+  return std::from_chars(p + 2, end, lanes).ec == std::errc();
+}
+
+}  // namespace
+
 std::optional<double> pcie_gbps(const Catalog& catalog, int gen, int lanes) {
   const Interconnect* nearest = nullptr;
   int nearest_gen = 0;
   for (const auto& ic : catalog.interconnects) {
     int row_gen = 0, row_lanes = 0;
-    if (ic.family != "pcie" || !ic.lanes ||
-        std::sscanf(ic.id.c_str(), "pcie-%d-x%d", &row_gen, &row_lanes) != 2)
-      continue;
+    if (ic.family != "pcie" || !ic.lanes || !parse_pcie_id(ic.id, row_gen, row_lanes)) continue;
     if (row_gen == gen && *ic.lanes == lanes) return ic.bw_per_direction_gbps;
     const bool closer = !nearest || std::abs(row_gen - gen) < std::abs(nearest_gen - gen) ||
                         (row_gen == nearest_gen && *ic.lanes > *nearest->lanes);

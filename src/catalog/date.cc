@@ -1,5 +1,6 @@
 #include "rigplan/date.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <charconv>
@@ -16,7 +17,10 @@ int days_in_month(int year, int month) {
 
 }  // namespace
 
-std::string Date::to_string() const { return fmt::format("{:04}-{:02}-{:02}", year, month, day); }
+// Compiled once: recommend writes a date into the notes of thousands of options.
+std::string Date::to_string() const {
+  return fmt::format(FMT_COMPILE("{:04}-{:02}-{:02}"), year, month, day);
+}
 
 bool Date::valid() const {
   return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= days_in_month(year, month);
