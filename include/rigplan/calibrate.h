@@ -2,12 +2,20 @@
 // and leave-one-GPU-out validation (docs/performance.md).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "rigplan/perf.h"
 
 namespace rigplan {
+
+// What predicting a sample needs that no calibration changes: the run's facts and its GPU's
+// stack check. A fit predicts each sample many times; prepare_samples makes these once.
+struct SampleFacts {
+  Result<RunFacts> facts;
+  StackCheck stack;
+};
 
 // A throughput measurement ready to predict: the run, the measured value and its group's ref.
 struct ThroughputSample {
@@ -16,9 +24,13 @@ struct ThroughputSample {
   RunConfig run;
   double measured = 0;
   int ref = -1;  // index of the group's ref sample; itself for a ref row and an absolute row
-  std::string metric = "throughput";  // throughput, ttft_ms, tpot_ms
-  bool absolute = false;              // a row of a group without a ref, scored on its own
+  std::string metric = "throughput";            // throughput, ttft_ms, tpot_ms
+  bool absolute = false;                        // a row of a group without a ref, scored on its own
+  std::shared_ptr<const SampleFacts> prepared;  // by prepare_samples; without, predicted whole
 };
+
+// Makes each sample's SampleFacts, which predict_samples and fit_calibration then reuse.
+void prepare_samples(std::vector<ThroughputSample>& samples, const Catalog& catalog);
 
 // The predicted value of each sample's metric under a calibration (0 where the run is malformed
 // or the prediction has no such value).

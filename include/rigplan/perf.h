@@ -171,6 +171,12 @@ struct StackCheck {
 std::vector<std::string> software_needed(const RunConfig& resolved);
 StackCheck check_stack(const Gpu& gpu, const RunConfig& resolved, bool transformer,
                        const Catalog& catalog);
+// predict with the run's facts and its GPU's stack check made beforehand (run_facts and
+// check_stack for this GPU): the same answer, for callers that predict one run under many
+// calibrations (calibrate, validate --loo).
+Result<Prediction> predict(const Workload& workload, const Gpu& gpu, const RunConfig& config,
+                           const Calibration& calibration, const Catalog& catalog,
+                           const RunFacts& facts, const StackCheck& stack);
 // "ROCm on AMD CDNA 2 (Instinct MI200), a less common stack than CUDA: runs pytorch, vllm;
 // partly bitsandbytes; not tensorrt-llm (as of 2025-08-01, recall)".
 std::string stack_summary(const Family& family);

@@ -65,11 +65,32 @@ double huber(double e) {
 
 }  // namespace
 
+void prepare_samples(std::vector<ThroughputSample>& samples, const Catalog& catalog) {
+  for (auto& s : samples) {
+    auto facts = run_facts(*s.workload, *s.gpu, s.run);
+    StackCheck stack;
+    if (facts) {
+      stack =
+          check_stack(*s.gpu, facts->memory.config, s.workload->transformer.has_value(), catalog);
+    }
+    s.prepared = std::make_shared<const SampleFacts>(SampleFacts{std::move(facts), stack});
+  }
+}
+
 namespace {
+
+// The sample's prediction, from its prepared facts when it has them.
+Result<Prediction> predict_sample(const ThroughputSample& s, const Calibration& calibration,
+                                  const Catalog& catalog) {
+  if (!s.prepared) return predict(*s.workload, *s.gpu, s.run, calibration, catalog);
+  if (!s.prepared->facts) return s.prepared->facts.status();
+  return predict(*s.workload, *s.gpu, s.run, calibration, catalog, *s.prepared->facts,
+                 s.prepared->stack);
+}
 
 double sample_value(const ThroughputSample& s, const Calibration& calibration,
                     const Catalog& catalog) {
-  auto p = predict(*s.workload, *s.gpu, s.run, calibration, catalog);
+  auto p = predict_sample(s, calibration, catalog);
   if (!p) return 0;
   if (s.metric == "throughput") return p->throughput;
   if (p->serving) return s.metric == "ttft_ms" ? p->serving->ttft_ms : p->serving->tpot_ms;
@@ -207,7 +228,7 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
   std::map<std::string, std::vector<size_t>> by_arch = samples_by_arch(samples, use);
   auto repredict = [&](const std::string& arch) {
     for (size_t i : by_arch[arch]) {
-      auto p = predict(*samples[i].workload, *samples[i].gpu, samples[i].run, c, catalog);
+      auto p = predict_sample(samples[i], c, catalog);
       predicted[i] = p ? p->throughput : 0;
     }
   };

@@ -387,10 +387,15 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
                            const Calibration& calibration, const Catalog& catalog) {
   auto facts = run_facts(w, gpu, config);
   if (!facts) return facts.status();
-  const StackCheck stack =
-      check_stack(gpu, facts->memory.config, w.transformer.has_value(), catalog);
+  return predict(w, gpu, config, calibration, catalog, *facts,
+                 check_stack(gpu, facts->memory.config, w.transformer.has_value(), catalog));
+}
+
+Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                           const Calibration& calibration, const Catalog& catalog,
+                           const RunFacts& facts, const StackCheck& stack) {
   if (!stack.refusal.empty()) return Status::invalid_input(stack.refusal);
-  auto p = predict(w, gpu, config, calibration, catalog, *facts);
+  auto p = predict(w, gpu, config, calibration, catalog, facts);
   if (p && !stack.partly.empty()) p->warnings.push_back(stack.partly);
   return p;
 }

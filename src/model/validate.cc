@@ -683,6 +683,7 @@ Result<std::vector<ThroughputSample>> throughput_samples(const Catalog& catalog,
   if (!parsed) return parsed.status();
   std::vector<size_t> row_of;
   auto samples = samples_of(parsed.value(), row_of);
+  prepare_samples(samples, catalog);
   if (groups) {
     for (size_t i : row_of) groups->push_back(parsed->rows[i].group);
   }
@@ -700,7 +701,8 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
   score_memory_rows(parsed);
   // Throughput rows: ratios to the group's ref row.
   std::vector<size_t> row_of;
-  const std::vector<ThroughputSample> samples = samples_of(parsed, row_of);
+  std::vector<ThroughputSample> samples = samples_of(parsed, row_of);
+  prepare_samples(samples, catalog);
   const SpeedPredictions speeds = predict_speeds(samples, calibration, options, catalog);
   score_speed_rows(samples, row_of, speeds, options.leave_one_gpu_out, parsed.rows);
   ValidationReport report;
