@@ -98,7 +98,8 @@ bool NumberField::accepts(double value) const {
 
 std::string problem(const NumberField& field, double value) {
   if (field.accepts(value)) return "";
-  if (!std::isfinite(value)) return fmt::format("is not a number; expected {}", field.accepted());
+  // Infinity is out of range: it is also what a number too large for a double reads as.
+  if (std::isnan(value)) return fmt::format("is not a number; expected {}", field.accepted());
   if (field.integer && value != std::trunc(value)) {
     return fmt::format("is not a whole number; expected {}", field.accepted());
   }

@@ -324,6 +324,12 @@ TEST(Reproducers, AMegabyteUnknownProviderIsRefused) {
                   "unknown provider '" + std::string(64, 'X') + "...'" + providers});
 }
 
+TEST(Reproducers, ANumberTooLargeForADoubleIsOutOfRange) {
+  // 400 nines read as infinity, which was reported as "not a number".
+  expect_refused({{"recommend", "resnet50", "--images", "1e6", "--budget", std::string(400, '9')},
+                  "--budget inf is out of range; expected a number > 0 and <= 1000000000000 USD"});
+}
+
 TEST(Reproducers, AMegabyteInAnyTextOptionGetsAShortAnswer) {
   const std::vector<std::vector<std::string>> kCommands = {
       {"memory", "llama-2-7b", "--gpu", "rtx-4090"},

@@ -23,7 +23,7 @@ TEST(Input, RefusesWhatIsNotAFiniteNumberInRange) {
   EXPECT_EQ(problem(kBatch, 8), "");
   EXPECT_EQ(problem(kBatch, std::nan("")),
             "is not a number; expected an integer from 1 to 1000000000");
-  EXPECT_EQ(problem(kBatch, inf), "is not a number; expected an integer from 1 to 1000000000");
+  EXPECT_EQ(problem(kBatch, inf), "is out of range; expected an integer from 1 to 1000000000");
   EXPECT_EQ(problem(kBatch, 2.5),
             "is not a whole number; expected an integer from 1 to 1000000000");
   EXPECT_EQ(problem(kBatch, 0), "is out of range; expected an integer from 1 to 1000000000");
