@@ -2,6 +2,7 @@
 // tests/data/skypilot/ (cut from rigplan shared/data/skypilot_prices.csv) and the catalog.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -302,7 +303,9 @@ TEST(OffersImport, KeepsTheCatalogsNewerPrice) {
 
 TEST(OffersImport, WritesAnOverlayThatTheCatalogLoads) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "rigplan-import-test";
+  // The process id keeps builds that run their tests side by side out of each other's files.
+  const fs::path dir =
+      fs::temp_directory_path() / ("rigplan-import-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const OfferImport in = import({fixture("nebius_vms.csv")});
   ImportTarget target{embedded_catalog(), {}, dir.string(), false};
@@ -332,7 +335,8 @@ TEST(OffersImport, WritesAnOverlayThatTheCatalogLoads) {
 
 TEST(OffersImport, WritesNothingWhenTheCatalogWouldNotLoad) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "rigplan-import-test-broken";
+  const fs::path dir =
+      fs::temp_directory_path() / ("rigplan-import-test-broken-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   OfferImport in = import({fixture("nebius_vms.csv")});
   in.files[0].offers[0].gpu_count = 3;  // an instance of 3 GPUs needs a link

@@ -17,7 +17,14 @@ class ServeTest : public ::testing::Test {
     delete server_;
     server_ = nullptr;
   }
-  static httplib::Client client() { return httplib::Client("127.0.0.1", server_->port()); }
+  // The client waits up to kClientReadTimeoutS for an answer: httplib's default of 5 s is less
+  // than a report takes under ASan on a loaded two-core machine.
+  static httplib::Client client() {
+    httplib::Client c("127.0.0.1", server_->port());
+    c.set_read_timeout(kClientReadTimeoutS, 0);
+    return c;
+  }
+  static constexpr int kClientReadTimeoutS = 60;
   static LiveServer* server_;
 };
 LiveServer* ServeTest::server_ = nullptr;
