@@ -1,58 +1,51 @@
-# The shipped calibration is exactly what `rigplan calibrate` fits from the shipped measurements,
-# and the leave-one-GPU-out validation runs end to end. Run by CTest as
-# `cmake -DRIGPLAN=... -DSOURCE=... -P calibration_test.cmake`.
-execute_process(COMMAND ${RIGPLAN} calibrate validation/throughput.csv WORKING_DIRECTORY ${SOURCE}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE fitted ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "rigplan calibrate: exit ${rc}\n${err}")
-endif()
-file(READ ${SOURCE}/data/calibration/perf.toml shipped)
-# The fit records the day it ran; compare everything else.
-string(REGEX REPLACE "20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]" "DATE" fitted_undated "${fitted}")
-string(REGEX REPLACE "20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]" "DATE" shipped_undated "${shipped}")
-if(NOT fitted_undated STREQUAL shipped_undated)
-  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/perf.fitted.toml "${fitted}")
-  message(FATAL_ERROR "data/calibration/perf.toml differs from what `rigplan calibrate "
-                      "validation/throughput.csv` fits now (written to perf.fitted.toml): refit and "
-                      "commit it")
-endif()
+# The shipped calibrations are exactly what `rigplan calibrate` fits from the shipped measurements,
+# and the leave-one-GPU-out validations run end to end. Run by CTest, one step per test so that
+# they run side by side, as `cmake -DRIGPLAN=... -DSOURCE=... -DSTEP=... -P calibration_test.cmake`
+# where STEP is perf-fit, perf-loo, serving-fit or serving-loo.
 
-execute_process(COMMAND ${RIGPLAN} validate ${SOURCE}/validation/throughput.csv --loo --json
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "rigplan validate --loo: exit ${rc}\n${err}")
-endif()
-foreach(needle "\"leave_one_gpu_out\": true" "\"n\": 3016" "\"skipped\": 0" "\"median_rel_err\"")
-  string(FIND "${out}" "${needle}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "rigplan validate --loo --json lacks '${needle}'")
+# The calibration `rigplan calibrate CSV` fits equals the shipped TOML, apart from the day it ran.
+function(expect_fit csv shipped_toml)
+  execute_process(COMMAND ${RIGPLAN} calibrate ${csv} WORKING_DIRECTORY ${SOURCE}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE fitted ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "rigplan calibrate ${csv}: exit ${rc}\n${err}")
   endif()
-endforeach()
+  file(READ ${SOURCE}/${shipped_toml} shipped)
+  string(REGEX REPLACE "20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]" "DATE" fitted_undated "${fitted}")
+  string(REGEX REPLACE "20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]" "DATE" shipped_undated "${shipped}")
+  if(NOT fitted_undated STREQUAL shipped_undated)
+    get_filename_component(name ${shipped_toml} NAME_WE)
+    file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/${name}.fitted.toml "${fitted}")
+    message(FATAL_ERROR "${shipped_toml} differs from what `rigplan calibrate ${csv}` fits now "
+                        "(written to ${name}.fitted.toml): refit and commit it")
+  endif()
+endfunction()
 
-# The same for the inference engines: data/calibration/inference.toml is what `rigplan calibrate
-# validation/serving.csv` fits, and its leave-one-GPU-out validation runs.
-execute_process(COMMAND ${RIGPLAN} calibrate validation/serving.csv WORKING_DIRECTORY ${SOURCE}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE fitted ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "rigplan calibrate validation/serving.csv: exit ${rc}\n${err}")
-endif()
-file(READ ${SOURCE}/data/calibration/inference.toml shipped)
-string(REGEX REPLACE "20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]" "DATE" fitted_undated "${fitted}")
-string(REGEX REPLACE "20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]" "DATE" shipped_undated "${shipped}")
-if(NOT fitted_undated STREQUAL shipped_undated)
-  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/inference.fitted.toml "${fitted}")
-  message(FATAL_ERROR "data/calibration/inference.toml differs from what `rigplan calibrate "
-                      "validation/serving.csv` fits now (written to inference.fitted.toml): "
-                      "refit and commit it")
-endif()
-execute_process(COMMAND ${RIGPLAN} validate ${SOURCE}/validation/serving.csv --loo --json
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "rigplan validate serving.csv --loo: exit ${rc}\n${err}")
-endif()
-foreach(needle "\"leave_one_gpu_out\": true" "\"skipped\": 0" "\"n_absolute\"")
-  string(FIND "${out}" "${needle}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "rigplan validate serving.csv --loo --json lacks '${needle}'")
+# `rigplan validate CSV --loo --json` succeeds and its answer holds each of the needles.
+function(expect_loo csv)
+  execute_process(COMMAND ${RIGPLAN} validate ${SOURCE}/${csv} --loo --json
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "rigplan validate ${csv} --loo: exit ${rc}\n${err}")
   endif()
-endforeach()
+  foreach(needle IN LISTS ARGN)
+    string(FIND "${out}" "${needle}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "rigplan validate ${csv} --loo --json lacks '${needle}'")
+    endif()
+  endforeach()
+endfunction()
+
+if(STEP STREQUAL "perf-fit")
+  expect_fit(validation/throughput.csv data/calibration/perf.toml)
+elseif(STEP STREQUAL "perf-loo")
+  expect_loo(validation/throughput.csv "\"leave_one_gpu_out\": true" "\"n\": 3016"
+             "\"skipped\": 0" "\"median_rel_err\"")
+elseif(STEP STREQUAL "serving-fit")
+  expect_fit(validation/serving.csv data/calibration/inference.toml)
+elseif(STEP STREQUAL "serving-loo")
+  expect_loo(validation/serving.csv "\"leave_one_gpu_out\": true" "\"skipped\": 0"
+             "\"n_absolute\"")
+else()
+  message(FATAL_ERROR "calibration_test.cmake: unknown STEP '${STEP}'")
+endif()
