@@ -413,16 +413,8 @@ void check_families(const Catalog& catalog, RawEntries& raws, Problems& problems
   }
 }
 
-}  // namespace
-
-Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
-                             const std::vector<CatalogFile>& overlay) {
-  Problems problems;
-  RawEntries base_entries, overlay_entries;
-  for (const auto& file : base) collect(file, base_entries, problems);
-  for (const auto& file : overlay) collect(file, overlay_entries, problems);
-  RawEntries raws = merge(std::move(base_entries), std::move(overlay_entries), problems);
-
+// Pass 3 for every kind of entry.
+Catalog decode_catalog(RawEntries& raws, Problems& problems) {
   Catalog catalog;
   decode_all("gpu", raws["gpu"], gpu_fields(), catalog.gpus, problems);
   decode_all("cpu", raws["cpu"], cpu_fields(), catalog.cpus, problems);
@@ -440,7 +432,12 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
   decode_all("psu_efficiency", raws["psu_efficiency"], psu_efficiency_fields(),
              catalog.psu_efficiencies, problems);
   decode_all("family", raws["family"], family_fields(), catalog.families, problems);
+  return catalog;
+}
 
+// Pass 4 for every reference by id: an offer's GPU, region and links, a region's parent, a
+// PSU's efficiency tier, a system's CPU and a chassis's boards.
+void check_references(const Catalog& catalog, RawEntries& raws, Problems& problems) {
   for (size_t i = 0; i < catalog.offers.size(); ++i) {
     const EntryContext ctx("offer", raws["offer"][i], problems);
     check_reference(catalog.offers[i].gpu, "gpu", "GPU", catalog.gpus, ctx);
@@ -460,6 +457,15 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
     const EntryContext ctx("system", raws["system"][i], problems);
     check_reference(catalog.systems[i].cpu, "cpu", "CPU", catalog.cpus, ctx);
   }
+  for (size_t i = 0; i < catalog.chassis.size(); ++i) {
+    const EntryContext ctx("chassis", raws["chassis"][i], problems);
+    for (const auto& board : catalog.chassis[i].boards)
+      check_reference(board, "boards", "board", catalog.boards, ctx);
+  }
+}
+
+// Every board's socket is the socket of a CPU of the catalog.
+void check_board_sockets(const Catalog& catalog, RawEntries& raws, Problems& problems) {
   std::vector<std::string> sockets;
   for (const auto& c : catalog.cpus) {
     if (std::find(sockets.begin(), sockets.end(), c.socket) == sockets.end())
@@ -474,12 +480,21 @@ Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
                              quoted_list(sockets), did_you_mean(b.socket, sockets)));
     }
   }
+}
+
+}  // namespace
+
+Result<Catalog> load_catalog(const std::vector<CatalogFile>& base,
+                             const std::vector<CatalogFile>& overlay) {
+  Problems problems;
+  RawEntries base_entries, overlay_entries;
+  for (const auto& file : base) collect(file, base_entries, problems);
+  for (const auto& file : overlay) collect(file, overlay_entries, problems);
+  RawEntries raws = merge(std::move(base_entries), std::move(overlay_entries), problems);
+  Catalog catalog = decode_catalog(raws, problems);
+  check_references(catalog, raws, problems);
+  check_board_sockets(catalog, raws, problems);
   check_families(catalog, raws, problems);
-  for (size_t i = 0; i < catalog.chassis.size(); ++i) {
-    const EntryContext ctx("chassis", raws["chassis"][i], problems);
-    for (const auto& board : catalog.chassis[i].boards)
-      check_reference(board, "boards", "board", catalog.boards, ctx);
-  }
   catalog.build_indexes([&](std::string_view kind, size_t index, std::string_view field,
                             const std::string& name, const std::string& other_id) {
     const EntryContext ctx(kind, raws[kind][index], problems);

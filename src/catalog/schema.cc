@@ -28,9 +28,15 @@ std::string Range::describe() const {
   return fmt::format("{} and <= {}", lo_text, format_number(hi));
 }
 
-const std::vector<FieldSpec<Gpu>>& gpu_fields() {
+namespace {
+
+// The fields of a [[gpu]] entry, by group. gpu_fields keeps this order, the one in which `gpus
+// show` prints them.
+
+// What the GPU is: its names, maker, generation, form and release.
+std::vector<FieldSpec<Gpu>> gpu_identity_fields() {
   using G = Gpu;
-  static const std::vector<FieldSpec<G>> kFields = {
+  return {
       {"id", &G::id, kRequired},
       {"vendor", &G::vendor, kRequired, "", {"nvidia", "amd", "intel"}},
       {"name", &G::name, kRequired},
@@ -50,11 +56,25 @@ const std::vector<FieldSpec<Gpu>>& gpu_fields() {
        {"pcie", "sxm", "oam", "superchip", "laptop"}},
       {"module", &G::module, kOptional, "", {"sxm2", "sxm3", "sxm4", "sxm5", "sxm6", "oam"}},
       {"release_date", &G::release_date, kRequired},
+  };
+}
+
+// What it costs, new and used, with the dates of the prices.
+std::vector<FieldSpec<Gpu>> gpu_price_fields() {
+  using G = Gpu;
+  return {
       {"launch_price_usd", &G::launch_price_usd, kOptional, "USD", {}, kPrice},
       {"street_price_usd", &G::street_price_usd, kOptional, "USD", {}, kPrice},
       {"street_price_date", &G::street_price_date, kOptional},
       {"used_price_usd", &G::used_price_usd, kOptional, "USD", {}, kPrice},
       {"used_price_date", &G::used_price_date, kOptional},
+  };
+}
+
+// Its compute: SMs, clock and the rated dense peaks per number format.
+std::vector<FieldSpec<Gpu>> gpu_compute_fields() {
+  using G = Gpu;
+  return {
       {"sm_count", &G::sm_count, kRequired, "", {}, at_least(1, 1000)},
       {"boost_clock_mhz", &G::boost_clock_mhz, kRequired, "MHz", {}, at_least(100, 5000)},
       {"tensor_cores", &G::tensor_cores, kRequired},
@@ -66,6 +86,13 @@ const std::vector<FieldSpec<Gpu>>& gpu_fields() {
       {"fp8_tflops", &G::fp8_tflops, kOptional, "TFLOPS", {}, kTflops},
       {"fp4_tflops", &G::fp4_tflops, kOptional, "TFLOPS", {}, kTflops},
       {"int8_tops", &G::int8_tops, kOptional, "TOPS", {}, kTflops},
+  };
+}
+
+// Its memory: capacity, type, width and bandwidth, and the on-chip caches.
+std::vector<FieldSpec<Gpu>> gpu_memory_fields() {
+  using G = Gpu;
+  return {
       {"memory_gb", &G::memory_gb, kRequired, "GB", {}, positive(4096)},
       {"memory_type",
        &G::memory_type,
@@ -77,6 +104,13 @@ const std::vector<FieldSpec<Gpu>>& gpu_fields() {
       {"mem_bandwidth_gbps", &G::mem_bandwidth_gbps, kRequired, "GB/s", {}, positive(50'000)},
       {"l2_cache_mb", &G::l2_cache_mb, kRequired, "MB", {}, positive(2048)},
       {"shared_mem_per_sm_kb", &G::shared_mem_per_sm_kb, kRequired, "KB", {}, positive(2048)},
+  };
+}
+
+// The card in a case: power, embodied carbon, size, cooling and power connectors.
+std::vector<FieldSpec<Gpu>> gpu_board_fields() {
+  using G = Gpu;
+  return {
       {"board_power_w", &G::board_power_w, kRequired, "W", {}, positive(5000)},
       {"embodied_kgco2e", &G::embodied_kgco2e, kOptional, "kgCO2e", {}, at_least(0, 100'000)},
       {"slot_width", &G::slot_width, kOptional, "slots", {}, at_least(1, 5)},
@@ -87,6 +121,13 @@ const std::vector<FieldSpec<Gpu>>& gpu_fields() {
        "",
        {"6-pin", "8-pin", "eps-8pin", "12vhpwr", "12v-2x6"}},
       {"card_length_mm", &G::card_length_mm, kOptional, "mm", {}, positive(600)},
+  };
+}
+
+// How it connects: its PCIe slot and its own link to other GPUs.
+std::vector<FieldSpec<Gpu>> gpu_link_fields() {
+  using G = Gpu;
+  return {
       {"pcie_gen", &G::pcie_gen, kRequired, "", {}, kPcieGen},
       {"pcie_lanes", &G::pcie_lanes, kRequired, "", {}, at_least(1, 16)},
       {"gpu_link",
@@ -96,6 +137,19 @@ const std::vector<FieldSpec<Gpu>>& gpu_fields() {
        {"none", "nvlink-bridge", "nvswitch", "infinity-fabric"}},
       {"gpu_link_bw_gbps", &G::gpu_link_bw_gbps, kOptional, "GB/s", {}, positive(100'000)},
   };
+}
+
+}  // namespace
+
+const std::vector<FieldSpec<Gpu>>& gpu_fields() {
+  static const std::vector<FieldSpec<Gpu>> kFields = [] {
+    std::vector<FieldSpec<Gpu>> fields;
+    for (auto group : {gpu_identity_fields, gpu_price_fields, gpu_compute_fields, gpu_memory_fields,
+                       gpu_board_fields, gpu_link_fields}) {
+      for (auto& field : group()) fields.push_back(std::move(field));
+    }
+    return fields;
+  }();
   return kFields;
 }
 
