@@ -141,7 +141,7 @@ void transformer_2d(Builder& b, const std::string& name, int c, int layers, int 
   b.elementwise(name + ".residual", c * n);
 }
 
-Status unet(Builder& b, const DiffusionComponent& u, int latent_hw, int text) {
+Status check_unet(const DiffusionComponent& u) {
   bool heads_ok = u.mid_transformer_layers == 0 || u.mid_heads > 0;
   for (const auto& level : u.levels) {
     heads_ok = heads_ok && (level.transformer_layers == 0 ||
@@ -153,63 +153,97 @@ Status unet(Builder& b, const DiffusionComponent& u, int latent_hw, int text) {
                     "tables whose attention heads divide their channels",
                     u.name));
   }
+  return {};
+}
+
+// Where a UNet pass stands between its stages: the side of its feature map, its channels, and
+// the channels of the skip connections the down path leaves for the up path (last on top).
+struct UNetState {
+  int hw = 0;
+  int channels = 0;
+  std::vector<int> skips;
+};
+
+// The down path: per level, layers_per_block resnets (with attention where the level has it),
+// then a stride-2 convolution except at the last level. Every output is a skip connection.
+void unet_down(Builder& b, const DiffusionComponent& u, int temb, int text, UNetState& s) {
+  const int levels = static_cast<int>(u.levels.size());
+  for (int i = 0; i < levels; ++i) {
+    const UNetLevel& level = u.levels[static_cast<size_t>(i)];
+    for (int j = 0; j < u.layers_per_block; ++j) {
+      const std::string name = fmt::format("down_blocks.{}.{}", i, j);
+      resnet(b, name + ".resnet", s.channels, level.channels, s.hw, temb);
+      s.channels = level.channels;
+      if (level.transformer_layers > 0)
+        transformer_2d(b, name + ".attentions", s.channels, level.transformer_layers, level.heads,
+                       s.hw, u, text);
+      s.skips.push_back(s.channels);
+    }
+    if (i + 1 < levels) {
+      s.hw = (s.hw + 1) / 2;
+      b.conv(fmt::format("down_blocks.{}.downsampler", i), s.channels, s.channels, 3, 2, s.hw);
+      s.skips.push_back(s.channels);
+    }
+  }
+}
+
+// The mid block: resnet, attention when it has any, resnet, at the smallest resolution.
+void unet_mid(Builder& b, const DiffusionComponent& u, int temb, int text, const UNetState& s) {
+  resnet(b, "mid_block.resnets.0", s.channels, s.channels, s.hw, temb);
+  if (u.mid_transformer_layers > 0) {
+    transformer_2d(b, "mid_block.attentions", s.channels, u.mid_transformer_layers, u.mid_heads,
+                   s.hw, u, text);
+  }
+  resnet(b, "mid_block.resnets.1", s.channels, s.channels, s.hw, temb);
+}
+
+// The up path, levels in reverse: layers_per_block + 1 resnets, each on its input concatenated
+// with a skip connection, then a nearest-neighbour 2× upsample and a 3×3 convolution except at
+// the last level.
+void unet_up(Builder& b, const DiffusionComponent& u, int temb, int text, UNetState& s) {
+  const int levels = static_cast<int>(u.levels.size());
+  for (int i = 0; i < levels; ++i) {
+    const UNetLevel& level = u.levels[static_cast<size_t>(levels - 1 - i)];
+    for (int j = 0; j <= u.layers_per_block; ++j) {
+      const std::string name = fmt::format("up_blocks.{}.{}", i, j);
+      const int skip = s.skips.back();
+      s.skips.pop_back();
+      b.elementwise(name + ".concat_skip", static_cast<I>(s.channels + skip) * s.hw * s.hw);
+      resnet(b, name + ".resnet", s.channels + skip, level.channels, s.hw, temb);
+      s.channels = level.channels;
+      if (level.transformer_layers > 0)
+        transformer_2d(b, name + ".attentions", s.channels, level.transformer_layers, level.heads,
+                       s.hw, u, text);
+    }
+    if (i + 1 < levels) {
+      s.hw *= 2;
+      const I elements = static_cast<I>(s.channels) * s.hw * s.hw;
+      b.elementwise(fmt::format("up_blocks.{}.upsample_nearest", i), elements);
+      b.conv(fmt::format("up_blocks.{}.upsampler", i), s.channels, s.channels, 3, 1, s.hw);
+    }
+  }
+}
+
+// UNet2DConditionModel: input convolution and time (and added) embeddings, the down path, the
+// mid block, the up path, and the output norm and convolution back to the latent channels.
+Status unet(Builder& b, const DiffusionComponent& u, int latent_hw, int text) {
+  if (Status s = check_unet(u); !s.ok()) return s;
   const int c0 = u.levels.front().channels, temb = 4 * c0;
-  int hw = latent_hw;
-  b.conv("conv_in", u.in_channels, c0, 3, 1, hw);
+  b.conv("conv_in", u.in_channels, c0, 3, 1, latent_hw);
   b.linear("time_embedding.linear_1", c0, temb, 1);
   b.linear("time_embedding.linear_2", temb, temb, 1);
   if (u.addition_embed_dim > 0) {
     b.linear("add_embedding.linear_1", u.addition_embed_dim, temb, 1);
     b.linear("add_embedding.linear_2", temb, temb, 1);
   }
-  const int levels = static_cast<int>(u.levels.size());
-  int out = c0;
-  std::vector<int> skips = {c0};
-  for (int i = 0; i < levels; ++i) {
-    const UNetLevel& level = u.levels[static_cast<size_t>(i)];
-    for (int j = 0; j < u.layers_per_block; ++j) {
-      const std::string name = fmt::format("down_blocks.{}.{}", i, j);
-      resnet(b, name + ".resnet", out, level.channels, hw, temb);
-      out = level.channels;
-      if (level.transformer_layers > 0)
-        transformer_2d(b, name + ".attentions", out, level.transformer_layers, level.heads, hw, u,
-                       text);
-      skips.push_back(out);
-    }
-    if (i + 1 < levels) {
-      hw = (hw + 1) / 2;
-      b.conv(fmt::format("down_blocks.{}.downsampler", i), out, out, 3, 2, hw);
-      skips.push_back(out);
-    }
-  }
-  resnet(b, "mid_block.resnets.0", out, out, hw, temb);
-  if (u.mid_transformer_layers > 0) {
-    transformer_2d(b, "mid_block.attentions", out, u.mid_transformer_layers, u.mid_heads, hw, u,
-                   text);
-  }
-  resnet(b, "mid_block.resnets.1", out, out, hw, temb);
-  for (int i = 0; i < levels; ++i) {
-    const UNetLevel& level = u.levels[static_cast<size_t>(levels - 1 - i)];
-    for (int j = 0; j <= u.layers_per_block; ++j) {
-      const std::string name = fmt::format("up_blocks.{}.{}", i, j);
-      const int skip = skips.back();
-      skips.pop_back();
-      b.elementwise(name + ".concat_skip", static_cast<I>(out + skip) * hw * hw);
-      resnet(b, name + ".resnet", out + skip, level.channels, hw, temb);
-      out = level.channels;
-      if (level.transformer_layers > 0)
-        transformer_2d(b, name + ".attentions", out, level.transformer_layers, level.heads, hw, u,
-                       text);
-    }
-    if (i + 1 < levels) {
-      hw *= 2;
-      b.elementwise(fmt::format("up_blocks.{}.upsample_nearest", i), static_cast<I>(out) * hw * hw);
-      b.conv(fmt::format("up_blocks.{}.upsampler", i), out, out, 3, 1, hw);
-    }
-  }
-  b.norm("conv_norm_out", "groupnorm", c0, static_cast<I>(c0) * hw * hw, 2);
-  b.elementwise("conv_norm_out.silu", static_cast<I>(c0) * hw * hw);
-  b.conv("conv_out", c0, u.in_channels, 3, 1, hw);
+  UNetState state{latent_hw, c0, {c0}};
+  unet_down(b, u, temb, text, state);
+  unet_mid(b, u, temb, text, state);
+  unet_up(b, u, temb, text, state);
+  const I area = static_cast<I>(state.hw) * state.hw;
+  b.norm("conv_norm_out", "groupnorm", c0, c0 * area, 2);
+  b.elementwise("conv_norm_out.silu", c0 * area);
+  b.conv("conv_out", c0, u.in_channels, 3, 1, state.hw);
   return {};
 }
 
