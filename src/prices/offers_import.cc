@@ -320,67 +320,98 @@ Status read_skypilot(const std::vector<CsvRecord>& records, const ReadContext& r
   return {};
 }
 
-// rigplan's own offer CSV: provider,instance,gpu,count,price,spot_price,region,as_of (+ optional
-// source, notes, gpu_link, fabric, fabric_gbit_per_gpu).
-Status read_own_csv(const std::vector<CsvRecord>& records, const ReadContext& rc,
-                    std::vector<Listing>& out) {
-  const Columns cols(records.front(), rc.file.path);
+// The columns of rigplan's own offer CSV: provider,instance,gpu,count,price,spot_price,region,
+// as_of (+ optional source, notes, gpu_link, fabric, fabric_gbit_per_gpu); -1: absent.
+struct OwnCsvColumns {
+  int provider, instance, gpu, count, price, spot, region, as_of, source, notes, link, fabric,
+      fabric_bw;
+};
+
+Result<OwnCsvColumns> own_csv_columns(const Columns& cols) {
   constexpr std::string_view kExpected =
       "expected the header provider,instance,gpu,count,price,spot_price,region,as_of";
   for (auto name : {"provider", "instance", "gpu", "count", "price"}) {
     if (Status s = cols.require({name}, kExpected); !s.ok()) return s;
   }
-  const int c_provider = cols.find({"provider"}), c_instance = cols.find({"instance"}),
-            c_gpu = cols.find({"gpu"}), c_count = cols.find({"count"}),
-            c_price = cols.find({"price"}), c_spot = cols.find({"spot_price"}),
-            c_region = cols.find({"region"}), c_as_of = cols.find({"as_of"}),
-            c_source = cols.find({"source"}), c_notes = cols.find({"notes"}),
-            c_link = cols.find({"gpu_link"}), c_fabric = cols.find({"fabric"}),
-            c_fabric_bw = cols.find({"fabric_gbit_per_gpu"});
+  return OwnCsvColumns{.provider = cols.find({"provider"}),
+                       .instance = cols.find({"instance"}),
+                       .gpu = cols.find({"gpu"}),
+                       .count = cols.find({"count"}),
+                       .price = cols.find({"price"}),
+                       .spot = cols.find({"spot_price"}),
+                       .region = cols.find({"region"}),
+                       .as_of = cols.find({"as_of"}),
+                       .source = cols.find({"source"}),
+                       .notes = cols.find({"notes"}),
+                       .link = cols.find({"gpu_link"}),
+                       .fabric = cols.find({"fabric"}),
+                       .fabric_bw = cols.find({"fabric_gbit_per_gpu"})};
+}
+
+// The numbers of a row: its prices, GPU count and fabric bandwidth; every one is checked before
+// any is used.
+Status read_own_numbers(const Row& row, const OwnCsvColumns& c, Listing& l) {
+  auto price = row.number(c.price, "price");
+  auto spot = row.number(c.spot, "spot_price");
+  auto count = row.number(c.count, "count");
+  auto fabric_bw = row.number(c.fabric_bw, "fabric_gbit_per_gpu");
+  for (const auto* r : {&price, &spot, &count, &fabric_bw}) {
+    if (!r->ok()) return r->status();
+  }
+  if (!*price || **price <= 0) return row.error(c.price, "price must be a number > 0");
+  l.price = cents_fraction(**price);
+  if (*spot) l.spot = cents_fraction(**spot);
+  const double n = count->value_or(0);
+  if (n < 1 || n != std::floor(n)) {
+    return row.error(c.count, fmt::format("count '{}' is not accepted; expected a whole number "
+                                          ">= 1",
+                                          row.text(c.count)));
+  }
+  l.count = static_cast<int>(n);
+  l.fabric_gbit_per_gpu = *fabric_bw;
+  return {};
+}
+
+// What the user states beside the numbers: a catalog region, the date of the price, a source,
+// notes and the links.
+Status read_own_details(const Row& row, const OwnCsvColumns& c, const ReadContext& rc, Listing& l) {
+  const std::string region = row.text(c.region);
+  if (!region.empty()) {
+    auto found = rc.catalog.find_region(region);
+    if (!found) return row.error(c.region, found.status().message());
+    l.own_region = (*found)->id;
+  }
+  auto date = listing_date(row, c.as_of, rc);
+  if (!date) return date.status();
+  l.as_of = *date;
+  l.own_source = row.text(c.source);
+  l.notes = row.text(c.notes);
+  l.gpu_link = row.text(c.link);
+  l.fabric = row.text(c.fabric);
+  return {};
+}
+
+// rigplan's own offer CSV (own_csv_columns): one listing per row, each priced.
+Status read_own_csv(const std::vector<CsvRecord>& records, const ReadContext& rc,
+                    std::vector<Listing>& out) {
+  const auto c = own_csv_columns(Columns(records.front(), rc.file.path));
+  if (!c.ok()) return c.status();
   std::set<std::string> providers;
   for (size_t i = 1; i < records.size(); ++i) {
     const Row row(records[i], rc.file.path);
     ++rc.input.rows;
     Listing l;
-    l.provider = rc.options.provider.empty() ? to_lower(row.text(c_provider)) : rc.options.provider;
-    if (Status s = check_provider(l.provider, row, c_provider, rc); !s.ok()) return s;
+    l.provider =
+        rc.options.provider.empty() ? to_lower(row.text(c->provider)) : rc.options.provider;
+    if (Status s = check_provider(l.provider, row, c->provider, rc); !s.ok()) return s;
     providers.insert(l.provider);
     l.file = rc.file.path;
     l.line = row.line();
-    l.instance = row.text(c_instance);
-    if (l.instance.empty()) return row.error(c_instance, "instance is empty");
-    l.accelerator = row.text(c_gpu);
-    auto price = row.number(c_price, "price");
-    auto spot = row.number(c_spot, "spot_price");
-    auto count = row.number(c_count, "count");
-    auto fabric_bw = row.number(c_fabric_bw, "fabric_gbit_per_gpu");
-    for (const auto* r : {&price, &spot, &count, &fabric_bw}) {
-      if (!r->ok()) return r->status();
-    }
-    if (!*price || **price <= 0) return row.error(c_price, "price must be a number > 0");
-    l.price = cents_fraction(**price);
-    if (*spot) l.spot = cents_fraction(**spot);
-    const double n = count->value_or(0);
-    if (n < 1 || n != std::floor(n)) {
-      return row.error(c_count, fmt::format("count '{}' is not accepted; expected a whole number "
-                                            ">= 1",
-                                            row.text(c_count)));
-    }
-    l.count = static_cast<int>(n);
-    const std::string region = row.text(c_region);
-    if (!region.empty()) {
-      auto found = rc.catalog.find_region(region);
-      if (!found) return row.error(c_region, found.status().message());
-      l.own_region = (*found)->id;
-    }
-    auto date = listing_date(row, c_as_of, rc);
-    if (!date) return date.status();
-    l.as_of = *date;
-    l.own_source = row.text(c_source);
-    l.notes = row.text(c_notes);
-    l.gpu_link = row.text(c_link);
-    l.fabric = row.text(c_fabric);
-    l.fabric_gbit_per_gpu = *fabric_bw;
+    l.instance = row.text(c->instance);
+    if (l.instance.empty()) return row.error(c->instance, "instance is empty");
+    l.accelerator = row.text(c->gpu);
+    if (Status s = read_own_numbers(row, *c, l); !s.ok()) return s;
+    if (Status s = read_own_details(row, *c, rc, l); !s.ok()) return s;
     ++rc.input.gpu_rows;
     out.push_back(std::move(l));
   }
@@ -595,25 +626,57 @@ std::string group_notes(const Group& g) {
   return join(notes, "; ");
 }
 
+// The id of a group's offer: the instance type (with the region that tells its prices apart),
+// or for a list grouped by GPU, the upstream cloud and GPU x count.
+std::string group_offer_id(const Group& g, const PriceListRules& rules, bool own_csv) {
+  const Listing& l = *g.listings.front();
+  const ProviderRule* p = rules.provider(l.provider);
+  if (own_csv) return offer_id(l.provider, l.instance, l.own_region);
+  if (p && p->group == "gpu") {
+    const std::string upstream = p->upstream_separator.empty()
+                                     ? ""
+                                     : l.instance.substr(0, l.instance.find(p->upstream_separator));
+    return offer_id(
+        l.provider,
+        fmt::format("{}{}{}x-{}", upstream, upstream.empty() ? "" : "-", l.count, g.gpu->id), "");
+  }
+  return offer_id(l.provider, l.instance, g.suffix);
+}
+
+// The offer's links and where each comes from: the GPU link as the listing states it, else as
+// an instance rule gives it, else derived from the GPU (`problem` when it cannot be); the
+// cluster fabric as the listing or a rule states it.
+void add_links(Offer& o, const Group& g, const InstanceRule* rule, const Catalog& catalog,
+               std::string& problem) {
+  const Listing& l = *g.listings.front();
+  if (!l.gpu_link.empty() || (rule && !rule->gpu_link.empty())) {
+    o.gpu_link = !l.gpu_link.empty() ? l.gpu_link : rule->gpu_link;
+    o.provenance.field_sources["gpu_link"] =
+        !l.gpu_link.empty() ? o.provenance.source : rule->source;
+  } else if (o.gpu_count > 1) {
+    const Link link = derive_link(*g.gpu, o.gpu_count, catalog);
+    problem = link.problem;
+    o.gpu_link = link.id;
+    o.provenance.field_sources["gpu_link"] = link.source;
+  }
+  if (!l.fabric.empty()) {
+    o.fabric = l.fabric;
+    o.fabric_gbit_per_gpu = l.fabric_gbit_per_gpu;
+  } else if (rule && !rule->fabric.empty()) {
+    o.fabric = rule->fabric;
+    o.fabric_gbit_per_gpu = rule->fabric_gbit_per_gpu;
+    o.provenance.field_sources["fabric"] = rule->source;
+    if (rule->confidence != "cited") o.provenance.confidence = "mixed";
+  }
+}
+
 // The offer of a group; `problem` says why it cannot be one.
 Offer make_offer(const Group& g, const std::string& provider_kind, const PriceListRules& rules,
                  const Catalog& catalog, bool own_csv, std::string& problem) {
   const Listing& l = *g.listings.front();
   Offer o;
-  const ProviderRule* p = rules.provider(l.provider);
   const InstanceRule* rule = own_csv ? nullptr : instance_rule(l, rules);
-  if (own_csv) {
-    o.id = offer_id(l.provider, l.instance, l.own_region);
-  } else if (p && p->group == "gpu") {
-    const std::string upstream = p->upstream_separator.empty()
-                                     ? ""
-                                     : l.instance.substr(0, l.instance.find(p->upstream_separator));
-    o.id = offer_id(
-        l.provider,
-        fmt::format("{}{}{}x-{}", upstream, upstream.empty() ? "" : "-", l.count, g.gpu->id), "");
-  } else {
-    o.id = offer_id(l.provider, l.instance, g.suffix);
-  }
+  o.id = group_offer_id(g, rules, own_csv);
   o.provider = l.provider;
   o.provider_kind = provider_kind;
   o.instance = l.instance;
@@ -639,25 +702,7 @@ Offer make_offer(const Group& g, const std::string& provider_kind, const PriceLi
   o.provenance.confidence = "cited";
   o.provenance.notes = group_notes(g);
   o.provenance.field_sources["gpu"] = g.gpu_why;
-  if (!l.gpu_link.empty() || (rule && !rule->gpu_link.empty())) {
-    o.gpu_link = !l.gpu_link.empty() ? l.gpu_link : rule->gpu_link;
-    o.provenance.field_sources["gpu_link"] =
-        !l.gpu_link.empty() ? o.provenance.source : rule->source;
-  } else if (o.gpu_count > 1) {
-    const Link link = derive_link(*g.gpu, o.gpu_count, catalog);
-    problem = link.problem;
-    o.gpu_link = link.id;
-    o.provenance.field_sources["gpu_link"] = link.source;
-  }
-  if (!l.fabric.empty()) {
-    o.fabric = l.fabric;
-    o.fabric_gbit_per_gpu = l.fabric_gbit_per_gpu;
-  } else if (rule && !rule->fabric.empty()) {
-    o.fabric = rule->fabric;
-    o.fabric_gbit_per_gpu = rule->fabric_gbit_per_gpu;
-    o.provenance.field_sources["fabric"] = rule->source;
-    if (rule->confidence != "cited") o.provenance.confidence = "mixed";
-  }
+  add_links(o, g, rule, catalog, problem);
   return o;
 }
 
@@ -744,16 +789,50 @@ std::string output_name(const OfferImportOptions& options, const std::string& pr
   return fmt::format("offers-{}.toml", offer_id(join(stems, "-"), "", ""));
 }
 
+Status check_format(const OfferImportOptions& options) {
+  if (options.format == "skypilot" || options.format == "csv") return {};
+  const std::vector<std::string> formats = {"skypilot", "csv"};
+  return Status::invalid_input(fmt::format("--format '{}' is not accepted; expected {}{}",
+                                           options.format, quoted_list(formats),
+                                           did_you_mean(options.format, formats)));
+}
+
+// The kind of a provider's offers: as --provider-kind says, else as the rules know the provider.
+Result<std::string> provider_kind(const std::string& provider, const OfferImportOptions& options,
+                                  const PriceListRules& rules) {
+  if (!options.provider_kind.empty()) return options.provider_kind;
+  if (const ProviderRule* p = rules.provider(provider); p && !p->kind.empty()) return p->kind;
+  return Status::invalid_input(
+      fmt::format("provider '{}' is not one rigplan knows (known: {}): pass --provider-kind "
+                  "hyperscaler, gpu-cloud, marketplace or serverless",
+                  provider, known_providers(rules)));
+}
+
+// Puts an offer in its output file `name`, unless the catalog has it from another file at a
+// price not older, which skips it.
+void file_offer(Offer offer, const std::string& provider, const std::string& name,
+                const Catalog& catalog, std::map<std::string, ImportedOffers>& by_file,
+                OfferImport& out) {
+  ImportedOffers& file = by_file[name];
+  file.file_name = name;
+  if (file.provider.find(provider) == std::string::npos)
+    file.provider += (file.provider.empty() ? "" : ", ") + provider;
+  if (const Offer* old = existing_offer(catalog, offer.id, name);
+      old && old->price_date >= offer.price_date) {
+    out.skipped.push_back(
+        {offer.id, fmt::format("the catalog prices it at {} in {}:{}, not older than {}",
+                               old->price_date.to_string(), old->provenance.file,
+                               old->provenance.line, offer.price_date.to_string())});
+    return;
+  }
+  file.offers.push_back(std::move(offer));
+}
+
 }  // namespace
 
 Result<OfferImport> import_offers(const std::vector<PriceListFile>& files,
                                   const OfferImportOptions& options, const Catalog& catalog) {
-  if (options.format != "skypilot" && options.format != "csv") {
-    const std::vector<std::string> formats = {"skypilot", "csv"};
-    return Status::invalid_input(fmt::format("--format '{}' is not accepted; expected {}{}",
-                                             options.format, quoted_list(formats),
-                                             did_you_mean(options.format, formats)));
-  }
+  if (Status s = check_format(options); !s.ok()) return s;
   std::vector<CatalogFile> rule_files = options.rules;
   for (auto& f : embedded_price_list_rules()) rule_files.push_back(std::move(f));
   auto rules = load_price_list_rules(rule_files, catalog);
@@ -768,18 +847,10 @@ Result<OfferImport> import_offers(const std::vector<PriceListFile>& files,
   std::set<std::string> ids;
   for (const Group& g : collapse(mapped, *rules, own_csv)) {
     const std::string& provider = g.listings.front()->provider;
-    const ProviderRule* p = rules->provider(provider);
-    const std::string kind = !options.provider_kind.empty() ? options.provider_kind
-                             : p                            ? p->kind
-                                                            : "";
-    if (kind.empty()) {
-      return Status::invalid_input(
-          fmt::format("provider '{}' is not one rigplan knows (known: {}): pass --provider-kind "
-                      "hyperscaler, gpu-cloud, marketplace or serverless",
-                      provider, known_providers(*rules)));
-    }
+    auto kind = provider_kind(provider, options, *rules);
+    if (!kind) return kind.status();
     std::string problem;
-    Offer offer = make_offer(g, kind, *rules, catalog, own_csv, problem);
+    Offer offer = make_offer(g, *kind, *rules, catalog, own_csv, problem);
     if (!problem.empty()) {
       out.skipped.push_back({offer.id, problem});
       continue;
@@ -789,20 +860,8 @@ Result<OfferImport> import_offers(const std::vector<PriceListFile>& files,
                                                g.listings.front()->file, g.listings.front()->line,
                                                offer.id));
     }
-    const std::string name = output_name(options, provider, files);
-    ImportedOffers& file = by_file[name];
-    file.file_name = name;
-    if (file.provider.find(provider) == std::string::npos)
-      file.provider += (file.provider.empty() ? "" : ", ") + provider;
-    if (const Offer* old = existing_offer(catalog, offer.id, name);
-        old && old->price_date >= offer.price_date) {
-      out.skipped.push_back(
-          {offer.id, fmt::format("the catalog prices it at {} in {}:{}, not older than {}",
-                                 old->price_date.to_string(), old->provenance.file,
-                                 old->provenance.line, offer.price_date.to_string())});
-      continue;
-    }
-    file.offers.push_back(std::move(offer));
+    file_offer(std::move(offer), provider, output_name(options, provider, files), catalog, by_file,
+               out);
   }
   for (auto& [name, file] : by_file) {
     if (!file.offers.empty()) out.files.push_back(std::move(file));
