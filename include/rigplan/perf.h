@@ -169,7 +169,9 @@ struct StackCheck {
 // (LLM.int8()). FlashAttention is not needed: where it does not run, PyTorch's own fused
 // attention stands in, so check_stack only says so for a transformer run in PyTorch.
 std::vector<std::string> software_needed(const RunConfig& resolved);
-StackCheck check_stack(const Gpu& gpu, const RunConfig& resolved, bool transformer,
+// The stack check of a run on `gpu`, from its facts (run_facts): their configuration is the run
+// as resolved, and the workload says whether it is a transformer.
+StackCheck check_stack(const Workload& workload, const Gpu& gpu, const RunFacts& facts,
                        const Catalog& catalog);
 // predict with the run's facts and its GPU's stack check made beforehand (run_facts and
 // check_stack for this GPU): the same answer, for callers that predict one run under many

@@ -69,10 +69,7 @@ void prepare_samples(std::vector<ThroughputSample>& samples, const Catalog& cata
   for (auto& s : samples) {
     auto facts = run_facts(*s.workload, *s.gpu, s.run);
     StackCheck stack;
-    if (facts) {
-      stack =
-          check_stack(*s.gpu, facts->memory.config, s.workload->transformer.has_value(), catalog);
-    }
+    if (facts) stack = check_stack(*s.workload, *s.gpu, *facts, catalog);
     s.prepared = std::make_shared<const SampleFacts>(SampleFacts{std::move(facts), stack});
   }
 }

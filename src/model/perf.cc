@@ -360,8 +360,10 @@ std::string stack_refusal(const Gpu& gpu, const Family& f, const std::string& so
 
 }  // namespace
 
-StackCheck check_stack(const Gpu& gpu, const RunConfig& c, bool transformer,
+StackCheck check_stack(const Workload& workload, const Gpu& gpu, const RunFacts& facts,
                        const Catalog& catalog) {
+  const RunConfig& c = facts.memory.config;
+  const bool transformer = workload.transformer.has_value();
   StackCheck out;
   out.family = catalog.family_of(gpu);
   if (!out.family) return out;
@@ -388,7 +390,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   auto facts = run_facts(w, gpu, config);
   if (!facts) return facts.status();
   return predict(w, gpu, config, calibration, catalog, *facts,
-                 check_stack(gpu, facts->memory.config, w.transformer.has_value(), catalog));
+                 check_stack(w, gpu, *facts, catalog));
 }
 
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,

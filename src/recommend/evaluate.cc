@@ -199,9 +199,7 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
     auto shared = facts_of(task_index, gpu, count, name, cfg);
     if (!shared) return shared.status();
     // The engine and formats, once resolved, do not depend on the strategy.
-    if (!stack)
-      stack = check_stack(gpu, (*shared)->memory.config, task.workload.transformer.has_value(),
-                          catalog_);
+    if (!stack) stack = check_stack(task.workload, gpu, **shared, catalog_);
     if (!stack->refusal.empty()) {
       TaskRun refused{false, name, (*shared)->memory.total_gb};
       refused.stack_refusal = stack->refusal;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "rigplan/calibrate.h"
 #include "test_support.h"
@@ -402,6 +403,28 @@ TEST(StackCheck, SoftwareThatRunsPartlyIsAWarning) {
   const Prediction cuda = run("llama-2-7b", "h100-sxm5-80gb", c);
   for (const auto& w : cuda.warnings) EXPECT_EQ(w.find("only partly"), std::string::npos) << w;
   EXPECT_EQ(software_needed(p.config), (std::vector<std::string>{"pytorch", "bitsandbytes"}));
+}
+
+// FlashAttention runs only partly on Turing (families.toml: FlashAttention-2 does not support it),
+// which a transformer trained in PyTorch is told; a CNN has no attention, so nothing is said.
+// The check is made from the run's facts, as predict, calibrate and recommend make it.
+TEST(StackCheck, FlashAttentionIsSaidOnlyOfATransformer) {
+  const Gpu& t4 = *catalog().gpu("t4");
+  const RunConfig config;  // training in PyTorch, FlashAttention on
+  std::map<std::string, StackCheck> checks;
+  for (const char* id : {"mpt-125m", "resnet50"}) {
+    const Workload& w = **zoo().find(id);
+    auto facts = run_facts(w, t4, config);
+    ASSERT_TRUE(facts.ok()) << facts.status().message();
+    checks[id] = check_stack(w, t4, *facts, catalog());
+    EXPECT_EQ(checks[id].family, catalog().family("turing")) << id;
+    EXPECT_EQ(checks[id].refusal, "") << id;
+  }
+  EXPECT_EQ(checks["mpt-125m"].partly.rfind(
+                "flash-attention runs only partly on NVIDIA Turing (CUDA): No BF16; ", 0),
+            0u)
+      << checks["mpt-125m"].partly;
+  EXPECT_EQ(checks["resnet50"].partly, "");
 }
 
 TEST(StackCheck, EveryCatalogGpuHasAFamilyAndOnlyCudaIsCommon) {
