@@ -4,6 +4,7 @@
 // front. docs/recommend.md explains each step.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -163,8 +164,10 @@ struct Recommendation {
   Demand demand;  // as evaluated (work resolved)
   Constraints constraints;
   SiteEnergy site;
-  std::vector<Option> options;   // feasible, best first
-  std::vector<Option> rejected;  // infeasible, with their violations
+  std::vector<Option> options;  // feasible, best first
+  // Infeasible, with the names of the constraints each breaks (binding); the first `top` of
+  // recommend() with the sentences too (violations, reason).
+  std::vector<Option> rejected;
   // When nothing is feasible: per binding constraint, what relaxing it alone would give.
   std::vector<std::string> relaxations;
   std::vector<std::string> assumptions;  // defaults applied, one sentence each
@@ -175,8 +178,13 @@ struct Recommendation {
 
 // A malformed request (no task, unknown region or circuit, an option out of range) is a
 // kInvalidInput Status. An infeasible one is a Recommendation with no options and relaxations.
+// Every option carries its numbers; the sentences (reason, violations) are written for those a
+// report of the first `top` shows (report::to_json): the first `top` options, every later one on
+// the Pareto front, and the first `top` rejected ones. A search evaluates thousands of options
+// and an answer shows tens.
 Result<Recommendation> recommend(const Demand& demand, const Constraints& constraints,
-                                 const Catalog& catalog, const Calibration& calibration);
+                                 const Catalog& catalog, const Calibration& calibration,
+                                 size_t top = std::numeric_limits<size_t>::max());
 
 // A named persona of Dettmers' guide: a workload mix and constraints (data/presets/).
 struct Preset {

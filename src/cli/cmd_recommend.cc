@@ -113,7 +113,8 @@ void run_recommend(CliContext& ctx, RecommendOptions& o) {
   }
   auto resolved = resolve_request(request, presets, **zoo);
   if (!resolved) return void(ctx.exit_code = ctx.fail(resolved.status()));
-  auto rec = recommend(resolved->demand, resolved->constraints, catalog, embedded_calibration());
+  auto rec =
+      recommend(resolved->demand, resolved->constraints, catalog, embedded_calibration(), o.top);
   if (!rec) return void(ctx.exit_code = ctx.fail(rec.status()));
   if (!o.html_file.empty() &&
       ctx.emit_html(o.html_file, report::recommend_html(*rec, o.top, today().to_string())))

@@ -28,28 +28,30 @@ double sustained_dc_w(const Gpu& gpu, int count, const BaseSystem& system) {
 const BaseSystem* base_system_for(const Catalog& catalog, const Gpu& gpu, int count,
                                   std::string* why, const BaseSystem* only) {
   const BaseSystem* best = nullptr;
-  std::vector<std::string> reasons;
-  const std::string cooler = gpu.cooler.empty() ? "open-air" : gpu.cooler;
-  std::vector<const BaseSystem*> candidates;
-  if (only) candidates.push_back(only);  // it may come from a build file rather than the catalog
-  for (const auto& s : catalog.systems) {
-    if (!only && !s.existing) candidates.push_back(&s);
-  }
-  for (const BaseSystem* candidate : candidates) {
-    const BaseSystem& s = *candidate;
-    if (!contains(s.gpu_form_factors, gpu.form_factor) || !contains(s.gpu_coolers, cooler) ||
-        count < s.min_gpus || count > s.max_gpus) {
-      continue;
+  std::vector<std::string> reasons;  // written only when `why` is asked for
+  const std::string_view cooler = gpu.cooler.empty() ? "open-air" : std::string_view(gpu.cooler);
+  const auto consider = [&](const BaseSystem& s) {
+    if (count < s.min_gpus || count > s.max_gpus ||
+        !contains(s.gpu_form_factors, gpu.form_factor) || !contains(s.gpu_coolers, cooler)) {
+      return;
     }
     const double dc = sustained_dc_w(gpu, count, s);
     if (dc > s.psu_w * kPsuSustainedFraction) {
+      if (!why) return;
       reasons.push_back(fmt::format(
           "{}: {} x {} W + {} W = {} W is over {}% of its {} W of PSUs", s.id, count,
           format_number(gpu.board_power_w), format_number(s.base_power_w), format_number(dc),
           format_number(kPsuSustainedFraction * 100), format_number(s.psu_w)));
-      continue;
+      return;
     }
-    if (!best || s.price_usd < best->price_usd) best = candidate;
+    if (!best || s.price_usd < best->price_usd) best = &s;
+  };
+  if (only) {
+    consider(*only);  // it may come from a build file rather than the catalog
+  } else {
+    for (const auto& s : catalog.systems) {
+      if (!s.existing) consider(s);
+    }
   }
   if (!best && why) {
     const std::string gpus = fmt::format("{} {} GPU{} with a {} cooler", count, gpu.form_factor,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 
 #include "cost/cost_constants.h"
 #include "recommend/steps.h"
@@ -14,67 +15,89 @@ using namespace cost_constants;
 
 namespace {
 
-void check_budget(const Candidate& c, const Request& r, Option& o) {
+bool budget_broken(const Candidate& c, const Request& r, const Option& o) {
   const auto& budget = r.constraints->budget_usd;
-  if (!budget) return;
-  if (c.owned && o.capex_usd > *budget) {
-    breaks(o, "budget",
-           fmt::format("costs {} to buy, over the {} budget", usd(o.capex_usd), usd(*budget)));
+  if (!budget) return false;
+  return (c.owned && o.capex_usd > *budget) || (c.offer && o.total_cost_usd > *budget);
+}
+
+std::string budget_why(const Request& r, const Option& o) {
+  const double budget = *r.constraints->budget_usd;
+  if (o.kind == "own") {
+    return fmt::format("costs {} to buy, over the {} budget", usd(o.capex_usd), usd(budget));
   }
-  if (c.offer && o.total_cost_usd > *budget) {
-    breaks(o, "budget",
-           fmt::format("rent totals {}, over the {} budget", usd(o.total_cost_usd), usd(*budget)));
-  }
+  return fmt::format("rent totals {}, over the {} budget", usd(o.total_cost_usd), usd(budget));
 }
 
-void check_power(const Candidate& c, const Request& r, Option& o) {
-  if (!c.owned || !r.power_cap || o.max_wall_w <= *r.power_cap) return;
-  breaks(o, "power",
-         fmt::format("draws up to {:.0f} W at the wall per machine, over {} ({:.0f} W)",
-                     o.max_wall_w, r.power_cap_name, *r.power_cap));
+bool power_broken(const Candidate& c, const Request& r, const Option& o) {
+  return c.owned && r.power_cap && o.max_wall_w > *r.power_cap;
 }
 
-void check_max_gpus(const Candidate& c, const Request& r, Option& o) {
-  if (c.count <= r.constraints->max_gpus) return;
-  breaks(o, "max_gpus",
-         fmt::format("uses {} GPUs, more than --max-gpus {}", c.count, r.constraints->max_gpus));
+std::string power_why(const Request& r, const Option& o) {
+  return fmt::format("draws up to {:.0f} W at the wall per machine, over {} ({:.0f} W)",
+                     o.max_wall_w, r.power_cap_name, *r.power_cap);
 }
 
-void check_acquire(const Candidate& c, const Request& r, Option& o) {
+bool max_gpus_broken(const Candidate& c, const Request& r, const Option&) {
+  return c.count > r.constraints->max_gpus;
+}
+
+std::string max_gpus_why(const Request& r, const Option& o) {
+  return fmt::format("uses {} GPUs, more than --max-gpus {}", o.count, r.constraints->max_gpus);
+}
+
+bool acquire_broken(const Candidate& c, const Request& r, const Option&) {
   const std::string& acquire = r.constraints->acquire;
-  if (c.owned && acquire == "rent") breaks(o, "acquire", "an owned machine, but --acquire rent");
-  if (c.offer && acquire == "own") breaks(o, "acquire", "a rented instance, but --acquire own");
+  return (c.owned && acquire == "rent") || (c.offer && acquire == "own");
 }
 
-void check_condition(const Candidate& c, const Request& r, Option& o) {
+std::string acquire_why(const Request&, const Option& o) {
+  return o.kind == "own" ? "an owned machine, but --acquire rent"
+                         : "a rented instance, but --acquire own";
+}
+
+bool condition_broken(const Candidate& c, const Request& r, const Option& o) {
   const std::string& condition = r.constraints->condition;
-  if (!c.owned || condition == "any" || condition == o.condition) return;
-  breaks(o, "condition", fmt::format("bought {}, but --condition {}", o.condition, condition));
+  return c.owned && condition != "any" && condition != o.condition;
+}
+
+std::string condition_why(const Request& r, const Option& o) {
+  return fmt::format("bought {}, but --condition {}", o.condition, r.constraints->condition);
 }
 
 // The work fits in the time there is: a month's work within the month, a job within the horizon.
-void check_time(const Candidate&, const Request& r, Option& o) {
-  if (!o.fits) return;
+double horizon_hours(const Request& r) {
+  return r.constraints->horizon_months / 12 * kHoursPerYear;
+}
+
+bool time_broken(const Candidate&, const Request& r, const Option& o) {
+  if (!o.fits) return false;
+  return (r.demand->hours_per_month && o.time_to_result_h > kHoursPerMonth) ||
+         (r.demand->work && o.time_to_result_h > horizon_hours(r));
+}
+
+std::string time_why(const Request& r, const Option& o) {
   const double hours = o.time_to_result_h;
+  std::vector<std::string> why;
   if (r.demand->hours_per_month && hours > kHoursPerMonth) {
-    breaks(o, "time",
-           fmt::format("needs {:.0f} busy hours a month, more than the {:.0f} in a month", hours,
-                       kHoursPerMonth));
+    why.push_back(fmt::format("needs {:.0f} busy hours a month, more than the {:.0f} in a month",
+                              hours, kHoursPerMonth));
   }
-  const double horizon_hours = r.constraints->horizon_months / 12 * kHoursPerYear;
-  if (r.demand->work && hours > horizon_hours) {
-    breaks(o, "time",
-           fmt::format("takes {}, longer than the {}-month horizon", hours_text(hours),
-                       format_number(r.constraints->horizon_months)));
+  if (r.demand->work && hours > horizon_hours(r)) {
+    why.push_back(fmt::format("takes {}, longer than the {}-month horizon", hours_text(hours),
+                              format_number(r.constraints->horizon_months)));
   }
+  return join(why, "; ");
 }
 
 // A serving job: the rate served, and the mean latencies within their targets.
-void check_rate(const Candidate&, const Request& r, Option& o) {
-  if (!o.fits || !r.demand->serving || !o.serving || !o.serving->saturated) return;
-  breaks(o, "rate",
-         fmt::format("serves at most {:.3g} requests/s, below the {} asked",
-                     o.serving->requests_per_s, format_number(r.demand->serving->request_rate)));
+bool rate_broken(const Candidate&, const Request& r, const Option& o) {
+  return o.fits && r.demand->serving && o.serving && o.serving->saturated;
+}
+
+std::string rate_why(const Request& r, const Option& o) {
+  return fmt::format("serves at most {:.3g} requests/s, below the {} asked",
+                     o.serving->requests_per_s, format_number(r.demand->serving->request_rate));
 }
 
 // The served option's mean latencies, when it keeps up with the rate.
@@ -83,22 +106,26 @@ const ServingPrediction* served(const Request& r, const Option& o) {
   return &*o.serving;
 }
 
-void check_ttft(const Candidate&, const Request& r, Option& o) {
+bool ttft_broken(const Candidate&, const Request& r, const Option& o) {
   const ServingPrediction* s = served(r, o);
   const auto& target = r.demand->serving ? r.demand->serving->max_ttft_ms : std::nullopt;
-  if (!s || !target || s->ttft_ms <= *target) return;
-  breaks(o, "ttft",
-         fmt::format("takes {:.0f} ms to the first token, over --max-ttft-ms {}", s->ttft_ms,
-                     format_number(*target)));
+  return s && target && s->ttft_ms > *target;
 }
 
-void check_tpot(const Candidate&, const Request& r, Option& o) {
+std::string ttft_why(const Request& r, const Option& o) {
+  return fmt::format("takes {:.0f} ms to the first token, over --max-ttft-ms {}",
+                     o.serving->ttft_ms, format_number(*r.demand->serving->max_ttft_ms));
+}
+
+bool tpot_broken(const Candidate&, const Request& r, const Option& o) {
   const ServingPrediction* s = served(r, o);
   const auto& target = r.demand->serving ? r.demand->serving->max_tpot_ms : std::nullopt;
-  if (!s || !target || s->tpot_ms <= *target) return;
-  breaks(o, "tpot",
-         fmt::format("takes {:.1f} ms per output token, over --max-tpot-ms {}", s->tpot_ms,
-                     format_number(*target)));
+  return s && target && s->tpot_ms > *target;
+}
+
+std::string tpot_why(const Request& r, const Option& o) {
+  return fmt::format("takes {:.1f} ms per output token, over --max-tpot-ms {}", o.serving->tpot_ms,
+                     format_number(*r.demand->serving->max_tpot_ms));
 }
 
 }  // namespace
@@ -110,16 +137,16 @@ bool meets(const ServingPrediction& serving, const ServingJob& job) {
 
 const std::vector<Constraint>& constraints() {
   static const std::vector<Constraint> kTable = {
-      {"budget", "the budget", check_budget},
-      {"power", "the power limit", check_power},
-      {"max_gpus", "the GPU count limit", check_max_gpus},
-      {"acquire", "--acquire", check_acquire},
-      {"condition", "--condition", check_condition},
-      {"time", "the time available", check_time},
-      {"rate", "the request rate (--serve-rate)", check_rate},
-      {"ttft", "the time to first token (--max-ttft-ms)", check_ttft},
-      {"tpot", "the time per output token (--max-tpot-ms)", check_tpot},
-      {"price_age", "the price age limit (--allow-stale-prices)", check_price_age},
+      {"budget", "the budget", budget_broken, budget_why},
+      {"power", "the power limit", power_broken, power_why},
+      {"max_gpus", "the GPU count limit", max_gpus_broken, max_gpus_why},
+      {"acquire", "--acquire", acquire_broken, acquire_why},
+      {"condition", "--condition", condition_broken, condition_why},
+      {"time", "the time available", time_broken, time_why},
+      {"rate", "the request rate (--serve-rate)", rate_broken, rate_why},
+      {"ttft", "the time to first token (--max-ttft-ms)", ttft_broken, ttft_why},
+      {"tpot", "the time per output token (--max-tpot-ms)", tpot_broken, tpot_why},
+      {"price_age", "the price age limit (--allow-stale-prices)", price_age_broken, price_age_why},
   };
   return kTable;
 }
@@ -130,7 +157,19 @@ void breaks(Option& o, std::string constraint, std::string why) {
 }
 
 void apply_constraints(const Candidate& c, const Request& r, Option& o) {
-  for (const Constraint& constraint : constraints()) constraint.check(c, r, o);
+  for (const Constraint& constraint : constraints()) {
+    if (constraint.broken(c, r, o)) o.binding.emplace_back(constraint.name);
+  }
+}
+
+void describe_violations(const Request& r, Option& o) {
+  const auto& table = constraints();
+  for (size_t i = o.violations.size(); i < o.binding.size(); ++i) {
+    const auto it = std::find_if(table.begin(), table.end(),
+                                 [&](const Constraint& k) { return k.name == o.binding[i]; });
+    assert(it != table.end() && "fit and stack are described when found, before the table's");
+    o.violations.push_back(it->why(r, o));
+  }
 }
 
 }  // namespace rigplan::recommend_steps

@@ -291,9 +291,11 @@ Result<Option> keep_option(const GpuCount& owned, const Request& r, DemandRuns& 
   o.hours = r.demand->work ? *hours : *hours * r.constraints->horizon_months;
   o.time_to_result_h = *hours;
   for (const Constraint& k : constraints()) {
-    if (k.name == "time" || k.name == "rate" || k.name == "ttft" || k.name == "tpot")
-      k.check(c, r, o);
+    if ((k.name == "time" || k.name == "rate" || k.name == "ttft" || k.name == "tpot") &&
+        k.broken(c, r, o))
+      o.binding.emplace_back(k.name);
   }
+  describe_violations(r, o);
   o.speedup_over_have = 1.0;
   o.resale_usd = 0.0;
   o.net_cost_usd = 0.0;

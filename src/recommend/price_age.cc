@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "recommend/steps.h"
 #include "util/strings.h"
@@ -31,45 +32,46 @@ std::string age_text(long days) {
 }
 
 void date_price(const Candidate& c, const Request& r, Option& o) {
-  std::vector<std::string> notes;
+  const PriceQuote* launch = nullptr;  // an owned GPU at its launch price
   if (c.offer) {
     o.price_as_of = c.offer->price_date;
   } else {
     const PriceQuote& gpu = c.owned->gpu_price;
     o.price_as_of = oldest({gpu.date, c.owned->system->price_date});
-    if (gpu.kind == "launch") {
-      notes.push_back(
-          fmt::format("the GPU at its launch price ({}), the only new price the "
-                      "catalog has",
-                      gpu.date ? gpu.date->to_string() : "undated"));
-    }
+    if (gpu.kind == "launch") launch = &gpu;
   }
+  // The notes in order, joined by "; ": the price's date or age, the launch price, the caveat.
+  std::string& note = o.price_note;
+  note.clear();
+  const auto then = [&note]() -> std::string& { return note.empty() ? note : note += "; "; };
   const Constraints& k = *r.constraints;
   if (!o.price_as_of) {
-    notes.insert(notes.begin(), "price undated");
+    note = "price undated";
   } else if (k.today) {
     const long age = age_in_days(*o.price_as_of, *k.today);
-    if (static_cast<double>(age) > k.max_price_age_months * kDaysPerMonth) {
-      notes.insert(notes.begin(),
-                   fmt::format("price of {}, {}", o.price_as_of->to_string(), age_text(age)));
-    }
+    if (static_cast<double>(age) > k.max_price_age_months * kDaysPerMonth)
+      fmt::format_to(std::back_inserter(note), "price of {}, {}", o.price_as_of->to_string(),
+                     age_text(age));
   }
-  if (c.offer && !c.offer->price_caveat.empty()) notes.push_back(c.offer->price_caveat);
-  o.price_note = join(notes, "; ");
+  if (launch) {
+    fmt::format_to(std::back_inserter(then()),
+                   "the GPU at its launch price ({}), the only new price the catalog has",
+                   launch->date ? launch->date->to_string() : "undated");
+  }
+  if (c.offer && !c.offer->price_caveat.empty()) then() += c.offer->price_caveat;
 }
 
-void check_price_age(const Candidate&, const Request& r, Option& o) {
+bool price_age_broken(const Candidate&, const Request& r, const Option& o) {
   const Constraints& k = *r.constraints;
-  if (!k.today || k.allow_stale_prices) return;
-  if (!o.price_as_of) {
-    breaks(o, "price_age", "its price has no date (--allow-stale-prices ranks it)");
-    return;
-  }
-  const long age = age_in_days(*o.price_as_of, *k.today);
-  if (age <= PriceAge::kStaleDays) return;
-  breaks(o, "price_age",
-         fmt::format("priced {}, {}: more than a year (--allow-stale-prices ranks it)",
-                     o.price_as_of->to_string(), age_text(age)));
+  if (!k.today || k.allow_stale_prices) return false;
+  return !o.price_as_of || age_in_days(*o.price_as_of, *k.today) > PriceAge::kStaleDays;
+}
+
+std::string price_age_why(const Request& r, const Option& o) {
+  if (!o.price_as_of) return "its price has no date (--allow-stale-prices ranks it)";
+  return fmt::format("priced {}, {}: more than a year (--allow-stale-prices ranks it)",
+                     o.price_as_of->to_string(),
+                     age_text(age_in_days(*o.price_as_of, *r.constraints->today)));
 }
 
 void note_price_ages(const Request& r, Recommendation& rec) {

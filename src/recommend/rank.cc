@@ -127,13 +127,26 @@ void rank(Recommendation& rec) {
   prefer_common_stack(rec.options);
   sort_by_cost(rec.rejected);
   mark_front(rec.options);
-  const std::string per = rec.demand.work ? "" : " a month";
-  for (size_t i = 0; i < rec.options.size(); ++i)
-    rec.options[i].reason = with_stack_note(reason(rec.options, i, per), rec.options[i]);
-  for (auto& o : rec.rejected) o.reason = join(o.violations, "; ");
 }
 
-void relax(Recommendation& rec) {
+void describe(const Request& r, size_t top, bool reasons_written, Recommendation& rec) {
+  const std::string per = rec.demand.work ? "" : " a month";
+  for (size_t i = 0; i < rec.options.size() && !reasons_written; ++i) {
+    Option& o = rec.options[i];
+    if (i < top || o.pareto) o.reason = with_stack_note(reason(rec.options, i, per), o);
+  }
+  for (size_t i = 0; i < rec.rejected.size(); ++i) {
+    Option& o = rec.rejected[i];
+    if (i < top) {
+      describe_violations(r, o);
+      o.reason = join(o.violations, "; ");
+    } else {
+      o.violations.clear();  // fit and stack, written when found
+    }
+  }
+}
+
+void relax(const Request& r, Recommendation& rec) {
   if (!rec.options.empty()) return;
   const std::string per = rec.demand.work ? "" : " a month";
   for (const Constraint& constraint : constraints()) {
@@ -141,6 +154,7 @@ void relax(Recommendation& rec) {
       return o.binding.size() == 1 && o.binding[0] == constraint.name;
     });
     if (it == rec.rejected.end()) continue;
+    describe_violations(r, *it);
     rec.relaxations.push_back(
         fmt::format("relaxing {}: the cheapest option that meets the rest is {} at {} ({}; {})",
                     constraint.what, label(*it), usd(it->total_cost_usd),

@@ -64,7 +64,7 @@ enum class Scope { kAll, kOwned };
 
 Result<Recommendation> search(const Demand& demand, const Constraints& constraints,
                               const Catalog& catalog, const Calibration& calibration,
-                              DemandRuns& runs, Scope scope);
+                              DemandRuns& runs, Scope scope, size_t top);
 
 // A budget that buys no owned machine because each includes a new base system: what it buys as a
 // GPU added to the PC the user has (--system existing-desktop), said with the answer. The search
@@ -82,7 +82,8 @@ void note_existing_desktop(const Demand& demand, const Constraints& k, const Cat
   in_pc.system = kDesktop;
   in_pc.acquire = "own";
   // Rented options break --acquire own: none is an option or only stale, so none is evaluated.
-  auto alt = search(demand, in_pc, catalog, calibration, runs, Scope::kOwned);
+  // The note reads its numbers and labels, no sentence.
+  auto alt = search(demand, in_pc, catalog, calibration, runs, Scope::kOwned, 0);
   if (!alt) return;
   std::string line;
   if (const auto it = std::find_if(alt->options.begin(), alt->options.end(), owned);
@@ -109,10 +110,11 @@ void note_existing_desktop(const Demand& demand, const Constraints& k, const Cat
 }
 
 // recommend() over `runs`: how the demand runs on each GPU x count, made once for a search and
-// the searches it runs for its notes (they depend on the demand, not on the constraints).
+// the searches it runs for its notes (they depend on the demand, not on the constraints). The
+// sentences are written for the options an answer of the first `top` shows.
 Result<Recommendation> search(const Demand& demand, const Constraints& constraints,
                               const Catalog& catalog, const Calibration& calibration,
-                              DemandRuns& runs, Scope scope) {
+                              DemandRuns& runs, Scope scope, size_t top) {
   auto request = check_request(demand, constraints, catalog, calibration);
   if (!request) return request.status();
   Request& r = *request;
@@ -139,7 +141,7 @@ Result<Recommendation> search(const Demand& demand, const Constraints& constrain
   }
   rank(rec);
   note_price_ages(r, rec);
-  relax(rec);
+  relax(r, rec);
   note_existing_desktop(demand, constraints, catalog, calibration, runs, rec);
   if (!r.have.empty()) {
     Option keep;
@@ -147,15 +149,17 @@ Result<Recommendation> search(const Demand& demand, const Constraints& constrain
     if (!have) return have.status();
     rank_upgrades(std::move(have).value(), std::move(keep), rec);
   }
+  describe(r, top, rec.have.has_value(), rec);
   return rec;
 }
 
 }  // namespace
 
 Result<Recommendation> recommend(const Demand& demand, const Constraints& constraints,
-                                 const Catalog& catalog, const Calibration& calibration) {
+                                 const Catalog& catalog, const Calibration& calibration,
+                                 size_t top) {
   DemandRuns runs(demand, catalog, calibration);
-  return search(demand, constraints, catalog, calibration, runs, Scope::kAll);
+  return search(demand, constraints, catalog, calibration, runs, Scope::kAll, top);
 }
 
 }  // namespace rigplan

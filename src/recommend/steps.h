@@ -6,10 +6,11 @@
 //   rented_candidates  every offer x instances x pricing, as a ladder of growing size
 //   evaluate           one candidate: how the demand runs on it (fit, throughput, hours), and
 //                      its cost, energy and CO2 from the shared model of rigplan/cost.h
-//   apply_constraints  the table of named constraints (constraints()): each adds a violation
-//   rank               cheapest first, the cost/time front, and a reason per option
+//   apply_constraints  the table of named constraints (constraints()): each names a violation
+//   rank               cheapest first, and the cost/time front
 //   note_price_ages    what options a price more than a year old keeps out
 //   relax              nothing feasible: what relaxing each constraint alone would give
+//   describe           the sentences of the options shown: reasons and violations
 //
 // A new kind of demand (a serving job with latency targets) plugs into DemandRuns::run_task,
 // which says how one task runs on a GPU x count; a new constraint (a price's age) is one row of
@@ -137,12 +138,14 @@ Result<double> run_demand(const Candidate& candidate, const Request& request, De
 // not fit is a "fit" violation.
 Result<Option> evaluate(const Candidate& candidate, const Request& request, DemandRuns& runs);
 
-// A named constraint: `check` records a violation in the option when it breaks it; `what`
-// names it in a relaxation ("relaxing the budget: ...").
+// A named constraint: `broken` says whether an option breaks it, `why` says how in a sentence
+// with the numbers (written only for the options an answer shows, describe()); `what` names it in
+// a relaxation ("relaxing the budget: ...").
 struct Constraint {
   std::string_view name;
   std::string_view what;
-  void (*check)(const Candidate& candidate, const Request& request, Option& option);
+  bool (*broken)(const Candidate& candidate, const Request& request, const Option& option);
+  std::string (*why)(const Request& request, const Option& option);
 };
 // Every constraint, in the order relaxations are offered.
 const std::vector<Constraint>& constraints();
@@ -150,17 +153,22 @@ const std::vector<Constraint>& constraints();
 // Whether a serving prediction meets the job: its rate served, its latency targets met.
 bool meets(const ServingPrediction& serving, const ServingJob& job);
 
-// Records that an option breaks a constraint: its name and a sentence with the numbers.
+// Records that an option breaks a constraint: its name and a sentence with the numbers (the
+// constraints found while running the demand, fit and stack, before the table's).
 void breaks(Option& option, std::string constraint, std::string why);
 
+// Names in option.binding each constraint of the table the option breaks, without the sentences.
 void apply_constraints(const Candidate& candidate, const Request& request, Option& option);
+// Writes the sentence of each constraint of the table in option.binding that has none yet.
+void describe_violations(const Request& request, Option& option);
 
 // The date of the prices an option is costed on, and what to say about them: an age past
 // --max-price-age, a GPU at its launch price, the offer's caveat.
 void date_price(const Candidate& candidate, const Request& request, Option& option);
 // The price_age constraint: a price more than PriceAge::kStaleDays old, or undated, ranks only
 // with --allow-stale-prices.
-void check_price_age(const Candidate& candidate, const Request& request, Option& option);
+bool price_age_broken(const Candidate& candidate, const Request& request, const Option& option);
+std::string price_age_why(const Request& request, const Option& option);
 // After rank(): how many options only their price's age keeps out, and the cheapest of them; or,
 // with --allow-stale-prices, how many ranked options stand on such prices.
 void note_price_ages(const Request& request, Recommendation& rec);
@@ -187,12 +195,18 @@ void rank_upgrades(Have have, Option keep, Recommendation& rec);
 // time per output token.
 double slowness(const Option& option);
 
-// Sorts options and rejected options cheapest first (then fastest), marks the cost/time Pareto
-// front and writes each option's reason.
+// Sorts options and rejected options cheapest first (then fastest) and marks the cost/time
+// Pareto front.
 void rank(Recommendation& rec);
 
+// Writes the sentences of the options an answer of the first `top` shows: each option's reason
+// (unless `reasons_written`, as rank_upgrades writes them), for the first `top` options and every
+// later one on the Pareto front; the violations and reason of the first `top` rejected ones. The
+// other rejected options keep the names of what they break (binding) and no sentences.
+void describe(const Request& request, size_t top, bool reasons_written, Recommendation& rec);
+
 // Nothing feasible: per constraint, the cheapest option that breaks only it.
-void relax(Recommendation& rec);
+void relax(const Request& request, Recommendation& rec);
 
 // "12 min", "3.5 h", "4.2 days".
 std::string hours_text(double hours);

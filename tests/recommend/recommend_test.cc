@@ -1,5 +1,6 @@
 #include "rigplan/recommend.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -269,6 +270,42 @@ TEST(Recommend, TimeToResultIsWorkOverThroughput) {
     EXPECT_EQ(o.unit, "tokens/s");
     EXPECT_NEAR(o.time_to_result_h, 1e8 / o.throughput / 3600, 1e-9 * o.time_to_result_h);
   }
+}
+
+// Sentences are written for the options an answer shows, and only for them: with top 3, the
+// shown options' reasons and the first 3 rejected options' violations are those of a search that
+// describes every option; the rest keep the names of what they break and no sentence.
+TEST(Recommend, SentencesAreWrittenForTheOptionsShown) {
+  Constraints k;
+  k.budget_usd = 3000;
+  k.region = "de";
+  Demand d = job("resnet50", RunConfig{}, 0);
+  d.work.reset();
+  d.hours_per_month = 100;
+  auto all = recommend(d, k, default_catalog(), embedded_calibration());
+  auto top3 = recommend(d, k, default_catalog(), embedded_calibration(), 3);
+  ASSERT_TRUE(all.ok() && top3.ok());
+  ASSERT_EQ(all->options.size(), top3->options.size());
+  ASSERT_EQ(all->rejected.size(), top3->rejected.size());
+  ASSERT_GT(top3->rejected.size(), 3u);
+  for (size_t i = 0; i < all->options.size(); ++i) {
+    const Option &eager = all->options[i], &lazy = top3->options[i];
+    EXPECT_EQ(lazy.total_cost_usd, eager.total_cost_usd);
+    EXPECT_EQ(lazy.reason, i < 3 || eager.pareto ? eager.reason : "") << i;
+  }
+  for (size_t i = 0; i < all->rejected.size(); ++i) {
+    const Option &eager = all->rejected[i], &lazy = top3->rejected[i];
+    EXPECT_EQ(lazy.binding, eager.binding) << i;
+    EXPECT_EQ(lazy.violations, i < 3 ? eager.violations : std::vector<std::string>{}) << i;
+    EXPECT_EQ(lazy.reason, i < 3 ? eager.reason : "") << i;
+  }
+  // An owned machine over the budget says its purchase against the budget, in whole USD.
+  const auto over = std::find_if(all->rejected.begin(), all->rejected.end(), [](const Option& o) {
+    return o.kind == "own" && o.binding.front() == "budget";
+  });
+  ASSERT_NE(over, all->rejected.end());
+  EXPECT_EQ(over->violations.front(), fmt::format("costs {} USD to buy, over the 3000 USD budget",
+                                                  std::lround(over->capex_usd)));
 }
 
 // Without --utilisation an owned machine carries its purchase less resale; with it, the job
@@ -561,6 +598,7 @@ TEST(Recommend, ATieOnCostGoesToTheCommonStack) {
                  priced("rtx-3090", "cuda", 1020, 12)};
   rec.options[0].stack_note = "ROCm on AMD RDNA 3, a less common stack than CUDA";
   recommend_steps::rank(rec);
+  recommend_steps::describe(recommend_steps::Request{}, 10, false, rec);
   ASSERT_EQ(rec.options.size(), 3u);
   EXPECT_EQ(rec.options[0].gpu, "rtx-4090");
   EXPECT_EQ(rec.options[1].gpu, "rx-7900-xtx");
