@@ -205,12 +205,7 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
       refused.stack_refusal = stack->refusal;
       return refused;
     }
-    // The facts' configuration is what predict runs: this candidate's links, not the first's.
-    RunFacts placed = **shared;
-    placed.memory.config.link = cfg.link;
-    placed.memory.config.gpus_per_node = cfg.gpus_per_node;
-    placed.memory.config.network_gbps_per_gpu = cfg.network_gbps_per_gpu;
-    const RunFacts* facts = &placed;
+    const RunFacts* facts = &placed(**shared, cfg);
     const RunConfig& resolved = facts->memory.config;
     if (topology.network_gbps_per_gpu == 0.0 &&
         resolved.tensor_parallel * resolved.pipeline_parallel > topology.gpus_per_node) {
@@ -241,6 +236,18 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
   }
   if (stack) best.stack_partly = stack->partly;
   return best;
+}
+
+// The facts' configuration is what predict runs: this candidate's links, not the first's.
+const RunFacts& DemandRuns::placed(const RunFacts& facts, const RunConfig& cfg) {
+  auto key =
+      std::make_tuple(&facts, cfg.link, cfg.gpus_per_node, cfg.network_gbps_per_gpu.value_or(-1));
+  if (auto it = placed_.find(key); it != placed_.end()) return it->second;
+  RunFacts out = facts;
+  out.memory.config.link = cfg.link;
+  out.memory.config.gpus_per_node = cfg.gpus_per_node;
+  out.memory.config.network_gbps_per_gpu = cfg.network_gbps_per_gpu;
+  return placed_.emplace(key, std::move(out)).first->second;
 }
 
 // A training run's facts are made on the first GPU asked about: they do not depend on it. An

@@ -24,6 +24,19 @@ std::optional<Date> oldest(std::initializer_list<std::optional<Date>> dates) {
   return out;
 }
 
+// "price of 2025-06-01, 18 months old" past --max-price-age, else "".
+const std::string& price_age_note(const Request& r, const Date& date) {
+  for (const auto& [d, note] : r.price_age_notes) {
+    if (d == date) return note;
+  }
+  const Constraints& k = *r.constraints;
+  const long age = age_in_days(date, *k.today);
+  std::string note;
+  if (static_cast<double>(age) > k.max_price_age_months * kDaysPerMonth)
+    note = fmt::format("price of {}, {}", date.to_string(), age_text(age));
+  return r.price_age_notes.emplace_back(date, std::move(note)).second;
+}
+
 }  // namespace
 
 std::string age_text(long days) {
@@ -48,10 +61,7 @@ void date_price(const Candidate& c, const Request& r, Option& o) {
   if (!o.price_as_of) {
     note = "price undated";
   } else if (k.today) {
-    const long age = age_in_days(*o.price_as_of, *k.today);
-    if (static_cast<double>(age) > k.max_price_age_months * kDaysPerMonth)
-      fmt::format_to(std::back_inserter(note), "price of {}, {}", o.price_as_of->to_string(),
-                     age_text(age));
+    note = price_age_note(r, *o.price_as_of);
   }
   if (launch) {
     fmt::format_to(std::back_inserter(then()),

@@ -63,6 +63,9 @@ struct Request {
   double gpu_load = 1;       // average share of board power while running the demand
   std::vector<double> work;  // per task, in its unit: for the job, or per month (usage)
   std::vector<std::string> assumptions;
+  // The note on a price's age past --max-price-age ("" within it), by the price's date, made
+  // once for every option priced that day (date_price).
+  mutable std::vector<std::pair<Date, std::string>> price_age_notes;
 };
 
 // Checks the demand and the constraints; a malformed request is a kInvalidInput Status.
@@ -94,6 +97,8 @@ class DemandRuns {
   Result<TaskRun> run_task(size_t task_index, const Gpu& gpu, int count, const Topology& topology);
   Result<const RunFacts*> facts_of(size_t task_index, const Gpu& gpu, int count,
                                    const std::string& strategy, const RunConfig& cfg);
+  // The facts with the configuration's links: what predict runs on this candidate.
+  const RunFacts& placed(const RunFacts& facts, const RunConfig& cfg);
 
   const Demand& demand_;
   const Catalog& catalog_;
@@ -101,6 +106,7 @@ class DemandRuns {
   std::map<std::tuple<std::string, int, std::tuple<std::string, int, double>>, std::vector<TaskRun>>
       cache_;
   std::map<std::tuple<size_t, int, std::string, std::string>, RunFacts> facts_;
+  std::map<std::tuple<const RunFacts*, std::string, int, double>, RunFacts> placed_;
 };
 
 // Usage demands: each task's share of the hours on the reference GPU, converted to its work per
