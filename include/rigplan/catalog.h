@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -368,6 +369,13 @@ inline constexpr std::string_view kStackSoftware[] = {
 
 class NameIndex;
 
+// One kind's name index in a Catalog, built once: by Catalog::build_indexes or at the first
+// lookup (thread-safe: rigplan serve looks names up from several threads).
+struct LazyNameIndex {
+  std::unique_ptr<std::once_flag> once = std::make_unique<std::once_flag>();
+  std::unique_ptr<NameIndex> index;
+};
+
 // The loaded catalog. Entries keep the order of the files they came from.
 class Catalog {
  public:
@@ -418,19 +426,21 @@ class Catalog {
   const Family* family(std::string_view architecture) const;
   const Family* family_of(const Gpu& gpu) const { return family(gpu.architecture); }
 
-  // Rebuilds the name indexes; the loader calls it once the vectors are final. A name that
+  // Builds the name indexes; the loader calls it once the vectors are final. A name that
   // already stands for another entry of the same kind is left out and reported to `on_clash`
   // with the kind ("gpu"), the entry's index, the field it came from ("id", "name" or
-  // "aliases"), the name and the other entry's id.
+  // "aliases"), the name and the other entry's id. Without it, each kind's index is built at its
+  // first lookup, with no clash reported: for the catalog read from the binary's image, whose
+  // names were checked when it was built, so that a command that looks up one GPU does not
+  // index 1,700 offers.
   using ClashHandler =
       std::function<void(std::string_view kind, size_t index, std::string_view field,
                          const std::string& name, const std::string& other_id)>;
   void build_indexes(const ClashHandler& on_clash = {});
 
  private:
-  std::unique_ptr<NameIndex> gpu_index_, cpu_index_, offer_index_, region_index_,
-      interconnect_index_, system_index_, circuit_index_, psu_index_, nic_index_, board_index_,
-      chassis_index_;
+  mutable LazyNameIndex gpu_index_, cpu_index_, offer_index_, region_index_, interconnect_index_,
+      system_index_, circuit_index_, psu_index_, nic_index_, board_index_, chassis_index_;
 };
 
 // A dated price older than a limit: the entry, which price, and its date.

@@ -86,10 +86,10 @@ inline constexpr std::string_view kDefaultLoader = "pytorch";
 
 // The host of --cpu NAME [--loader NAME]: nullopt without a CPU; a loader without a CPU, an
 // unknown CPU or an unknown loader is a kInvalidInput Status with the accepted names. The
-// loader defaults to kDefaultLoader.
+// loader defaults to kDefaultLoader. The loaders are embedded_input_pipelines(), read only
+// when a CPU is named.
 Result<std::optional<HostSpec>> host_spec(const Catalog& catalog, std::string_view cpu_name,
-                                          std::string_view loader_name,
-                                          const InputPipelines& pipelines);
+                                          std::string_view loader_name);
 
 // What the pipeline of one machine feeds, against what its GPUs take.
 struct PipelineEstimate {

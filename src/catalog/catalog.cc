@@ -118,17 +118,34 @@ Catalog& Catalog::operator=(Catalog&&) noexcept = default;
 
 namespace {
 
+// A kind of entry as its names are looked up: the kind ("gpu", as the loader's problems name
+// it) and the command that lists its entries, for "did you mean".
+struct IndexedKind {
+  std::string_view kind;
+  std::string_view list_command;
+};
+constexpr IndexedKind kGpuKind{"gpu", "rigplan gpus list"};
+constexpr IndexedKind kCpuKind{"cpu", "rigplan cpus list"};
+constexpr IndexedKind kOfferKind{"offer", "rigplan offers list"};
+constexpr IndexedKind kRegionKind{"region", "rigplan regions list"};
+constexpr IndexedKind kInterconnectKind{"interconnect", "rigplan catalog check"};
+constexpr IndexedKind kSystemKind{"system", "rigplan catalog check"};
+constexpr IndexedKind kCircuitKind{"circuit", "rigplan catalog check"};
+constexpr IndexedKind kPsuKind{"psu", "rigplan catalog check"};
+constexpr IndexedKind kNicKind{"nic", "rigplan catalog check"};
+constexpr IndexedKind kBoardKind{"board", "rigplan catalog check"};
+constexpr IndexedKind kChassisKind{"chassis", "rigplan catalog check"};
+
 template <class T>
-std::unique_ptr<NameIndex> index_entries(std::string_view kind, std::string list_command,
-                                         const std::vector<T>& entries,
+std::unique_ptr<NameIndex> index_entries(IndexedKind kind, const std::vector<T>& entries,
                                          const Catalog::ClashHandler& on_clash) {
-  auto index = std::make_unique<NameIndex>(std::string(kind == "gpu"   ? "GPU"
-                                                       : kind == "cpu" ? "CPU"
-                                                                       : kind),
-                                           std::move(list_command));
+  auto index = std::make_unique<NameIndex>(std::string(kind.kind == "gpu"   ? "GPU"
+                                                       : kind.kind == "cpu" ? "CPU"
+                                                                            : kind.kind),
+                                           std::string(kind.list_command));
   auto add = [&](size_t i, std::string_view field, const std::string& name) {
     const std::string other = index->add_name(i, name);
-    if (!other.empty() && on_clash) on_clash(kind, i, field, name, other);
+    if (!other.empty() && on_clash) on_clash(kind.kind, i, field, name, other);
   };
   for (size_t i = 0; i < entries.size(); ++i) index->add_entry(entries[i].id);
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -141,10 +158,12 @@ std::unique_ptr<NameIndex> index_entries(std::string_view kind, std::string list
 }
 
 template <class T>
-Result<const T*> find_in(const NameIndex* index, const std::vector<T>& entries,
+Result<const T*> find_in(LazyNameIndex& lazy, IndexedKind kind, const std::vector<T>& entries,
                          std::string_view name) {
-  assert(index && "build_indexes() runs before lookups");
-  auto found = index->find(name);
+  std::call_once(*lazy.once, [&] {
+    if (!lazy.index) lazy.index = index_entries(kind, entries, {});
+  });
+  auto found = lazy.index->find(name);
   if (!found) return found.status();
   return &entries[*found];
 }
@@ -160,54 +179,53 @@ const T* find_id(const std::vector<T>& entries, std::string_view id) {
 }  // namespace
 
 void Catalog::build_indexes(const ClashHandler& on_clash) {
-  gpu_index_ = index_entries("gpu", "rigplan gpus list", gpus, on_clash);
-  cpu_index_ = index_entries("cpu", "rigplan cpus list", cpus, on_clash);
-  offer_index_ = index_entries("offer", "rigplan offers list", offers, on_clash);
-  region_index_ = index_entries("region", "rigplan regions list", regions, on_clash);
-  interconnect_index_ =
-      index_entries("interconnect", "rigplan catalog check", interconnects, on_clash);
-  system_index_ = index_entries("system", "rigplan catalog check", systems, on_clash);
-  circuit_index_ = index_entries("circuit", "rigplan catalog check", circuits, on_clash);
-  psu_index_ = index_entries("psu", "rigplan catalog check", psus, on_clash);
-  nic_index_ = index_entries("nic", "rigplan catalog check", nics, on_clash);
-  board_index_ = index_entries("board", "rigplan catalog check", boards, on_clash);
-  chassis_index_ = index_entries("chassis", "rigplan catalog check", chassis, on_clash);
+  gpu_index_.index = index_entries(kGpuKind, gpus, on_clash);
+  cpu_index_.index = index_entries(kCpuKind, cpus, on_clash);
+  offer_index_.index = index_entries(kOfferKind, offers, on_clash);
+  region_index_.index = index_entries(kRegionKind, regions, on_clash);
+  interconnect_index_.index = index_entries(kInterconnectKind, interconnects, on_clash);
+  system_index_.index = index_entries(kSystemKind, systems, on_clash);
+  circuit_index_.index = index_entries(kCircuitKind, circuits, on_clash);
+  psu_index_.index = index_entries(kPsuKind, psus, on_clash);
+  nic_index_.index = index_entries(kNicKind, nics, on_clash);
+  board_index_.index = index_entries(kBoardKind, boards, on_clash);
+  chassis_index_.index = index_entries(kChassisKind, chassis, on_clash);
 }
 
 Result<const Gpu*> Catalog::find_gpu(std::string_view name) const {
-  return find_in(gpu_index_.get(), gpus, name);
+  return find_in(gpu_index_, kGpuKind, gpus, name);
 }
 Result<const Cpu*> Catalog::find_cpu(std::string_view name) const {
-  return find_in(cpu_index_.get(), cpus, name);
+  return find_in(cpu_index_, kCpuKind, cpus, name);
 }
 Result<const Offer*> Catalog::find_offer(std::string_view id) const {
-  return find_in(offer_index_.get(), offers, id);
+  return find_in(offer_index_, kOfferKind, offers, id);
 }
 Result<const Region*> Catalog::find_region(std::string_view name) const {
-  return find_in(region_index_.get(), regions, name);
+  return find_in(region_index_, kRegionKind, regions, name);
 }
 Result<const Interconnect*> Catalog::find_interconnect(std::string_view id) const {
-  return find_in(interconnect_index_.get(), interconnects, id);
+  return find_in(interconnect_index_, kInterconnectKind, interconnects, id);
 }
 
 Result<const BaseSystem*> Catalog::find_system(std::string_view name) const {
-  return find_in(system_index_.get(), systems, name);
+  return find_in(system_index_, kSystemKind, systems, name);
 }
 Result<const Circuit*> Catalog::find_circuit(std::string_view name) const {
-  return find_in(circuit_index_.get(), circuits, name);
+  return find_in(circuit_index_, kCircuitKind, circuits, name);
 }
 
 Result<const Psu*> Catalog::find_psu(std::string_view name) const {
-  return find_in(psu_index_.get(), psus, name);
+  return find_in(psu_index_, kPsuKind, psus, name);
 }
 Result<const Nic*> Catalog::find_nic(std::string_view name) const {
-  return find_in(nic_index_.get(), nics, name);
+  return find_in(nic_index_, kNicKind, nics, name);
 }
 Result<const Board*> Catalog::find_board(std::string_view name) const {
-  return find_in(board_index_.get(), boards, name);
+  return find_in(board_index_, kBoardKind, boards, name);
 }
 Result<const Chassis*> Catalog::find_chassis(std::string_view name) const {
-  return find_in(chassis_index_.get(), chassis, name);
+  return find_in(chassis_index_, kChassisKind, chassis, name);
 }
 
 std::optional<PcieSlot> parse_pcie_slot(std::string_view text) {

@@ -19,8 +19,8 @@ namespace rigplan {
 // build reads.
 std::string write_catalog_image(const Catalog& catalog);
 
-// The catalog an image holds, with its name indexes built. A truncated or malformed image is a
-// kInternal Status (the build made it; it cannot come from the user).
+// The catalog an image holds (its name indexes are built at their first lookup). A truncated or
+// malformed image is a kInternal Status (the build made it; it cannot come from the user).
 Result<Catalog> read_catalog_image(std::string_view image);
 
 // A C++ source defining embedded_catalog_image() and embedded_zoo_image() (workload/zoo_image.h)

@@ -73,7 +73,8 @@ Result<std::shared_ptr<const Catalog>> CliContext::load() const {
     return load_catalog(*base, sources->overlay);
   }();
   if (!catalog) return catalog.status();
-  return std::shared_ptr<const Catalog>(std::make_shared<Catalog>(std::move(catalog).value()));
+  shared_catalog = std::make_shared<const Catalog>(std::move(catalog).value());
+  return shared_catalog;
 }
 
 Result<std::string> read_text_file(const std::string& path) { return input::read_file(path); }
@@ -97,7 +98,8 @@ Result<std::shared_ptr<const Zoo>> CliContext::load_zoo() const {
     return rigplan::load_zoo(files);
   }();
   if (!zoo) return zoo.status();
-  return std::shared_ptr<const Zoo>(std::make_shared<Zoo>(std::move(zoo).value()));
+  shared_zoo = std::make_shared<const Zoo>(std::move(zoo).value());
+  return shared_zoo;
 }
 
 namespace {

@@ -31,9 +31,10 @@ struct CliContext {
   int exit_code = kExitOk;    // set by the subcommand that ran
   std::ostream* out;
   std::ostream* err;
-  // Loaded already (by `rigplan serve`): used instead of reading the options above.
-  std::shared_ptr<const Catalog> shared_catalog;
-  std::shared_ptr<const Zoo> shared_zoo;
+  // Loaded already (by `rigplan serve`), or kept by the first load() and load_zoo(): used
+  // instead of reading the options above again.
+  mutable std::shared_ptr<const Catalog> shared_catalog;
+  mutable std::shared_ptr<const Zoo> shared_zoo;
   // The arguments as given (the program first), for a command that hands the run over.
   std::vector<std::string> command_line;
   // Registers `serve`: set by rigplan-serve to its server; left null in rigplan, which registers

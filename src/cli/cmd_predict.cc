@@ -44,7 +44,7 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
     if (!gpu) return void(ctx.exit_code = ctx.fail(gpu.status()));
     auto run = run_config(o);
     if (!run) return void(ctx.exit_code = ctx.fail(run.status()));
-    auto host = host_spec(catalog, cpu_name, loader_name, embedded_input_pipelines());
+    auto host = host_spec(catalog, cpu_name, loader_name);
     if (!host) return void(ctx.exit_code = ctx.fail(host.status()));
     auto p = predict(workload, **gpu, *run, embedded_calibration(), catalog);
     if (p && *host)

@@ -93,7 +93,7 @@ void run_recommend(CliContext& ctx, RecommendOptions& o) {
   if (!zoo) return void(ctx.exit_code = ctx.fail(zoo.status()));
   RecommendRequest request = o.request;
   request.constraints.today = today();
-  auto host = host_spec(catalog, o.cpu, o.loader, embedded_input_pipelines());
+  auto host = host_spec(catalog, o.cpu, o.loader);
   if (!host) return void(ctx.exit_code = ctx.fail(host.status()));
   request.host = *host;
   if (!o.run.workload.empty() || !o.run.hf_config.empty()) {

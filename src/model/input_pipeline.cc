@@ -163,8 +163,7 @@ const InputPipelines& embedded_input_pipelines() {
 }
 
 Result<std::optional<HostSpec>> host_spec(const Catalog& catalog, std::string_view cpu_name,
-                                          std::string_view loader_name,
-                                          const InputPipelines& pipelines) {
+                                          std::string_view loader_name) {
   if (cpu_name.empty()) {
     if (loader_name.empty()) return std::optional<HostSpec>();
     return Status::invalid_input(fmt::format(
@@ -172,7 +171,8 @@ Result<std::optional<HostSpec>> host_spec(const Catalog& catalog, std::string_vi
   }
   auto cpu = catalog.find_cpu(cpu_name);
   if (!cpu) return cpu.status();
-  auto loader = pipelines.find_loader(loader_name.empty() ? kDefaultLoader : loader_name);
+  auto loader =
+      embedded_input_pipelines().find_loader(loader_name.empty() ? kDefaultLoader : loader_name);
   if (!loader) return loader.status();
   return std::optional<HostSpec>(HostSpec{*cpu, 1, (*loader)->id});
 }

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "catalog/image_io.h"
 #include "image_test_support.h"
 #include "test_support.h"
@@ -66,6 +70,45 @@ TEST(CatalogImage, FindsEntriesByNameAndAlias) {
   EXPECT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("did you mean 'rtx-4090'"), std::string::npos)
       << missing.status().message();
+}
+
+TEST(CatalogImage, FindsWhatTheTomlCatalogFindsByEveryIdNameAndAlias) {
+  // The image's indexes are built at the first lookup, the loader's at once with its clash
+  // checks: the same names must lead to the same entries.
+  const Catalog& toml = testing::default_catalog();
+  const Catalog& image = testing::read_back(kCatalogImage);
+  for (const Gpu& gpu : toml.gpus) {
+    std::vector<std::string> names = gpu.aliases;
+    names.push_back(gpu.id);
+    names.push_back(gpu.name);
+    for (const std::string& name : names) {
+      auto found = image.find_gpu(name);
+      ASSERT_TRUE(found.ok()) << name << ": " << found.status().message();
+      EXPECT_EQ((*found)->id, (*toml.find_gpu(name))->id) << name;
+    }
+  }
+  for (const Offer& offer : toml.offers) {
+    auto found = image.find_offer(offer.id);
+    ASSERT_TRUE(found.ok()) << offer.id << ": " << found.status().message();
+    EXPECT_EQ((*found)->id, offer.id);
+  }
+}
+
+TEST(CatalogImage, ThreadsLookingUpAtOnceEachGetTheEntry) {
+  // rigplan serve answers from several threads with one catalog, whose first lookups build the
+  // indexes (ASan and UBSan runs of this test catch a double build or a torn read).
+  const Catalog catalog = testing::loaded(read_catalog_image(embedded_catalog_image()));
+  std::vector<std::string> found(8);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < found.size(); ++i) {
+    threads.emplace_back([&catalog, &found, i] {
+      auto gpu = catalog.find_gpu("RTX 4090");
+      auto region = catalog.find_region("de");
+      if (gpu.ok() && region.ok()) found[i] = (*gpu)->id + " " + (*region)->id;
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const std::string& f : found) EXPECT_EQ(f, "rtx-4090 de");
 }
 
 TEST(CatalogImage, ATruncatedOrForeignImageIsAnErrorNotACrash) {
