@@ -37,29 +37,35 @@ int node_gpus(const RunConfig& c) {
   return c.gpus_per_node > 0 ? c.gpus_per_node : pc::kGpusPerNode;
 }
 
-Result<Network> network_for(const RunConfig& c, const Catalog& catalog) {
+Result<Network> network_for(const RunConfig& c, const Catalog& catalog, bool named) {
   if (Status s = input::check(input::kGpusPerNic, c.gpus_per_nic); !s.ok()) return s;
-  if (c.network_gbps_per_gpu)
-    return Network{fmt::format("the offer's fabric ({:g} GB/s per GPU)", *c.network_gbps_per_gpu),
-                   *c.network_gbps_per_gpu};
+  if (c.network_gbps_per_gpu) {
+    const double gbps = *c.network_gbps_per_gpu;
+    if (!named) return Network{"", gbps};
+    return Network{fmt::format("the offer's fabric ({:g} GB/s per GPU)", gbps), gbps};
+  }
   const std::string_view wanted = c.fabric.empty() ? pc::kDefaultFabric : c.fabric;
-  std::vector<std::string> fabrics;
+  const auto network_family = [](const Interconnect& ic) {
+    return ic.family == "infiniband" || ic.family == "ethernet";
+  };
   for (const auto& ic : catalog.interconnects) {
-    if (ic.family != "infiniband" && ic.family != "ethernet") continue;
-    if (ic.id == wanted) {
-      const double gbps = ic.bw_per_direction_gbps / c.gpus_per_nic;
-      const std::string share = c.gpus_per_nic == 1
-                                    ? "a port per GPU"
-                                    : fmt::format("a port per {} GPUs", c.gpus_per_nic);
-      return Network{fmt::format("{} ({}, {:g} GB/s per GPU)", ic.id, share, gbps), gbps};
-    }
-    fabrics.push_back(ic.id);
+    if (!network_family(ic) || ic.id != wanted) continue;
+    const double gbps = ic.bw_per_direction_gbps / c.gpus_per_nic;
+    if (!named) return Network{"", gbps};
+    const std::string share =
+        c.gpus_per_nic == 1 ? "a port per GPU" : fmt::format("a port per {} GPUs", c.gpus_per_nic);
+    return Network{fmt::format("{} ({}, {:g} GB/s per GPU)", ic.id, share, gbps), gbps};
   }
   if (!c.fabric.empty()) {
+    std::vector<std::string> fabrics;
+    for (const auto& ic : catalog.interconnects) {
+      if (network_family(ic)) fabrics.push_back(ic.id);
+    }
     return Status::invalid_input(fmt::format("--fabric '{}' is not accepted; expected {}{}",
                                              shown(c.fabric), quoted_list(fabrics),
                                              did_you_mean(c.fabric, fabrics)));
   }
+  if (!named) return Network{"", pc::kNetworkGbpsPerGpu};
   return Network{fmt::format("the network (assumed: {:g} GB/s per GPU, the catalog has no {})",
                              pc::kNetworkGbpsPerGpu, pc::kDefaultFabric),
                  pc::kNetworkGbpsPerGpu};

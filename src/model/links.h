@@ -29,11 +29,12 @@ int node_gpus(const RunConfig& c);
 // The network between a run's machines: its name as reported and its bandwidth per GPU and
 // direction, GB/s. An offer's network_gbps_per_gpu, else the run's --fabric (a catalog
 // interconnect of the infiniband or ethernet family) shared by --gpus-per-nic GPUs, else one
-// kDefaultFabric port per GPU. kInvalidInput for a fabric the catalog does not have.
+// kDefaultFabric port per GPU. kInvalidInput for a fabric the catalog does not have. Without
+// `named`, the name is left empty.
 struct Network {
   std::string name;
   double gbps_per_gpu = 0;
 };
-Result<Network> network_for(const RunConfig& c, const Catalog& catalog);
+Result<Network> network_for(const RunConfig& c, const Catalog& catalog, bool named = true);
 
 }  // namespace rigplan

@@ -14,6 +14,7 @@
 #include "model/inference_perf.h"
 #include "model/links.h"
 #include "model/perf_constants.h"
+#include "model/run_speed.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
 
@@ -454,13 +455,15 @@ struct StepContext : StepShape {
   // The parameters the run trains, as the memory model counts them (LoRA: r·(in + out) per
   // targeted matrix).
   double trained = 0;
+  bool detail = true;  // the prediction's terms and notes are written, beside its numbers
 };
 
 StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& config,
                          const Calibration& calibration, const Catalog& catalog,
-                         const RunFacts& facts, Network network) {
+                         const RunFacts& facts, Network network, bool detail) {
   const RunConfig& c = facts.memory.config;
   StepContext s{step_shape(w, c), gpu, facts, catalog, std::move(network)};
+  s.detail = detail;
   s.cal = calibration.for_arch(calibration_key(gpu));
   s.rates = rates_for(gpu, c.precision);
   const bool fp32 = c.precision == "fp32" || c.precision == "tf32";
@@ -594,13 +597,15 @@ Timing compute_timing(const StepContext& s, const StepOperators& ops, double imp
   return timing;
 }
 
-// Adds the compute terms of the step to `p`; returns their sum, in seconds.
-double add_compute_terms(const Timing& timing, bool train, Prediction& p) {
-  p.terms.push_back({"gemm", timing.gemm, timing.gemm_flops, 0, "compute"});
-  p.terms.push_back({"attention", timing.attention, timing.other_flops, 0, "compute"});
-  p.terms.push_back({"elementwise", timing.elementwise, 0, 0, "memory"});
-  if (train) p.terms.push_back({"optimizer", timing.optimizer, 0, 0, "memory"});
-  if (timing.dequantize > 0) p.terms.push_back({"dequantize", timing.dequantize, 0, 0, "memory"});
+// Adds the compute terms of the step to `p` (with s.detail); returns their sum, in seconds.
+double add_compute_terms(const Timing& timing, const StepContext& s, Prediction& p) {
+  if (s.detail) {
+    p.terms.push_back({"gemm", timing.gemm, timing.gemm_flops, 0, "compute"});
+    p.terms.push_back({"attention", timing.attention, timing.other_flops, 0, "compute"});
+    p.terms.push_back({"elementwise", timing.elementwise, 0, 0, "memory"});
+    if (s.train) p.terms.push_back({"optimizer", timing.optimizer, 0, 0, "memory"});
+    if (timing.dequantize > 0) p.terms.push_back({"dequantize", timing.dequantize, 0, 0, "memory"});
+  }
   return timing.gemm + timing.attention + timing.elementwise + timing.optimizer + timing.dequantize;
 }
 
@@ -613,16 +618,16 @@ struct Fabric {
 
 Fabric node_link(const StepContext& s) {
   const int node = node_gpus(s.c);
-  const Link link = link_for(s.gpu, s.c, std::min(s.c.gpus, node), s.catalog);
-  return {link.name, link.busbw_gbps, pc::kIntraNodeLatencyS};
+  Link link = link_for(s.gpu, s.c, std::min(s.c.gpus, node), s.catalog);
+  return {std::move(link.name), link.busbw_gbps, pc::kIntraNodeLatencyS};
 }
 
 // The path of a group of `size` GPUs `stride` ranks apart. Ranks are laid out as Megatron-LM
 // orders them (tensor fastest, then context, data, pipeline), nodes hold consecutive ranks: a
 // group stays within a node when stride × size fits in one, else it crosses the network, each
-// GPU at its share of the node's NICs.
-Fabric group_fabric(const StepContext& s, int stride, int size) {
-  Fabric f = node_link(s);
+// GPU at its share of the node's NICs. `node_fabric`: the run's node_link.
+Fabric group_fabric(const StepContext& s, const Fabric& node_fabric, int stride, int size) {
+  Fabric f = node_fabric;
   const int node = node_gpus(s.c);
   if (s.c.gpus <= node || static_cast<std::int64_t>(stride) * size <= node) return f;
   f.busbw_gbps = std::min(f.busbw_gbps, s.network.gbps_per_gpu * pc::kNetworkEfficiency);
@@ -714,34 +719,37 @@ struct Communication {
   double exposed_s = 0;            // not overlapped with compute
   double pipeline_factor = 1;      // the compute time's stretch by the pipeline bubble
   std::string link_name;           // empty on one GPU
-  std::vector<std::string> parts;  // each collective's exposed time and path
+  std::vector<std::string> parts;  // each collective's exposed time and path (with detail)
+  bool detail = true;
 
   void add(std::string_view what, double seconds, const Fabric& f) {
     exposed_s += seconds;
-    parts.push_back(fmt::format("{} {:.3g} s over {}", what, seconds, f.link_name));
+    if (detail) parts.push_back(fmt::format("{} {:.3g} s over {}", what, seconds, f.link_name));
   }
 };
 
 Communication communication(const StepContext& s, double compute_s) {
   Communication out;
+  out.detail = s.detail;
   if (s.c.gpus <= 1) return out;
-  out.link_name = node_link(s).link_name;
+  const Fabric node = node_link(s);
+  out.link_name = node.link_name;
   if (s.train && s.dp * s.cp > 1) {
-    const Fabric f = group_fabric(s, s.tp, s.cp * s.dp);
+    const Fabric f = group_fabric(s, node, s.tp, s.cp * s.dp);
     out.add("data parallel", data_parallel_s(s, f, compute_s), f);
   }
   if (s.tp > 1 && s.w.transformer) {
-    const Fabric f = group_fabric(s, 1, s.tp);
+    const Fabric f = group_fabric(s, node, 1, s.tp);
     out.add("tensor parallel", tensor_parallel_s(s, f), f);
   }
   if (s.cp > 1 && s.w.transformer) {
-    const Fabric f = group_fabric(s, s.tp, s.cp);
+    const Fabric f = group_fabric(s, node, s.tp, s.cp);
     out.add("context parallel", context_parallel_s(s, f), f);
   }
   if (s.pp > 1 && s.train) {
     out.pipeline_factor = pipeline_bubble(s);
     if (s.w.transformer) {
-      const Fabric f = group_fabric(s, s.tp * s.cp * s.dp, s.pp);
+      const Fabric f = group_fabric(s, node, s.tp * s.cp * s.dp, s.pp);
       out.add("pipeline sends", pipeline_p2p_s(s, f), f);
     }
   }
@@ -765,6 +773,7 @@ double add_offload_traffic(const StepContext& s, Prediction& p) {
     bytes += 2 * static_cast<double>(s.facts.params.total) * stored / (s.tp * s.pp) / shard;
   }
   const double seconds = bytes / (pcie_gbps(s.gpu, s.catalog) * 1e9 * pc::kOffloadEfficiency);
+  if (!s.detail) return seconds;
   p.terms.push_back({"offload_traffic", seconds, 0, bytes, "capacity"});
   append_note(p, fmt::format("{:.1f} GB per step over PCIe {}.0 x{} for the offload", bytes / 1e9,
                              s.gpu.pcie_gen, s.gpu.pcie_lanes));
@@ -780,6 +789,7 @@ double add_spill(const StepContext& s, double capacity, Prediction& p) {
   const double excess = (total_gb - capacity) * 1e9;
   const double pcie = pcie_gbps(s.gpu, s.catalog) * pc::kOffloadEfficiency;
   const double offload = excess * (s.train ? 2 : 1) / (pcie * 1e9);
+  if (!s.detail) return offload;
   p.terms.push_back({"offload", offload, 0, excess, "capacity"});
   p.note = fmt::format(
       "needs {:.1f} GB of {:.1f} GB: {:.1f} GB streamed from host memory over PCIe "
@@ -860,19 +870,29 @@ Result<Prediction> not_fitting(const Workload& w, const Gpu& gpu, const RunConfi
   return p;
 }
 
-}  // namespace
+// The run as resolved, its memory warnings and its workload class's error band.
+void describe_run(const RunFacts& facts, const Calibration& calibration, Prediction& p) {
+  p.config = facts.memory.config;
+  p.warnings = facts.memory.warnings;
+  p.workload_class = facts.workload_class;
+  p.error_band = calibration.error_band.count(p.workload_class)
+                     ? calibration.error_band.at(p.workload_class)
+                     : pc::kUnfittedErrorBand;
+}
 
-Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
-                           const Calibration& calibration, const Catalog& catalog,
-                           const RunFacts& facts) {
+// predict with its facts made; the terms, notes, warnings and resolved configuration only with
+// `detail` (predict_speed ranks runs on the numbers alone).
+Result<Prediction> predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                                const Calibration& calibration, const Catalog& catalog,
+                                const RunFacts& facts, bool detail) {
   if (Status s = check_link(config.link); !s.ok()) return s;
-  auto network = network_for(facts.memory.config, catalog);
+  auto network = network_for(facts.memory.config, catalog, detail);
   if (!network) return network.status();
   // An LLM served for inference: the engine's phases (inference_perf.cc).
   if (w.transformer && facts.memory.config.mode != "train")
     return predict_inference(w, gpu, calibration, catalog, facts);
   const StepContext s =
-      step_context(w, gpu, config, calibration, catalog, facts, std::move(network).value());
+      step_context(w, gpu, config, calibration, catalog, facts, std::move(network).value(), detail);
   std::optional<StepOperators> made;  // facts made without their operators
   const StepOperators* ops = facts.operators.get();
   if (!ops) {
@@ -881,12 +901,7 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
     ops = &made.emplace(std::move(m).value());
   }
   Prediction p;
-  p.config = facts.memory.config;
-  p.warnings = facts.memory.warnings;
-  p.workload_class = facts.workload_class;
-  p.error_band = calibration.error_band.count(p.workload_class)
-                     ? calibration.error_band.at(p.workload_class)
-                     : pc::kUnfittedErrorBand;
+  if (detail) describe_run(facts, calibration, p);
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   p.memory_gb = facts.memory.total_gb;
   p.capacity_gb = capacity;
@@ -895,14 +910,15 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   // A measured workload runs at its fitted fraction of the operator model's speed.
   const double implementation = calibration.workload_efficiency(w.id);
   const Timing timing = compute_timing(s, *ops, implementation);
-  double step = add_compute_terms(timing, s.train, p);
+  double step = add_compute_terms(timing, s, p);
   const Communication comm = communication(s, step);
   if (comm.pipeline_factor > 1) {
     const double bubble = step * (comm.pipeline_factor - 1);
-    p.terms.push_back({"pipeline_bubble", bubble, 0, 0, "pipeline"});
+    if (detail) p.terms.push_back({"pipeline_bubble", bubble, 0, 0, "pipeline"});
     step += bubble;
   }
-  if (s.c.gpus > 1) p.terms.push_back({"communication", comm.exposed_s, 0, 0, "communication"});
+  if (detail && s.c.gpus > 1)
+    p.terms.push_back({"communication", comm.exposed_s, 0, 0, "communication"});
   step += comm.exposed_s;
   const double offload_traffic_s = add_offload_traffic(s, p);
   step += offload_traffic_s;
@@ -912,8 +928,24 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
   set_throughput(s, step, p);
   p.bound = bound_of(timing, comm.exposed_s, spill_s + offload_traffic_s);
   p.mfu = model_flops_utilisation(s, step);
-  add_notes(s, implementation, comm, p);
+  if (detail) add_notes(s, implementation, comm, p);
   return p;
+}
+
+}  // namespace
+
+Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                           const Calibration& calibration, const Catalog& catalog,
+                           const RunFacts& facts) {
+  return predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/true);
+}
+
+Result<RunSpeed> predict_speed(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                               const Calibration& calibration, const Catalog& catalog,
+                               const RunFacts& facts) {
+  auto p = predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/false);
+  if (!p) return p.status();
+  return RunSpeed{p->fits, p->throughput, std::move(p->unit), std::move(p->serving)};
 }
 
 }  // namespace rigplan

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "cost/cost_constants.h"
+#include "model/run_speed.h"
 #include "recommend/steps.h"
 #include "util/strings.h"
 
@@ -224,18 +225,28 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
       if (!best.fits) best = TaskRun{false, name, facts->memory.total_gb};
       continue;
     }
-    auto p = predict(task.workload, gpu, cfg, calibration_, catalog_, *facts);
-    if (p && demand_.host) {
-      p = with_input_pipeline(task.workload, std::move(p).value(), *demand_.host,
-                              embedded_input_pipelines());
-    }
+    auto p = speed(task.workload, gpu, cfg, *facts);
     if (!p) return p.status();
     if (!p->fits && best.fits) continue;
-    best = TaskRun{p->fits, name, facts->memory.total_gb, p->throughput, p->unit, p->serving};
-    if (best.fits && (!job || (p->serving && meets(*p->serving, *job)))) break;
+    best = TaskRun{p->fits, name, facts->memory.total_gb, p->throughput};
+    best.unit = std::move(p->unit);
+    best.serving = std::move(p->serving);
+    if (best.fits && (!job || (best.serving && meets(*best.serving, *job)))) break;
   }
   if (stack) best.stack_partly = stack->partly;
   return best;
+}
+
+// How fast a run goes: its speed alone, or with a host CPU, the prediction the input pipeline
+// bounds.
+Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunConfig& cfg,
+                                   const RunFacts& facts) {
+  if (!demand_.host) return predict_speed(w, gpu, cfg, calibration_, catalog_, facts);
+  auto p = predict(w, gpu, cfg, calibration_, catalog_, facts);
+  if (p)
+    p = with_input_pipeline(w, std::move(p).value(), *demand_.host, embedded_input_pipelines());
+  if (!p) return p.status();
+  return RunSpeed{p->fits, p->throughput, std::move(p->unit), std::move(p->serving)};
 }
 
 // The facts' configuration is what predict runs: this candidate's links, not the first's.

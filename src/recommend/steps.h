@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cost/cost_constants.h"
+#include "model/run_speed.h"
 #include "rigplan/catalog_query.h"
 #include "rigplan/recommend.h"
 
@@ -99,6 +100,8 @@ class DemandRuns {
                                    const std::string& strategy, const RunConfig& cfg);
   // The facts with the configuration's links: what predict runs on this candidate.
   const RunFacts& placed(const RunFacts& facts, const RunConfig& cfg);
+  Result<RunSpeed> speed(const Workload& w, const Gpu& gpu, const RunConfig& cfg,
+                         const RunFacts& facts);
 
   const Demand& demand_;
   const Catalog& catalog_;

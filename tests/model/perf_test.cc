@@ -3,11 +3,13 @@
 // deterministic functions of the calibration.
 #include "rigplan/perf.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 
+#include "model/run_speed.h"
 #include "rigplan/calibrate.h"
 #include "test_support.h"
 
@@ -351,6 +353,63 @@ TEST(PerfModel, OperatorsMadeOnOneGpuPredictEveryGpuAsIfMadeOnIt) {
     EXPECT_EQ(reused->step_time_s, direct->step_time_s);
     EXPECT_EQ(reused->bound, direct->bound);
     EXPECT_NEAR(reused->throughput, k.throughput, 1e-4 * k.throughput);
+  }
+}
+
+// predict_speed, which recommend ranks runs with, gives predict's numbers without its terms and
+// notes: on one GPU and many, over PCIe, NVLink and a network, sharded, offloaded, pipelined and
+// served.
+TEST(PerfModel, SpeedAloneIsThePredictionsNumbers) {
+  struct Case {
+    const char* workload;
+    const char* gpu;
+    int gpus;
+    std::string mode = "train";
+    int zero = 0;
+    std::string offload = "none";
+    int pp = 1;
+    int gpus_per_node = 0;
+    std::optional<double> network_gbps_per_gpu;
+  };
+  const Case cases[] = {
+      {"resnet50", "rtx-4090", 1},
+      {"resnet50", "rtx-4090", 4},
+      {"resnet50", "h100-sxm5-80gb", 16, "train", 0, "none", 1, 8, 50.0},
+      {"resnet50", "a100-sxm4-80gb", 16},
+      {"mpt-125m", "rtx-3090", 2, "train", 3},
+      {"mpt-125m", "rtx-3090", 2, "train", 3, "cpu"},
+      {"mpt-125m", "a100-sxm4-80gb", 8, "train", 0, "none", 2},
+      {"llama-3-8b", "h100-sxm5-80gb", 1, "serve"},
+      {"llama-3-8b", "rtx-4090", 2, "infer"},
+  };
+  const Calibration& cal = embedded_calibration();
+  for (const Case& k : cases) {
+    SCOPED_TRACE(fmt::format("{} on {} x {}, {}", k.workload, k.gpu, k.gpus, k.mode));
+    const Workload& w = **zoo().find(k.workload);
+    const Gpu& gpu = *catalog().gpu(k.gpu);
+    RunConfig config;
+    config.mode = k.mode;
+    config.gpus = k.gpus;
+    config.zero = k.zero;
+    config.offload = k.offload;
+    config.pipeline_parallel = k.pp;
+    config.gpus_per_node = k.gpus_per_node;
+    config.network_gbps_per_gpu = k.network_gbps_per_gpu;
+    auto facts = run_facts(w, gpu, config);
+    ASSERT_TRUE(facts.ok()) << facts.status().message();
+    auto p = predict(w, gpu, config, cal, catalog(), *facts);
+    auto speed = predict_speed(w, gpu, config, cal, catalog(), *facts);
+    ASSERT_TRUE(p.ok() && speed.ok());
+    EXPECT_GT(p->throughput, 0);
+    EXPECT_EQ(speed->fits, p->fits);
+    EXPECT_EQ(speed->throughput, p->throughput);
+    EXPECT_EQ(speed->unit, p->unit);
+    ASSERT_EQ(speed->serving.has_value(), p->serving.has_value());
+    if (p->serving) {
+      EXPECT_EQ(speed->serving->ttft_ms, p->serving->ttft_ms);
+      EXPECT_EQ(speed->serving->tpot_ms, p->serving->tpot_ms);
+      EXPECT_EQ(speed->serving->requests_per_s, p->serving->requests_per_s);
+    }
   }
 }
 
