@@ -105,6 +105,21 @@ class Row {
   const std::string& path_;
 };
 
+// The most GPUs one instance may have: the catalog's bound on an offer's gpu_count
+// (src/catalog/schema.cc), checked before the count becomes an int.
+constexpr double kMaxInstanceGpus = 1024;
+
+// An instance's GPU count from a cell already read as a number: a whole number from 1 to
+// kMaxInstanceGpus.
+Result<int> gpu_count(const Row& row, int column, std::string_view what, std::optional<double> n) {
+  if (!n || *n < 1 || *n > kMaxInstanceGpus || *n != std::floor(*n)) {
+    return row.error(column, fmt::format("{} '{}' is not accepted; expected a whole number from 1 "
+                                         "to {}",
+                                         what, row.text(column), kMaxInstanceGpus));
+  }
+  return static_cast<int>(*n);
+}
+
 // A price rounded to a millionth of a dollar: lists write sums such as 1.6567999999999998.
 double cents_fraction(double usd) { return std::round(usd * 1e6) / 1e6; }
 
@@ -236,13 +251,9 @@ Result<bool> read_skypilot_prices(const Row& row, const SkypilotColumns& c, cons
 Status read_skypilot_gpus(const Row& row, const SkypilotColumns& c, Listing& l) {
   auto count = row.number(c.count, "AcceleratorCount");
   if (!count.ok()) return count.status();
-  const double n = count->value_or(0);
-  if (n < 1 || n != std::floor(n)) {
-    return row.error(c.count, fmt::format("AcceleratorCount '{}' is not accepted; expected a "
-                                          "whole number >= 1",
-                                          row.text(c.count)));
-  }
-  l.count = static_cast<int>(n);
+  auto n = gpu_count(row, c.count, "AcceleratorCount", *count);
+  if (!n.ok()) return n.status();
+  l.count = *n;
   // SkyPilot leaves the instance type of GCP's attachable GPUs empty: name them by GPU x count.
   if (l.instance.empty()) l.instance = fmt::format("gpu-only:{}-x{}", l.accelerator, l.count);
   if (c.gpu_info >= 0) l.memory_gb = gpu_info_memory_gb(row.text(c.gpu_info));
@@ -361,13 +372,9 @@ Status read_own_numbers(const Row& row, const OwnCsvColumns& c, Listing& l) {
   if (!*price || **price <= 0) return row.error(c.price, "price must be a number > 0");
   l.price = cents_fraction(**price);
   if (*spot) l.spot = cents_fraction(**spot);
-  const double n = count->value_or(0);
-  if (n < 1 || n != std::floor(n)) {
-    return row.error(c.count, fmt::format("count '{}' is not accepted; expected a whole number "
-                                          ">= 1",
-                                          row.text(c.count)));
-  }
-  l.count = static_cast<int>(n);
+  auto n = gpu_count(row, c.count, "count", *count);
+  if (!n.ok()) return n.status();
+  l.count = *n;
   l.fabric_gbit_per_gpu = *fabric_bw;
   return {};
 }

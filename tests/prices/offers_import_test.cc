@@ -286,6 +286,27 @@ TEST(OffersImport, BadInputNamesTheFileLineAndColumn) {
             "'skypilot'?)");
 }
 
+TEST(OffersImport, RefusesAGpuCountNoInstanceHas) {
+  // 1e30 is a whole number an int cannot hold: refused before it becomes one.
+  const OfferImportOptions csv{.format = "csv", .provider_kind = "gpu-cloud"};
+  EXPECT_EQ(import_error({text_file("q.csv",
+                                    "provider,instance,gpu,count,price\n"
+                                    "x,y,rtx-4090,1e30,1.5\n")},
+                         csv),
+            "q.csv:2:4: count '1e30' is not accepted; expected a whole number from 1 to 1024");
+  EXPECT_EQ(import_error({text_file("q.csv",
+                                    "provider,instance,gpu,count,price\n"
+                                    "x,y,rtx-4090,2.5,1.5\n")},
+                         csv),
+            "q.csv:2:4: count '2.5' is not accepted; expected a whole number from 1 to 1024");
+  EXPECT_EQ(import_error({text_file("aws/vms.csv",
+                                    "InstanceType,AcceleratorName,AcceleratorCount,Price\n"
+                                    "x,T4,1025,0.5\n")},
+                         {.format = "skypilot"}),
+            "aws/vms.csv:2:3: AcceleratorCount '1025' is not accepted; expected a whole number "
+            "from 1 to 1024");
+}
+
 TEST(OffersImport, KeepsTheCatalogsNewerPrice) {
   // offers.toml prices lambda-gpu-1x-h100-sxm5 on 2026-05-07; a 2025 list does not replace it.
   const std::string text =
