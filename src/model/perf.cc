@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "model/components.h"
 #include "model/inference_perf.h"
@@ -23,14 +25,19 @@ namespace {
 
 namespace pc = perf_constants;
 
+enum class OpKind { kGemm, kAttention, kElementwise, kOptimizer, kDequantize };
+
 // One operator (or `count` identical ones) of a step on one GPU.
 struct Op {
-  std::string_view kind;  // gemm, attention, elementwise, optimizer
+  OpKind kind = OpKind::kElementwise;
   double flops = 0;
   double bytes = 0;
-  double m = 0, n = 0, k = 0;  // GEMM shape, for the size-dependent efficiency
-  double count = 1;            // identical kernels (LSTM time steps, MoE experts)
-  double kernels = 1;          // launches per instance
+  // A GEMM's shape, for its size-dependent efficiency (gemm_shape_efficiency): its output tiles,
+  // and the pipeline's fill by its inner dimension.
+  double tiles = 0;
+  double k_efficiency = 1;
+  double count = 1;    // identical kernels (LSTM time steps, MoE experts)
+  double kernels = 1;  // launches per instance
   // A GEMM whose traffic depends on the GPU's L2 (gemm_bytes): `bytes` holds its operands'
   // bytes and `output_bytes` its output's, and time_ops adds the re-reads on each GPU.
   bool l2_traffic = false;
@@ -69,11 +76,9 @@ Rates rates_for(const Gpu& g, const std::string& precision) {
 // Wave quantization: a GEMM's tiles run in waves of one tile per SM; the last wave may leave
 // SMs idle. A short inner dimension cannot fill the pipeline.
 double gemm_shape_efficiency(const Op& op, double sms) {
-  const double tiles = std::ceil(op.m / pc::kTile) * std::ceil(op.n / pc::kTile);
-  const double waves = std::ceil(tiles / sms);
-  const double wave_eff = tiles / (waves * sms);
-  const double k_eff = std::min(1.0, op.k / pc::kFullK);
-  return std::max(1e-3, wave_eff * k_eff);
+  const double waves = std::ceil(op.tiles / sms);
+  const double wave_eff = op.tiles / (waves * sms);
+  return std::max(1e-3, wave_eff * op.k_efficiency);
 }
 
 // GEMM traffic: each operand once while they fit in L2, up to twice when they do not (tiles of
@@ -91,10 +96,9 @@ double op_bytes(const Op& op, double l2_bytes) {
 // A GEMM of m×k by k×n; its traffic is left to op_bytes, on the GPU that runs it.
 Op gemm(double m, double n, double k, double beta, double count = 1) {
   Op op;
-  op.kind = "gemm";
-  op.m = m;
-  op.n = n;
-  op.k = k;
+  op.kind = OpKind::kGemm;
+  op.tiles = std::ceil(m / pc::kTile) * std::ceil(n / pc::kTile);
+  op.k_efficiency = std::min(1.0, k / pc::kFullK);
   op.flops = 2 * m * n * k;
   op.bytes = (m * k + k * n) * beta;
   op.output_bytes = m * n * beta;
@@ -105,7 +109,7 @@ Op gemm(double m, double n, double k, double beta, double count = 1) {
 
 Op elementwise(double bytes, double count = 1) {
   Op op;
-  op.kind = "elementwise";
+  op.kind = OpKind::kElementwise;
   op.bytes = bytes;
   op.flops = bytes / 4;  // a few operations per element
   op.count = count;
@@ -138,7 +142,7 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
   }
   // Attention: scores and context, 4·s·q FLOPs per token (halved by causal masking).
   Op attention;
-  attention.kind = "attention";
+  attention.kind = OpKind::kAttention;
   attention.flops = 4 * tokens * seq * q * causal / tp;
   attention.bytes = tokens * (2 * q + 2 * kv) * beta / tp;
   if (!flash)
@@ -193,7 +197,7 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
       ops.push_back(recurrent);
     } else if (l.op == "attention") {
       Op op;
-      op.kind = "attention";
+      op.kind = OpKind::kAttention;
       op.flops = 4.0 * batch * l.heads * l.head_dim * static_cast<double>(l.query_len) *
                  static_cast<double>(l.key_len);
       op.bytes = batch * 4.0 * l.heads * l.head_dim * static_cast<double>(l.query_len) * beta;
@@ -221,8 +225,8 @@ struct Timing {
 void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_other,
               const Rates& rates, const ArchCalibration& cal, Timing& out) {
   for (const Op& op : ops) {
-    const bool is_gemm = op.kind == "gemm";
-    const bool is_attention = op.kind == "attention";
+    const bool is_gemm = op.kind == OpKind::kGemm;
+    const bool is_attention = op.kind == OpKind::kAttention;
     const double passes = is_gemm ? passes_gemm : passes_other;
     double compute = 0;
     if (is_gemm) {
@@ -245,9 +249,9 @@ void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_othe
     } else if (is_attention) {
       out.attention += seconds;
       out.other_flops += op.flops * op.count * passes;
-    } else if (op.kind == "optimizer") {
+    } else if (op.kind == OpKind::kOptimizer) {
       out.optimizer += seconds;
-    } else if (op.kind == "dequantize") {
+    } else if (op.kind == OpKind::kDequantize) {
       out.dequantize += seconds;
     } else {
       out.elementwise += seconds;
@@ -456,6 +460,7 @@ struct StepContext : StepShape {
   // targeted matrix).
   double trained = 0;
   bool detail = true;  // the prediction's terms and notes are written, beside its numbers
+  OperatorTimes* times = nullptr;  // operator times kept across predictions (predict_speed)
 };
 
 StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& config,
@@ -539,7 +544,7 @@ Op dequantize_op(const StepContext& s) {
   const ParamCounts& params = s.facts.params;
   const double quantized = static_cast<double>(params.total - params.embedding - params.head);
   Op dequantize = elementwise(quantized * (*bits_per_weight(s.c.weights) / 8 + 2) / (s.tp * s.pp));
-  dequantize.kind = "dequantize";
+  dequantize.kind = OpKind::kDequantize;
   dequantize.kernels = static_cast<double>(layer_linears(*s.w.transformer).size()) *
                        s.w.transformer->total_layers() / s.pp;
   return dequantize;
@@ -554,25 +559,59 @@ Op optimizer_op(const StepContext& s) {
                            : c.optimizer == "sgd-momentum" ? pc::kSgdMomentumBytes
                                                            : pc::kSgdBytes;
   Op optimizer;
-  optimizer.kind = "optimizer";
+  optimizer.kind = OpKind::kOptimizer;
   optimizer.bytes = s.trained * per_param / (s.tp * s.pp) / (c.zero >= 1 ? s.dp : 1) / s.accum;
   optimizer.kernels = 4 / s.accum;
   return optimizer;
+}
+
+// The times of a step's operators on the context's GPU. Training: the forward, the backward
+// (and a recomputed forward under checkpointing) of `ops`, then the forward of `forward_only`;
+// else one forward pass.
+Timing time_operators(const StepContext& s, const StepOperators& ops) {
+  Timing timing;
+  if (!s.train) {
+    time_ops(ops.ops, 1, 1, s.rates, s.cal, timing);
+    return timing;
+  }
+  const double recompute = s.c.checkpointing ? 1 : 0;
+  time_ops(ops.ops, 1 + (s.frozen ? 1 : 2) + recompute, 1 + 2 + recompute, s.rates, s.cal, timing);
+  time_ops(ops.forward_only, 1, 1, s.rates, s.cal, timing);
+  return timing;
+}
+
+}  // namespace
+
+// By the operators timed, the GPU and how the step runs them (train, frozen, checkpointing).
+struct OperatorTimes::Entries {
+  std::map<std::tuple<const StepOperators*, const Gpu*, bool, bool, bool>, Timing> times;
+};
+
+OperatorTimes::OperatorTimes() : entries_(std::make_unique<Entries>()) {}
+OperatorTimes::~OperatorTimes() = default;
+
+namespace {
+
+// time_operators, kept in s.times when the prediction has them.
+Timing operator_times(const StepContext& s, const StepOperators& ops) {
+  if (!s.times) return time_operators(s, ops);
+  auto& times = s.times->entries().times;
+  const auto key = std::make_tuple(&ops, &s.gpu, s.train, s.frozen, s.c.checkpointing);
+  if (auto it = times.find(key); it != times.end()) return it->second;
+  return times.emplace(key, time_operators(s, ops)).first->second;
 }
 
 // A training step's operator times: the forward, the backward (activation gradients and, for
 // trained layers, weight gradients), a recomputed forward under checkpointing, QLoRA's
 // dequantization in each of them, and the optimizer when it runs on the GPU.
 Timing train_timing(const StepContext& s, const StepOperators& ops) {
-  Timing timing;
+  Timing timing = operator_times(s, ops);
   const double recompute = s.c.checkpointing ? 1 : 0;
-  time_ops(ops.ops, 1 + (s.frozen ? 1 : 2) + recompute, 1 + 2 + recompute, s.rates, s.cal, timing);
-  time_ops(ops.forward_only, 1, 1, s.rates, s.cal, timing);
   // Selective recompute (Korthikanti et al. 2022): the attention core runs forward once more.
   if (s.c.recompute == "selective") {
     std::vector<Op> core;
     std::copy_if(ops.ops.begin(), ops.ops.end(), std::back_inserter(core),
-                 [](const Op& op) { return op.kind == "attention"; });
+                 [](const Op& op) { return op.kind == OpKind::kAttention; });
     time_ops(core, 1, 1, s.rates, s.cal, timing);
   }
   if (s.c.method == "qlora" && s.w.transformer)
@@ -584,12 +623,7 @@ Timing train_timing(const StepContext& s, const StepOperators& ops) {
 // The operator times of a step (training, or one forward pass), divided by `implementation`, the
 // workload's measured fraction of the operator model's speed.
 Timing compute_timing(const StepContext& s, const StepOperators& ops, double implementation) {
-  Timing timing;
-  if (s.train) {
-    timing = train_timing(s, ops);
-  } else {
-    time_ops(ops.ops, 1, 1, s.rates, s.cal, timing);
-  }
+  Timing timing = s.train ? train_timing(s, ops) : operator_times(s, ops);
   for (double* t : {&timing.gemm, &timing.attention, &timing.elementwise, &timing.optimizer,
                     &timing.dequantize, &timing.compute_bound, &timing.memory_bound}) {
     *t /= implementation;
@@ -884,15 +918,16 @@ void describe_run(const RunFacts& facts, const Calibration& calibration, Predict
 // `detail` (predict_speed ranks runs on the numbers alone).
 Result<Prediction> predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
                                 const Calibration& calibration, const Catalog& catalog,
-                                const RunFacts& facts, bool detail) {
+                                const RunFacts& facts, bool detail, OperatorTimes* times) {
   if (Status s = check_link(config.link); !s.ok()) return s;
   auto network = network_for(facts.memory.config, catalog, detail);
   if (!network) return network.status();
   // An LLM served for inference: the engine's phases (inference_perf.cc).
   if (w.transformer && facts.memory.config.mode != "train")
     return predict_inference(w, gpu, calibration, catalog, facts);
-  const StepContext s =
+  StepContext s =
       step_context(w, gpu, config, calibration, catalog, facts, std::move(network).value(), detail);
+  s.times = times;
   std::optional<StepOperators> made;  // facts made without their operators
   const StepOperators* ops = facts.operators.get();
   if (!ops) {
@@ -937,13 +972,13 @@ Result<Prediction> predict_step(const Workload& w, const Gpu& gpu, const RunConf
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog,
                            const RunFacts& facts) {
-  return predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/true);
+  return predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/true, nullptr);
 }
 
 Result<RunSpeed> predict_speed(const Workload& w, const Gpu& gpu, const RunConfig& config,
                                const Calibration& calibration, const Catalog& catalog,
-                               const RunFacts& facts) {
-  auto p = predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/false);
+                               const RunFacts& facts, OperatorTimes* times) {
+  auto p = predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/false, times);
   if (!p) return p.status();
   return RunSpeed{p->fits, p->throughput, std::move(p->unit), std::move(p->serving)};
 }

@@ -3,6 +3,7 @@
 // numbers cost to compute when recommend tries hundreds of runs per request.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -18,11 +19,29 @@ struct RunSpeed {
   std::optional<ServingPrediction> serving;  // mode serve
 };
 
+// The operator times of the runs predicted so far, by their facts' operators and GPU: they do
+// not depend on the run's links or network, so a caller that predicts the same facts on one GPU
+// under several topologies (recommend: a GPU owned, and in each offer) times them once. For one
+// calibration; the facts must outlive it.
+class OperatorTimes {
+ public:
+  OperatorTimes();
+  ~OperatorTimes();
+  OperatorTimes(const OperatorTimes&) = delete;
+  OperatorTimes& operator=(const OperatorTimes&) = delete;
+  struct Entries;  // perf.cc
+  Entries& entries() { return *entries_; }
+
+ private:
+  std::unique_ptr<Entries> entries_;
+};
+
 // predict(workload, gpu, config, calibration, catalog, facts) without the prediction's terms,
 // notes, warnings and resolved configuration: the same fits, throughput, unit and serving
-// prediction, and the same errors.
+// prediction, and the same errors. With `times`, the operator times kept there are used, and
+// those made are kept.
 Result<RunSpeed> predict_speed(const Workload& workload, const Gpu& gpu, const RunConfig& config,
                                const Calibration& calibration, const Catalog& catalog,
-                               const RunFacts& facts);
+                               const RunFacts& facts, OperatorTimes* times = nullptr);
 
 }  // namespace rigplan

@@ -241,7 +241,7 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
 // bounds.
 Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunConfig& cfg,
                                    const RunFacts& facts) {
-  if (!demand_.host) return predict_speed(w, gpu, cfg, calibration_, catalog_, facts);
+  if (!demand_.host) return predict_speed(w, gpu, cfg, calibration_, catalog_, facts, &times_);
   auto p = predict(w, gpu, cfg, calibration_, catalog_, facts);
   if (p)
     p = with_input_pipeline(w, std::move(p).value(), *demand_.host, embedded_input_pipelines());

@@ -110,6 +110,7 @@ class DemandRuns {
       cache_;
   std::map<std::tuple<size_t, int, std::string, std::string>, RunFacts> facts_;
   std::map<std::tuple<const RunFacts*, std::string, int, double>, RunFacts> placed_;
+  OperatorTimes times_;  // of the facts above, on each GPU
 };
 
 // Usage demands: each task's share of the hours on the reference GPU, converted to its work per
