@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 #include <tuple>
 
 #include "cost/cost_constants.h"
@@ -172,15 +173,18 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
 
 Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count,
                                                      const Topology& topology) {
-  auto key = std::make_tuple(gpu.id, count, topology.key());
-  if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
+  const double network = topology.network_gbps_per_gpu.value_or(-1);
+  const auto wanted = std::make_tuple(&gpu, count, std::string_view(topology.link),
+                                      topology.gpus_per_node, network);
+  if (auto it = cache_.find(wanted); it != cache_.end()) return &it->second;
   std::vector<TaskRun> out;
   for (size_t i = 0; i < demand_.tasks.size(); ++i) {
     auto r = run_task(i, gpu, count, topology);
     if (!r) return r.status();
-    out.push_back(*r);
+    out.push_back(std::move(r).value());
   }
-  return &cache_.emplace(key, std::move(out)).first->second;
+  auto key = std::make_tuple(&gpu, count, topology.link, topology.gpus_per_node, network);
+  return &cache_.emplace(std::move(key), std::move(out)).first->second;
 }
 
 // The first strategy that fits (a serving job: that fits and meets the job), else the last
@@ -189,18 +193,17 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
                                      const Topology& topology) {
   const Task& task = demand_.tasks[task_index];
   const std::optional<ServingJob>& job = demand_.serving;
-  RunConfig base = task.run;
-  if (job) base.request_rate = job->request_rate;
-  if (base.link.empty()) base.link = topology.link;
-  base.gpus_per_node = topology.gpus_per_node;
-  base.network_gbps_per_gpu = topology.network_gbps_per_gpu;
   TaskRun best;
-  std::optional<StackCheck> stack;
-  for (const auto& [name, cfg] : strategies(task.workload, base, gpu, count)) {
+  const StackCheck* stack = nullptr;
+  for (const auto& [name, strategy] : strategies_for(task_index, gpu, count)) {
+    RunConfig cfg = strategy;
+    if (cfg.link.empty()) cfg.link = topology.link;
+    cfg.gpus_per_node = topology.gpus_per_node;
+    cfg.network_gbps_per_gpu = topology.network_gbps_per_gpu;
     auto shared = facts_of(task_index, gpu, count, name, cfg);
     if (!shared) return shared.status();
     // The engine and formats, once resolved, do not depend on the strategy.
-    if (!stack) stack = check_stack(task.workload, gpu, **shared, catalog_);
+    if (!stack) stack = &stack_of(task.workload, gpu, **shared);
     if (!stack->refusal.empty()) {
       TaskRun refused{false, name, (*shared)->memory.total_gb};
       refused.stack_refusal = stack->refusal;
@@ -237,6 +240,27 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
   return best;
 }
 
+// The strategies of a task on `count` GPUs, made once per task and count (and, for inference,
+// whether the GPUs are linked by NVSwitch or Infinity Fabric); without the candidate's topology.
+const std::vector<std::pair<std::string, RunConfig>>& DemandRuns::strategies_for(size_t task_index,
+                                                                                 const Gpu& gpu,
+                                                                                 int count) {
+  const bool linked = gpu.gpu_link == "nvswitch" || gpu.gpu_link == "infinity-fabric";
+  const auto key = std::make_tuple(task_index, count, linked);
+  if (auto it = strategies_.find(key); it != strategies_.end()) return it->second;
+  const Task& task = demand_.tasks[task_index];
+  RunConfig base = task.run;
+  if (demand_.serving) base.request_rate = demand_.serving->request_rate;
+  return strategies_.emplace(key, strategies(task.workload, base, gpu, count)).first->second;
+}
+
+// The stack check of facts on a GPU, made once per facts and GPU.
+const StackCheck& DemandRuns::stack_of(const Workload& w, const Gpu& gpu, const RunFacts& facts) {
+  const auto key = std::make_pair(&facts, &gpu);
+  if (auto it = stacks_.find(key); it != stacks_.end()) return it->second;
+  return stacks_.emplace(key, check_stack(w, gpu, facts, catalog_)).first->second;
+}
+
 // How fast a run goes: its speed alone, or with a host CPU, the prediction the input pipeline
 // bounds.
 Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunConfig& cfg,
@@ -251,14 +275,16 @@ Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunC
 
 // The facts' configuration is what predict runs: this candidate's links, not the first's.
 const RunFacts& DemandRuns::placed(const RunFacts& facts, const RunConfig& cfg) {
-  auto key =
-      std::make_tuple(&facts, cfg.link, cfg.gpus_per_node, cfg.network_gbps_per_gpu.value_or(-1));
-  if (auto it = placed_.find(key); it != placed_.end()) return it->second;
+  const double network = cfg.network_gbps_per_gpu.value_or(-1);
+  const auto wanted =
+      std::make_tuple(&facts, std::string_view(cfg.link), cfg.gpus_per_node, network);
+  if (auto it = placed_.find(wanted); it != placed_.end()) return it->second;
   RunFacts out = facts;
   out.memory.config.link = cfg.link;
   out.memory.config.gpus_per_node = cfg.gpus_per_node;
   out.memory.config.network_gbps_per_gpu = cfg.network_gbps_per_gpu;
-  return placed_.emplace(key, std::move(out)).first->second;
+  auto key = std::make_tuple(&facts, cfg.link, cfg.gpus_per_node, network);
+  return placed_.emplace(std::move(key), std::move(out)).first->second;
 }
 
 // A training run's facts are made on the first GPU asked about: they do not depend on it. An
@@ -266,12 +292,13 @@ const RunFacts& DemandRuns::placed(const RunFacts& facts, const RunConfig& cfg) 
 // what the rest allows), so its facts are made per GPU. Neither depends on the topology.
 Result<const RunFacts*> DemandRuns::facts_of(size_t task_index, const Gpu& gpu, int count,
                                              const std::string& strategy, const RunConfig& cfg) {
-  const bool per_gpu = cfg.mode != "train";
-  auto key = std::make_tuple(task_index, count, strategy, per_gpu ? gpu.id : std::string());
-  if (auto it = facts_.find(key); it != facts_.end()) return &it->second;
+  const Gpu* per_gpu = cfg.mode != "train" ? &gpu : nullptr;
+  const auto wanted = std::make_tuple(task_index, count, std::string_view(strategy), per_gpu);
+  if (auto it = facts_.find(wanted); it != facts_.end()) return &it->second;
   auto f = run_facts(demand_.tasks[task_index].workload, gpu, cfg);
   if (!f) return f.status();
-  return &facts_.emplace(key, std::move(f).value()).first->second;
+  auto key = std::make_tuple(task_index, count, strategy, per_gpu);
+  return &facts_.emplace(std::move(key), std::move(f).value()).first->second;
 }
 
 Result<Option> evaluate(const Candidate& c, const Request& r, DemandRuns& runs) {

@@ -42,9 +42,6 @@ struct Topology {
   std::string link;  // RunConfig::link; "": the GPU's own
   int gpus_per_node = kGpusPerMachine;
   std::optional<double> network_gbps_per_gpu;
-  auto key() const {
-    return std::make_tuple(link, gpus_per_node, network_gbps_per_gpu.value_or(-1));
-  }
 };
 
 // The request once checked, with what it resolves to in the catalog.
@@ -103,13 +100,22 @@ class DemandRuns {
   Result<RunSpeed> speed(const Workload& w, const Gpu& gpu, const RunConfig& cfg,
                          const RunFacts& facts);
 
+  const std::vector<std::pair<std::string, RunConfig>>& strategies_for(size_t task_index,
+                                                                       const Gpu& gpu, int count);
+  const StackCheck& stack_of(const Workload& w, const Gpu& gpu, const RunFacts& facts);
+
   const Demand& demand_;
   const Catalog& catalog_;
   const Calibration& calibration_;
-  std::map<std::tuple<std::string, int, std::tuple<std::string, int, double>>, std::vector<TaskRun>>
+  // By GPU, count and topology (link, GPUs per node, network or -1); looked up without copies.
+  std::map<std::tuple<const Gpu*, int, std::string, int, double>, std::vector<TaskRun>, std::less<>>
       cache_;
-  std::map<std::tuple<size_t, int, std::string, std::string>, RunFacts> facts_;
-  std::map<std::tuple<const RunFacts*, std::string, int, double>, RunFacts> placed_;
+  // By task, count, strategy and, for inference, the GPU (nullptr: training, any GPU).
+  std::map<std::tuple<size_t, int, std::string, const Gpu*>, RunFacts, std::less<>> facts_;
+  std::map<std::tuple<const RunFacts*, std::string, int, double>, RunFacts, std::less<>> placed_;
+  std::map<std::tuple<size_t, int, bool>, std::vector<std::pair<std::string, RunConfig>>>
+      strategies_;
+  std::map<std::pair<const RunFacts*, const Gpu*>, StackCheck> stacks_;
   OperatorTimes times_;  // of the facts above, on each GPU
 };
 
