@@ -47,6 +47,9 @@ Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int coun
 // that says why.
 Result<OwnedSystem> own_system(const Catalog& catalog, const Gpu& gpu, int count,
                                std::string_view condition, const BaseSystem* only = nullptr);
+// The machine of machine_for priced as own_system prices it: one machine found once, priced for
+// each condition.
+Result<OwnedSystem> own_system(const OwnedSystem& machine, std::string_view condition);
 
 // Share of a GPU's board power drawn while running a workload of a class and mode
 // (kPowerUtilisation*): the average, not the peak, which sizes PSUs and circuits instead.
@@ -137,6 +140,12 @@ RentCost rent_cost(const RentInputs& in, double hours);
 Result<RentInputs> rent_inputs(const Catalog& catalog, const Gpu& gpu, int count,
                                double usd_per_hour, double gpu_load, const Offer* offer,
                                std::string_view region);
+// The datacentre of rent_inputs: the region the GPUs run in (the offer's, else `region`).
+std::string_view rent_region(const Offer* offer, std::string_view region);
+// rent_inputs at the datacentre `dc`, the site_energy of rent_region found once for every
+// option rented there.
+RentInputs rent_inputs(const Catalog& catalog, const Gpu& gpu, int count, double usd_per_hour,
+                       double gpu_load, const Offer* offer, const SiteEnergy& dc);
 
 // When owning becomes cheaper than renting the same hours.
 struct BreakEven {

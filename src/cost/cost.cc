@@ -68,9 +68,13 @@ Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int coun
   OwnedSystem out;
   out.gpu = &gpu;
   out.count = count;
-  std::string why;
-  out.system = base_system_for(catalog, gpu, count, &why, only);
-  if (!out.system) return Status::not_found(why);
+  // Why none does is written only when none does.
+  out.system = base_system_for(catalog, gpu, count, nullptr, only);
+  if (!out.system) {
+    std::string why;
+    base_system_for(catalog, gpu, count, &why, only);
+    return Status::not_found(why);
+  }
   const double width = gpu.slot_width.value_or(2);
   const Part* cooling = catalog.part(kWideCardCoolingPart);
   if (count > 1 && width > out.system->max_slot_width && cooling)
@@ -82,27 +86,48 @@ Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int coun
   return out;
 }
 
-Result<OwnedSystem> own_system(const Catalog& catalog, const Gpu& gpu, int count,
-                               std::string_view condition, const BaseSystem* only) {
-  PriceQuote price;
+namespace {
+
+// The price of one GPU in a condition: "new" (street, else launch price) or "used".
+Result<PriceQuote> gpu_price(const Gpu& gpu, std::string_view condition) {
   if (condition == "new") {
     auto quote = new_price(gpu);
     if (!quote) return Status::not_found(fmt::format("{} has no new price in the catalog", gpu.id));
-    price = *quote;
-  } else if (condition == "used") {
+    return *quote;
+  }
+  if (condition == "used") {
     if (!gpu.used_price_usd) {
       return Status::not_found(fmt::format("{} has no used price in the catalog", gpu.id));
     }
-    price = {*gpu.used_price_usd, gpu.used_price_date, "used"};
-  } else {
-    return Status::invalid_input(
-        fmt::format("condition '{}' is not accepted; expected 'new' or 'used'", shown(condition)));
+    return PriceQuote{*gpu.used_price_usd, gpu.used_price_date, "used"};
   }
+  return Status::invalid_input(
+      fmt::format("condition '{}' is not accepted; expected 'new' or 'used'", shown(condition)));
+}
+
+void price(OwnedSystem& out, std::string_view condition, const PriceQuote& price) {
+  out.condition = std::string(condition);
+  out.gpu_price = price;
+  out.capex_usd += out.count * price.usd;
+}
+
+}  // namespace
+
+Result<OwnedSystem> own_system(const Catalog& catalog, const Gpu& gpu, int count,
+                               std::string_view condition, const BaseSystem* only) {
+  auto quote = gpu_price(gpu, condition);
+  if (!quote) return quote.status();
   auto out = machine_for(catalog, gpu, count, only);
   if (!out) return out;
-  out->condition = std::string(condition);
-  out->gpu_price = price;
-  out->capex_usd += count * price.usd;
+  price(*out, condition, *quote);
+  return out;
+}
+
+Result<OwnedSystem> own_system(const OwnedSystem& machine, std::string_view condition) {
+  auto quote = gpu_price(*machine.gpu, condition);
+  if (!quote) return quote.status();
+  OwnedSystem out = machine;
+  price(out, condition, *quote);
   return out;
 }
 
@@ -244,21 +269,30 @@ Host host_for(const Catalog& catalog, const Gpu& gpu, int count) {
 
 }  // namespace
 
-Result<RentInputs> rent_inputs(const Catalog& catalog, const Gpu& gpu, int count,
-                               double usd_per_hour, double gpu_load, const Offer* offer,
-                               std::string_view region) {
+std::string_view rent_region(const Offer* offer, std::string_view region) {
+  return offer && !offer->region.empty() ? std::string_view(offer->region) : region;
+}
+
+RentInputs rent_inputs(const Catalog& catalog, const Gpu& gpu, int count, double usd_per_hour,
+                       double gpu_load, const Offer* offer, const SiteEnergy& dc) {
   const Host host = host_for(catalog, gpu, count);
-  auto dc = site_energy(catalog, offer && !offer->region.empty() ? offer->region : region, true);
-  if (!dc) return dc.status();
   const bool hyperscale =
-      offer && offer->provider_kind == "hyperscaler" && dc->pue_from == kDefaultDcPue;
+      offer && offer->provider_kind == "hyperscaler" && dc.pue_from == kDefaultDcPue;
   RentInputs in;
   in.usd_per_hour = usd_per_hour;
   in.wall_w = (count * gpu.board_power_w * gpu_load + host.base_power_w) / host.psu_efficiency;
-  in.pue = hyperscale ? kHyperscalePue : dc->pue;
-  in.gco2_per_kwh = dc->gco2_per_kwh;
+  in.pue = hyperscale ? kHyperscalePue : dc.pue;
+  in.gco2_per_kwh = dc.gco2_per_kwh;
   in.embodied_kgco2e = count * gpu.embodied_kgco2e.value_or(0) + host.embodied_kgco2e;
   return in;
+}
+
+Result<RentInputs> rent_inputs(const Catalog& catalog, const Gpu& gpu, int count,
+                               double usd_per_hour, double gpu_load, const Offer* offer,
+                               std::string_view region) {
+  auto dc = site_energy(catalog, rent_region(offer, region), true);
+  if (!dc) return dc.status();
+  return rent_inputs(catalog, gpu, count, usd_per_hour, gpu_load, offer, *dc);
 }
 
 BreakEven break_even(const OwnInputs& own, double rent_usd_per_hour, double utilisation,

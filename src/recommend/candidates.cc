@@ -14,11 +14,17 @@ std::vector<Candidate> owned_candidates(const Request& r, int* unpriced) {
   for (const Gpu& gpu : r.catalog->gpus) {
     if (k.machine && !k.machine_gpu.empty() && gpu.id != k.machine_gpu) continue;
     if (!r.allowed(gpu)) continue;
+    // The machine of `machine_gpus` GPUs, found once for its counts and conditions.
+    std::optional<Result<OwnedSystem>> machine;
+    int machine_gpus = 0;
     for (int count : kCounts) {
       if (count > kGpusPerMachine && count > k.max_gpus) break;
+      if (const int in_machine = std::min(count, kGpusPerMachine); in_machine != machine_gpus) {
+        machine.emplace(machine_for(*r.catalog, gpu, in_machine, r.only_system));
+        machine_gpus = in_machine;
+      }
       for (std::string condition : {"new", "used"}) {
-        auto sys =
-            own_system(*r.catalog, gpu, std::min(count, kGpusPerMachine), condition, r.only_system);
+        auto sys = machine->ok() ? own_system(**machine, condition) : machine->status();
         if (!sys) {
           ++*unpriced;
           continue;

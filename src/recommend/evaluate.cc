@@ -98,16 +98,29 @@ void cost_owned(const Candidate& c, const Request& r, double hours, Option& o) {
   o.co2_kg = cost.co2_operational_kg + o.co2_embodied_kg;
 }
 
+// The datacentre an offer's instances run in, found once per region for the request.
+Result<const SiteEnergy*> rent_site(const Request& r, const Offer& offer) {
+  const std::string_view region = rent_region(&offer, "world");
+  for (const auto& [id, site] : r.rent_sites) {
+    if (id == region) return &site;
+  }
+  auto dc = site_energy(*r.catalog, region, true);
+  if (!dc) return dc.status();
+  return &r.rent_sites.emplace_back(region, std::move(dc).value()).second;
+}
+
 Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o) {
   const Offer& offer = *c.offer;
   const double usd_per_hour =
       (o.pricing == "spot" ? *offer.spot_price_per_hour_usd : offer.price_per_hour_usd) *
       c.instances;
-  auto in = rent_inputs(*r.catalog, *c.gpu, c.count, usd_per_hour, r.gpu_load, &offer, "world");
-  if (!in) return in.status();
+  auto dc = rent_site(r, offer);
+  if (!dc) return dc.status();
+  const RentInputs in =
+      rent_inputs(*r.catalog, *c.gpu, c.count, usd_per_hour, r.gpu_load, &offer, **dc);
   const double busy_total = r.demand->work ? hours : hours * r.constraints->horizon_months;
-  const RentCost cost = rent_cost(*in, busy_total);
-  o.wall_w = in->wall_w;
+  const RentCost cost = rent_cost(in, busy_total);
+  o.wall_w = in.wall_w;
   o.total_cost_usd = cost.total_usd;
   o.energy_kwh = cost.energy_kwh;
   o.co2_embodied_kg = cost.co2_embodied_kg;

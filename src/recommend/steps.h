@@ -64,6 +64,8 @@ struct Request {
   // The note on a price's age past --max-price-age ("" within it), by the price's date, made
   // once for every option priced that day (date_price).
   mutable std::vector<std::pair<Date, std::string>> price_age_notes;
+  // The datacentres rented options run in, by region (rent_region), each found once.
+  mutable std::vector<std::pair<std::string_view, SiteEnergy>> rent_sites;
 };
 
 // Checks the demand and the constraints; a malformed request is a kInvalidInput Status.
