@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <string_view>
 
 #include "model/components.h"
 #include "model/inference_memory.h"
@@ -480,14 +481,15 @@ void transformer_training_activations(const Run& r, Terms& t) {
 
 // Elements one layer of a layer list outputs per sample.
 double layer_output(const Layer& l, bool flash) {
-  if (l.op == "conv2d" || l.op == "conv_transpose2d")
+  const std::string_view op = l.op;
+  if (op == "conv2d" || op == "conv_transpose2d")
     return static_cast<double>(l.out_channels) * l.out_h * l.out_w;
-  if (l.op == "linear") return static_cast<double>(l.tokens) * l.out_features;
-  if (l.op == "embedding") return static_cast<double>(l.lookups) * l.dim;
-  if (l.op == "lstm")
+  if (op == "linear") return static_cast<double>(l.tokens) * l.out_features;
+  if (op == "embedding") return static_cast<double>(l.lookups) * l.dim;
+  if (op == "lstm")
     return static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * l.hidden_size *
            6;  // 4 gates, c, h
-  if (l.op == "attention") {
+  if (op == "attention") {
     // Memory-efficient attention keeps the output and a log-sum-exp per query and head; plain
     // attention keeps the scores and their softmax.
     return flash

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "model/components.h"
@@ -169,8 +170,9 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
   for (size_t i = 0; i < w.layers.size(); ++i) {
     if (roles[i] != role) continue;
     const Layer& l = w.layers[i];
+    const std::string_view kind = l.op;
     const double count = l.count;
-    if (l.op == "conv2d" || l.op == "conv_transpose2d") {
+    if (kind == "conv2d" || kind == "conv_transpose2d") {
       const double kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
       const double m = batch * l.out_h * l.out_w;
       const double k = static_cast<double>(l.in_channels) / l.groups * kh * kw;
@@ -184,10 +186,10 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
               beta +
           static_cast<double>(l.out_channels) * k * beta;
       ops.push_back(op);
-    } else if (l.op == "linear") {
+    } else if (kind == "linear") {
       ops.push_back(
           gemm(batch * static_cast<double>(l.tokens), l.out_features, l.in_features, beta, count));
-    } else if (l.op == "lstm") {
+    } else if (kind == "lstm") {
       const double dirs = l.bidirectional ? 2 : 1, h = l.hidden_size,
                    steps = static_cast<double>(l.steps);
       // Input projections for all steps at once, then one small recurrent GEMM per step.
@@ -195,7 +197,7 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
       Op recurrent = gemm(batch, 4 * h, h, beta, count * steps * dirs);
       recurrent.kernels = 2;  // the GEMM and the fused gate update
       ops.push_back(recurrent);
-    } else if (l.op == "attention") {
+    } else if (kind == "attention") {
       Op op;
       op.kind = OpKind::kAttention;
       op.flops = 4.0 * batch * l.heads * l.head_dim * static_cast<double>(l.query_len) *
@@ -206,7 +208,7 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
                     static_cast<double>(l.key_len) * beta;
       op.count = count;
       ops.push_back(op);
-    } else if (l.op == "embedding") {
+    } else if (kind == "embedding") {
       ops.push_back(elementwise(batch * static_cast<double>(l.lookups) * l.dim * beta * 2, count));
     } else {  // norm, elementwise: read and write each element
       ops.push_back(elementwise(batch * static_cast<double>(l.elements) * beta * 2, count));
@@ -304,7 +306,7 @@ std::string workload_class(const Workload& w) {
   if (w.transformer) return "transformer";
   if (w.task == "recommendation") return "recsys";
   for (const auto& l : w.layers) {
-    if (l.op == "lstm") return "rnn";
+    if (std::string_view(l.op) == "lstm") return "rnn";
   }
   return "cnn";
 }

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "rigplan/workload.h"
 
@@ -37,22 +38,23 @@ I mlp_params(const TransformerConfig& t) {
 }
 
 I exact_layer_params(const Layer& l) {
+  const std::string_view op = l.op;
   const I kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
-  if (l.op == "conv2d" || l.op == "conv_transpose2d") {
+  if (op == "conv2d" || op == "conv_transpose2d") {
     const auto per_group = l.in_channels / l.groups;  // exact: the loader checks that they divide
     return static_cast<I>(l.out_channels) * per_group * kh * kw +
            (l.bias.value_or(false) ? l.out_channels : 0);
   }
-  if (l.op == "linear") {
+  if (op == "linear") {
     return static_cast<I>(l.in_features) * l.out_features +
            (l.bias.value_or(true) ? l.out_features : 0);
   }
-  if (l.op == "embedding") return static_cast<I>(l.num_embeddings) * l.dim;
-  if (l.op == "lstm") {
+  if (op == "embedding") return static_cast<I>(l.num_embeddings) * l.dim;
+  if (op == "lstm") {
     const I h = l.hidden_size;
     return (l.bidirectional ? 2 : 1) * 4 * (static_cast<I>(l.input_size) * h + h * h + 2 * h);
   }
-  if (l.op == "norm") return static_cast<I>(l.norm_params_per_channel) * l.channels;
+  if (op == "norm") return static_cast<I>(l.norm_params_per_channel) * l.channels;
   return 0;
 }
 
@@ -63,24 +65,25 @@ std::int64_t whole(I count) {
 }
 
 double layer_forward_flops(const Layer& l) {
+  const std::string_view op = l.op;
   const double kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
-  if (l.op == "conv2d" || l.op == "conv_transpose2d") {
+  if (op == "conv2d" || op == "conv_transpose2d") {
     return 2.0 * l.out_h * l.out_w * l.out_channels *
            (static_cast<double>(l.in_channels) / l.groups) * kh * kw;
   }
-  if (l.op == "linear") return 2.0 * static_cast<double>(l.tokens) * l.in_features * l.out_features;
-  if (l.op == "lstm") {
+  if (op == "linear") return 2.0 * static_cast<double>(l.tokens) * l.in_features * l.out_features;
+  if (op == "lstm") {
     const double h = l.hidden_size;
     return 2.0 * static_cast<double>(l.steps) * (l.bidirectional ? 2 : 1) * 4 *
            (l.input_size * h + h * h);
   }
-  if (l.op == "attention") {
+  if (op == "attention") {
     return 4.0 * l.heads * l.head_dim * static_cast<double>(l.query_len) *
            static_cast<double>(l.key_len);
   }
   // mean, variance, subtract, divide, scale and shift: about 5 FLOPs per element, by counting.
-  if (l.op == "norm") return 5.0 * static_cast<double>(l.elements);
-  if (l.op == "elementwise") return static_cast<double>(l.elements);
+  if (op == "norm") return 5.0 * static_cast<double>(l.elements);
+  if (op == "elementwise") return static_cast<double>(l.elements);
   return 0;  // embedding lookups move bytes, not FLOPs
 }
 
@@ -135,7 +138,7 @@ ParamCounts count_params(const Workload& w) {
     for (const auto& l : w.layers) {
       const I p = exact_layer_params(l) * l.count;
       total += p;
-      if (l.op == "embedding") embedding += p;
+      if (std::string_view(l.op) == "embedding") embedding += p;
     }
     c.total = c.active = whole(total);
     c.embedding = whole(embedding);
