@@ -23,22 +23,19 @@ std::vector<Candidate> owned_candidates(const Request& r, int* unpriced) {
         machine.emplace(machine_for(*r.catalog, gpu, in_machine, r.only_system));
         machine_gpus = in_machine;
       }
-      for (std::string condition : {"new", "used"}) {
+      for (std::string_view condition : {"new", "used"}) {
         auto sys = machine->ok() ? own_system(**machine, condition) : machine->status();
         if (!sys) {
           ++*unpriced;
           continue;
         }
-        Candidate c;
+        Candidate& c = out.emplace_back();
+        c.kind = "own";
         c.gpu = &gpu;
         c.count = count;
+        c.condition = condition;
         c.owned = std::move(sys).value();
         c.machines = std::max(1.0, static_cast<double>(count) / kGpusPerMachine);
-        c.option.kind = "own";
-        c.option.gpu = gpu.id;
-        c.option.count = count;
-        c.option.condition = condition;
-        out.push_back(std::move(c));
       }
     }
   }
@@ -51,8 +48,8 @@ std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unc
   for (const Offer& offer : r.catalog->offers) {
     const Gpu* gpu = r.catalog->gpu(offer.gpu);
     if (!r.allowed(*gpu)) continue;
-    std::vector<std::string> pricings = {offer.billing == "serverless" ? "serverless"
-                                                                       : "on-demand"};
+    std::vector<std::string_view> pricings = {offer.billing == "serverless" ? "serverless"
+                                                                            : "on-demand"};
     if (offer.spot_price_per_hour_usd) pricings.push_back("spot");
     std::vector<Candidate> ladder;
     Topology topology{offer_link_kind(offer, *r.catalog), offer.gpu_count,
@@ -63,22 +60,15 @@ std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unc
         *unclustered += static_cast<int>(pricings.size());
         continue;
       }
-      for (const auto& pricing : pricings) {
-        Candidate c;
+      for (const std::string_view pricing : pricings) {
+        Candidate& c = ladder.emplace_back();
+        c.kind = "rent";
         c.gpu = gpu;
         c.count = instances * offer.gpu_count;
         c.offer = &offer;
         c.instances = instances;
+        c.pricing = pricing;
         c.topology = topology;
-        c.option.instances = instances;
-        if (instances > 1) c.option.fabric = offer.fabric;
-        c.option.kind = "rent";
-        c.option.gpu = gpu->id;
-        c.option.count = c.count;
-        c.option.offer = offer.id + (instances > 1 ? fmt::format(" x {}", instances) : "");
-        c.option.pricing = pricing;
-        c.option.provider = offer.provider;
-        ladder.push_back(std::move(c));
       }
     }
     out.push_back(std::move(ladder));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <string_view>
 #include <tuple>
 
@@ -112,7 +113,7 @@ Result<const SiteEnergy*> rent_site(const Request& r, const Offer& offer) {
 Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o) {
   const Offer& offer = *c.offer;
   const double usd_per_hour =
-      (o.pricing == "spot" ? *offer.spot_price_per_hour_usd : offer.price_per_hour_usd) *
+      (c.pricing == "spot" ? *offer.spot_price_per_hour_usd : offer.price_per_hour_usd) *
       c.instances;
   auto dc = rent_site(r, offer);
   if (!dc) return dc.status();
@@ -146,7 +147,7 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
                           Option& o) {
   auto runs = demand_runs.runs(*c.gpu, c.count, c.topology);
   if (!runs) return runs.status();
-  const bool owned = c.owned || c.option.kind == "keep";
+  const bool owned = c.owned || c.kind == "keep";
   const double speed = owned ? power_limit_speed(r.constraints->power_limit) : 1.0;
   o.fits = true;
   double hours = 0;
@@ -314,8 +315,29 @@ Result<const RunFacts*> DemandRuns::facts_of(size_t task_index, const Gpu& gpu, 
   return &facts_.emplace(std::move(key), std::move(f).value()).first->second;
 }
 
-Result<Option> evaluate(const Candidate& c, const Request& r, DemandRuns& runs) {
-  Option o = c.option;
+namespace {
+
+// What identifies a candidate's option: "own 2 x rtx-4090 new", "rent lambda-h100 x 2 spot".
+void name(const Candidate& c, Option& o) {
+  o.kind = c.kind;
+  o.gpu = c.gpu->id;
+  o.count = c.count;
+  o.condition = c.condition;
+  if (!c.offer) return;
+  o.offer = c.offer->id;
+  if (c.instances > 1) {
+    fmt::format_to(std::back_inserter(o.offer), " x {}", c.instances);
+    o.fabric = c.offer->fabric;
+  }
+  o.pricing = c.pricing;
+  o.provider = c.offer->provider;
+  o.instances = c.instances;
+}
+
+}  // namespace
+
+Status evaluate(const Candidate& c, const Request& r, DemandRuns& runs, Option& o) {
+  name(c, o);
   auto hours = run_demand(c, r, runs, o);
   if (!hours) return hours.status();
   o.hours = r.demand->work ? *hours : *hours * r.constraints->horizon_months;
@@ -328,7 +350,7 @@ Result<Option> evaluate(const Candidate& c, const Request& r, DemandRuns& runs) 
   o.cost_per_result_usd =
       r.demand->work ? o.total_cost_usd : o.total_cost_usd / r.constraints->horizon_months;
   date_price(c, r, o);
-  return o;
+  return {};
 }
 
 namespace {
@@ -337,13 +359,12 @@ namespace {
 // checked against the constraints that bind a machine already owned (time, rate, latencies).
 Result<Option> keep_option(const GpuCount& owned, const Request& r, DemandRuns& runs) {
   Candidate c;
-  c.option.kind = "keep";
-  c.option.gpu = owned.gpu->id;
-  c.option.count = owned.count;
-  c.option.condition = "owned";
+  c.kind = "keep";
   c.gpu = owned.gpu;
   c.count = owned.count;
-  Option o = c.option;
+  c.condition = "owned";
+  Option o;
+  name(c, o);
   auto hours = run_demand(c, r, runs, o);
   if (!hours) return hours.status();
   o.hours = r.demand->work ? *hours : *hours * r.constraints->horizon_months;

@@ -12,19 +12,30 @@
 namespace rigplan::recommend_steps {
 namespace {
 
-// Cheapest first, then fastest; an order of indices, so each option moves once.
+// Cheapest first, then fastest.
+bool cheaper(const Option& x, const Option& y) {
+  if (x.total_cost_usd != y.total_cost_usd) return x.total_cost_usd < y.total_cost_usd;
+  return slowness(x) < slowness(y);
+}
+
+// Moves the options of `evaluated` at `order` (its indices) to the end of `options`, cheapest
+// first: each option moves once.
+void move_by_cost(std::vector<Option>& evaluated, std::vector<size_t>& order,
+                  std::vector<Option>& options) {
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return cheaper(evaluated[a], evaluated[b]); });
+  options.reserve(options.size() + order.size());
+  for (size_t i : order) options.push_back(std::move(evaluated[i]));
+}
+
+// Cheapest first, then fastest; options already in that order (file_options) stay in place.
 void sort_by_cost(std::vector<Option>& options) {
-  std::vector<size_t> order(options.size());
+  if (std::is_sorted(options.begin(), options.end(), cheaper)) return;
+  std::vector<Option> unsorted = std::move(options);
+  std::vector<size_t> order(unsorted.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const Option &x = options[a], &y = options[b];
-    if (x.total_cost_usd != y.total_cost_usd) return x.total_cost_usd < y.total_cost_usd;
-    return slowness(x) < slowness(y);
-  });
-  std::vector<Option> sorted;
-  sorted.reserve(options.size());
-  for (size_t i : order) sorted.push_back(std::move(options[i]));
-  options = std::move(sorted);
+  options.clear();
+  move_by_cost(unsorted, order, options);
 }
 
 // Options whose costs differ by at most this fraction of the larger are tied, and a tie goes to
@@ -121,6 +132,16 @@ std::string with_stack_note(const std::string& reason, const Option& o) {
 }
 
 }  // namespace
+
+void file_options(std::vector<Option>& evaluated, Recommendation& rec) {
+  std::vector<size_t> feasible, rejected;
+  for (size_t i = 0; i < evaluated.size(); ++i)
+    (evaluated[i].binding.empty() ? feasible : rejected).push_back(i);
+  move_by_cost(evaluated, feasible, rec.options);
+  move_by_cost(evaluated, rejected, rec.rejected);
+  rec.evaluated += static_cast<int>(evaluated.size());
+  evaluated.clear();
+}
 
 void rank(Recommendation& rec) {
   sort_by_cost(rec.options);

@@ -15,34 +15,48 @@ using namespace recommend_steps;
 
 namespace {
 
-// Evaluates a candidate, checks it against every constraint and files it as an option or a
-// rejected one. Returns whether it fits and has the time for the work.
-Result<bool> consider(const Candidate& c, const Request& r, DemandRuns& runs, Recommendation& rec) {
-  auto o = evaluate(c, r, runs);
-  if (!o) return o.status();
-  apply_constraints(c, r, *o);
+// Evaluates a candidate into a new option of `evaluated` and checks it against every constraint.
+// Returns whether it fits and has the time for the work.
+Result<bool> consider(const Candidate& c, const Request& r, DemandRuns& runs,
+                      std::vector<Option>& evaluated) {
+  Option& o = evaluated.emplace_back();
+  if (Status s = evaluate(c, r, runs, o); !s.ok()) return s;
+  apply_constraints(c, r, o);
   // Keeps up: does the work in the time (a service: serves the rate within its targets).
-  const bool keeps_up =
-      o->fits && std::none_of(o->binding.begin(), o->binding.end(), [](const std::string& b) {
-        return b == "time" || b == "rate" || b == "ttft" || b == "tpot";
-      });
-  ++rec.evaluated;
-  (o->binding.empty() ? rec.options : rec.rejected).push_back(std::move(o).value());
-  return keeps_up;
+  return o.fits && std::none_of(o.binding.begin(), o.binding.end(), [](const std::string& b) {
+           return b == "time" || b == "rate" || b == "ttft" || b == "tpot";
+         });
 }
 
-Status consider_rented(Request& r, DemandRuns& runs, Recommendation& rec) {
-  int unclustered = 0;
-  for (const auto& ladder : rented_candidates(r, &unclustered)) {
+Status consider_rented(const std::vector<std::vector<Candidate>>& ladders, const Request& r,
+                       DemandRuns& runs, std::vector<Option>& evaluated) {
+  for (const auto& ladder : ladders) {
     int done_at = 0;  // usage and serving demands: the instances that first kept up
     for (const Candidate& c : ladder) {
       if (done_at && c.instances > done_at) break;
-      auto keeps_up = consider(c, r, runs, rec);
+      auto keeps_up = consider(c, r, runs, evaluated);
       if (!keeps_up) return keeps_up.status();
       if ((r.demand->hours_per_month || r.demand->serving) && *keeps_up && !done_at)
         done_at = c.instances;
     }
   }
+  return {};
+}
+
+// Every candidate of the search's scope evaluated and filed in `rec`, unranked.
+Status consider_all(Request& r, DemandRuns& runs, bool rent, Recommendation& rec) {
+  int unpriced = 0, unclustered = 0;
+  const std::vector<Candidate> owned = owned_candidates(r, &unpriced);
+  std::vector<std::vector<Candidate>> ladders;
+  if (rent) ladders = rented_candidates(r, &unclustered);
+  size_t candidates = owned.size();
+  for (const auto& ladder : ladders) candidates += ladder.size();
+  std::vector<Option> evaluated;
+  evaluated.reserve(candidates);
+  for (const Candidate& c : owned) {
+    if (auto s = consider(c, r, runs, evaluated); !s) return s.status();
+  }
+  if (Status s = consider_rented(ladders, r, runs, evaluated); !s.ok()) return s;
   if (unclustered > 0) {
     r.assumptions.push_back(fmt::format(
         "{} rented options of several instances were not offered: their provider sells them "
@@ -50,6 +64,14 @@ Status consider_rented(Request& r, DemandRuns& runs, Recommendation& rec) {
         "job together (offers with a fabric, or one instance of several GPUs, do).",
         unclustered));
   }
+  rec.assumptions = std::move(r.assumptions);
+  if (unpriced > 0 && !r.only_system) {
+    rec.assumptions.push_back(fmt::format(
+        "{} owned GPU x count combinations were skipped: the catalog has no price for the GPU in "
+        "that condition or no base system that holds them.",
+        unpriced));
+  }
+  file_options(evaluated, rec);
   return {};
 }
 
@@ -125,20 +147,7 @@ Result<Recommendation> search(const Demand& demand, const Constraints& constrain
   rec.site = r.office;
   // A service's throughput is the output tokens it generates at the rate asked.
   rec.unit = demand.serving ? "output tokens/s" : demand.tasks[0].workload.throughput_unit + "/s";
-  int unpriced = 0;
-  for (const Candidate& c : owned_candidates(r, &unpriced)) {
-    if (auto s = consider(c, r, runs, rec); !s) return s.status();
-  }
-  if (scope == Scope::kAll) {
-    if (Status s = consider_rented(r, runs, rec); !s.ok()) return s;
-  }
-  rec.assumptions = std::move(r.assumptions);
-  if (unpriced > 0 && !r.only_system) {
-    rec.assumptions.push_back(fmt::format(
-        "{} owned GPU x count combinations were skipped: the catalog has no price for the GPU in "
-        "that condition or no base system that holds them.",
-        unpriced));
-  }
+  if (Status s = consider_all(r, runs, scope == Scope::kAll, rec); !s.ok()) return s;
   rank(rec);
   note_price_ages(r, rec);
   relax(r, rec);

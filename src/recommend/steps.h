@@ -126,15 +126,18 @@ class DemandRuns {
 Status resolve_work(Request& request, DemandRuns& runs);
 
 // One machine to evaluate: an owned GPU x count in a base system, or rented instances of an
-// offer at one pricing. `option` carries what identifies it (kind, gpu, count, ...).
+// offer at one pricing; its option's identity (kind, gpu, count, ...) is written when it is
+// evaluated (evaluate).
 struct Candidate {
-  Option option;
+  std::string_view kind;  // own, rent, keep
   const Gpu* gpu = nullptr;
   int count = 0;
+  std::string_view condition;        // own: new, used; keep: owned
   std::optional<OwnedSystem> owned;  // own: one machine of min(count, kGpusPerMachine) GPUs
   double machines = 1;               // own: machines of that many
   const Offer* offer = nullptr;      // rent
   int instances = 1;                 // rent
+  std::string_view pricing;          // rent: on-demand, spot, serverless
   Topology topology;
 };
 
@@ -152,9 +155,10 @@ std::vector<std::vector<Candidate>> rented_candidates(const Request& request, in
 Result<double> run_demand(const Candidate& candidate, const Request& request, DemandRuns& runs,
                           Option& option);
 
-// The option of a candidate with its fit, speed, hours, cost, energy and CO2; a task that does
-// not fit is a "fit" violation.
-Result<Option> evaluate(const Candidate& candidate, const Request& request, DemandRuns& runs);
+// The option of a candidate, written into `option` (a new one): its identity, fit, speed, hours,
+// cost, energy and CO2; a task that does not fit is a "fit" violation.
+Status evaluate(const Candidate& candidate, const Request& request, DemandRuns& runs,
+                Option& option);
 
 // A named constraint: `broken` says whether an option breaks it, `why` says how in a sentence
 // with the numbers (written only for the options an answer shows, describe()); `what` names it in
@@ -212,6 +216,11 @@ void rank_upgrades(Have have, Option keep, Recommendation& rec);
 // What an option's speed is judged by (less is faster): its time to the result, or a service's
 // time per output token.
 double slowness(const Option& option);
+
+// Files the options evaluated: those that break no constraint in rec.options, the others in
+// rec.rejected, each list cheapest first (then fastest) as rank() sorts it, each option moved
+// once; `evaluated` is left empty.
+void file_options(std::vector<Option>& evaluated, Recommendation& rec);
 
 // Sorts options and rejected options cheapest first (then fastest) and marks the cost/time
 // Pareto front.
