@@ -43,6 +43,7 @@ struct Op {
   // bytes and `output_bytes` its output's, and time_ops adds the re-reads on each GPU.
   bool l2_traffic = false;
   double output_bytes = 0;
+  bool operator==(const Op&) const = default;
 };
 
 struct Rates {
@@ -584,9 +585,24 @@ Timing time_operators(const StepContext& s, const StepOperators& ops) {
 
 }  // namespace
 
-// By the operators timed, the GPU and how the step runs them (train, frozen, checkpointing).
 struct OperatorTimes::Entries {
+  // The operators of each facts asked about, and the first equal ones seen: configurations that
+  // differ only in their data-parallel GPU count run the same operators on each GPU.
+  std::map<const StepOperators*, const StepOperators*> first_equal;
+  std::vector<const StepOperators*> distinct;
+  // By the first equal operators, the GPU and how the step runs them (train, frozen,
+  // checkpointing).
   std::map<std::tuple<const StepOperators*, const Gpu*, bool, bool, bool>, Timing> times;
+
+  const StepOperators* first_equal_to(const StepOperators& ops) {
+    if (auto it = first_equal.find(&ops); it != first_equal.end()) return it->second;
+    for (const StepOperators* seen : distinct) {
+      if (seen->ops == ops.ops && seen->forward_only == ops.forward_only)
+        return first_equal.emplace(&ops, seen).first->second;
+    }
+    distinct.push_back(&ops);
+    return first_equal.emplace(&ops, &ops).first->second;
+  }
 };
 
 OperatorTimes::OperatorTimes() : entries_(std::make_unique<Entries>()) {}
@@ -597,8 +613,10 @@ namespace {
 // time_operators, kept in s.times when the prediction has them.
 Timing operator_times(const StepContext& s, const StepOperators& ops) {
   if (!s.times) return time_operators(s, ops);
-  auto& times = s.times->entries().times;
-  const auto key = std::make_tuple(&ops, &s.gpu, s.train, s.frozen, s.c.checkpointing);
+  OperatorTimes::Entries& entries = s.times->entries();
+  const StepOperators* same = entries.first_equal_to(ops);
+  auto& times = entries.times;
+  const auto key = std::make_tuple(same, &s.gpu, s.train, s.frozen, s.c.checkpointing);
   if (auto it = times.find(key); it != times.end()) return it->second;
   return times.emplace(key, time_operators(s, ops)).first->second;
 }

@@ -21,8 +21,9 @@ struct RunSpeed {
 
 // The operator times of the runs predicted so far, by their facts' operators and GPU: they do
 // not depend on the run's links or network, so a caller that predicts the same facts on one GPU
-// under several topologies (recommend: a GPU owned, and in each offer) times them once. For one
-// calibration; the facts must outlive it.
+// under several topologies (recommend: a GPU owned, and in each offer) times them once, and
+// facts whose operators are equal (the same run data parallel over more GPUs) share them. For
+// one calibration; the facts must outlive it.
 class OperatorTimes {
  public:
   OperatorTimes();

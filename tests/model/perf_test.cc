@@ -417,31 +417,35 @@ TEST(PerfModel, SpeedAloneIsThePredictionsNumbers) {
 }
 
 // Operator times kept across predictions (recommend keeps them per request) do not depend on the
-// run's links or network: the facts of 16 GPUs placed in three topologies, timed once on each of
-// two GPUs, predict as predict does without them.
+// run's links or network, and data parallelism over more GPUs runs the same operators on each:
+// the facts of 16 and 32 GPUs, placed in three topologies on each of two GPUs, predict with kept
+// times as predict does without them.
 TEST(PerfModel, OperatorTimesKeptAcrossTopologiesGiveTheSameSpeed) {
   const Workload& w = **zoo().find("resnet50");
-  RunConfig config;
-  config.gpus = 16;
-  auto facts = run_facts(w, *catalog().gpu("h100-sxm5-80gb"), config);
-  ASSERT_TRUE(facts.ok()) << facts.status().message();
   const Calibration& cal = embedded_calibration();
   OperatorTimes times;
-  for (const char* id : {"h100-sxm5-80gb", "a100-sxm4-80gb"}) {
-    for (const auto& [per_node, network] :
-         std::vector<std::pair<int, std::optional<double>>>{{8, 50.0}, {8, 12.5}, {16, {}}}) {
-      SCOPED_TRACE(fmt::format("{}, {} per node, {} GB/s", id, per_node, network.value_or(0)));
-      RunConfig placed_config = config;
-      placed_config.gpus_per_node = per_node;
-      placed_config.network_gbps_per_gpu = network;
-      RunFacts placed = *facts;
-      placed.memory.config.gpus_per_node = per_node;
-      placed.memory.config.network_gbps_per_gpu = network;
-      const Gpu& gpu = *catalog().gpu(id);
-      auto p = predict(w, gpu, placed_config, cal, catalog(), placed);
-      auto kept = predict_speed(w, gpu, placed_config, cal, catalog(), placed, &times);
-      ASSERT_TRUE(p.ok() && kept.ok());
-      EXPECT_EQ(kept->throughput, p->throughput);
+  for (int gpus : {16, 32}) {
+    RunConfig config;
+    config.gpus = gpus;
+    auto facts = run_facts(w, *catalog().gpu("h100-sxm5-80gb"), config);
+    ASSERT_TRUE(facts.ok()) << facts.status().message();
+    for (const char* id : {"h100-sxm5-80gb", "a100-sxm4-80gb"}) {
+      for (const auto& [per_node, network] :
+           std::vector<std::pair<int, std::optional<double>>>{{8, 50.0}, {8, 12.5}, {16, {}}}) {
+        SCOPED_TRACE(
+            fmt::format("{} x {}, {} per node, {} GB/s", id, gpus, per_node, network.value_or(0)));
+        RunConfig placed_config = config;
+        placed_config.gpus_per_node = per_node;
+        placed_config.network_gbps_per_gpu = network;
+        RunFacts placed = *facts;
+        placed.memory.config.gpus_per_node = per_node;
+        placed.memory.config.network_gbps_per_gpu = network;
+        const Gpu& gpu = *catalog().gpu(id);
+        auto p = predict(w, gpu, placed_config, cal, catalog(), placed);
+        auto kept = predict_speed(w, gpu, placed_config, cal, catalog(), placed, &times);
+        ASSERT_TRUE(p.ok() && kept.ok());
+        EXPECT_EQ(kept->throughput, p->throughput);
+      }
     }
   }
 }
