@@ -128,12 +128,22 @@ std::string to_upper(std::string text) {
   return text;
 }
 
-// GPU memory per GPU in GB from SkyPilot's GpuInfo ("... 'SizeInMiB': 16384 ...").
-std::optional<double> gpu_info_memory_gb(const std::string& info) {
+// GPU memory per GPU in GB from the GpuInfo cell of a row ("... 'SizeInMiB': 16384 ..."); none
+// when the cell gives no size, an error when the size is not a number > 0.
+Result<std::optional<double>> gpu_info_memory_gb(const Row& row, int column) {
   static const std::regex kSize("'SizeInMiB':\\s*([0-9.]+)");
+  const std::string info = row.text(column);
   std::smatch m;
-  if (!std::regex_search(info, m, kSize)) return std::nullopt;
-  return std::stod(m[1].str()) * 1.048576 / 1000;  // MiB -> GB
+  if (!std::regex_search(info, m, kSize)) return std::optional<double>();
+  const std::string size = m[1].str();
+  double mib = 0;
+  auto [ptr, ec] = std::from_chars(size.data(), size.data() + size.size(), mib);
+  if (ec != std::errc() || ptr != size.data() + size.size() || !std::isfinite(mib) || mib <= 0) {
+    return row.error(column, fmt::format("GpuInfo's SizeInMiB '{}' is not accepted; expected a "
+                                         "number > 0",
+                                         size.substr(0, 32)));
+  }
+  return std::optional<double>(mib * 1.048576 / 1000);  // MiB -> GB
 }
 
 // The provider of a file from its path: "…/aws/vms.csv", "aws_vms.csv", "aws-vms.csv".
@@ -256,7 +266,11 @@ Status read_skypilot_gpus(const Row& row, const SkypilotColumns& c, Listing& l) 
   l.count = *n;
   // SkyPilot leaves the instance type of GCP's attachable GPUs empty: name them by GPU x count.
   if (l.instance.empty()) l.instance = fmt::format("gpu-only:{}-x{}", l.accelerator, l.count);
-  if (c.gpu_info >= 0) l.memory_gb = gpu_info_memory_gb(row.text(c.gpu_info));
+  if (c.gpu_info >= 0) {
+    auto memory = gpu_info_memory_gb(row, c.gpu_info);
+    if (!memory.ok()) return memory.status();
+    l.memory_gb = *memory;
+  }
   if (c.total_memory >= 0) {
     auto total = row.number(c.total_memory, "gpu_memory_gb_total");
     if (!total.ok()) return total.status();

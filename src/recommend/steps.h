@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -85,6 +86,29 @@ struct TaskRun {
   std::string stack_partly;   // software of the run that runs there only partly
 };
 
+// Orders the keys of DemandRuns, which store names as std::string, and the keys it looks them
+// up with, which view them, alike: each name compares as a std::string_view, so a lookup copies
+// no string (std::less<> would need a tuple's string to compare with a view, which not every
+// standard library offers).
+struct NameViewLess {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    return views(a) < views(b);
+  }
+
+ private:
+  static std::string_view view(const std::string& s) { return s; }
+  template <class T>
+  static T view(const T& x) {
+    return x;
+  }
+  template <class... T>
+  static auto views(const std::tuple<T...>& key) {
+    return std::apply([](const auto&... x) { return std::make_tuple(view(x)...); }, key);
+  }
+};
+
 // How the demand's tasks run on each GPU x count asked about, made once each; the facts of a
 // training task and configuration (memory, parameters, FLOPs) are shared across GPUs.
 class DemandRuns {
@@ -110,11 +134,12 @@ class DemandRuns {
   const Catalog& catalog_;
   const Calibration& calibration_;
   // By GPU, count and topology (link, GPUs per node, network or -1); looked up without copies.
-  std::map<std::tuple<const Gpu*, int, std::string, int, double>, std::vector<TaskRun>, std::less<>>
+  std::map<std::tuple<const Gpu*, int, std::string, int, double>, std::vector<TaskRun>,
+           NameViewLess>
       cache_;
   // By task, count, strategy and, for inference, the GPU (nullptr: training, any GPU).
-  std::map<std::tuple<size_t, int, std::string, const Gpu*>, RunFacts, std::less<>> facts_;
-  std::map<std::tuple<const RunFacts*, std::string, int, double>, RunFacts, std::less<>> placed_;
+  std::map<std::tuple<size_t, int, std::string, const Gpu*>, RunFacts, NameViewLess> facts_;
+  std::map<std::tuple<const RunFacts*, std::string, int, double>, RunFacts, NameViewLess> placed_;
   std::map<std::tuple<size_t, int, bool>, std::vector<std::pair<std::string, RunConfig>>>
       strategies_;
   std::map<std::pair<const RunFacts*, const Gpu*>, StackCheck> stacks_;

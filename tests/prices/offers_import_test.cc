@@ -307,6 +307,21 @@ TEST(OffersImport, RefusesAGpuCountNoInstanceHas) {
             "from 1 to 1024");
 }
 
+TEST(OffersImport, RefusesAGpuInfoSizeThatIsNoNumber) {
+  // The size's digits and dots once went to std::stod, which threw on "." (a fuzz finding).
+  const std::string header = "InstanceType,AcceleratorName,AcceleratorCount,GpuInfo,Price\n";
+  EXPECT_EQ(
+      import_error({text_file("aws/vms.csv", header + "x,H100,1,\"{'MemoryInfo': {'SizeInMiB': "
+                                                      ".}}\",0.5\n")},
+                   {.format = "skypilot"}),
+      "aws/vms.csv:2:4: GpuInfo's SizeInMiB '.' is not accepted; expected a number > 0");
+  EXPECT_EQ(import_error({text_file("aws/vms.csv", header + "x,H100,1,\"'SizeInMiB': " +
+                                                       std::string(400, '9') + "\",0.5\n")},
+                         {.format = "skypilot"}),
+            "aws/vms.csv:2:4: GpuInfo's SizeInMiB '99999999999999999999999999999999' is not "
+            "accepted; expected a number > 0");
+}
+
 TEST(OffersImport, KeepsTheCatalogsNewerPrice) {
   // offers.toml prices lambda-gpu-1x-h100-sxm5 on 2026-05-07; a 2025 list does not replace it.
   const std::string text =
