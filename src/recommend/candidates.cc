@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "recommend/steps.h"
 
@@ -45,22 +46,26 @@ std::vector<Candidate> owned_candidates(const Request& r, int* unpriced) {
 std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unclustered) {
   const Constraints& k = *r.constraints;
   std::vector<std::vector<Candidate>> out;
+  out.reserve(r.catalog->offers.size());
   for (const Offer& offer : r.catalog->offers) {
     const Gpu* gpu = r.catalog->gpu(offer.gpu);
     if (!r.allowed(*gpu)) continue;
-    std::vector<std::string_view> pricings = {offer.billing == "serverless" ? "serverless"
-                                                                            : "on-demand"};
-    if (offer.spot_price_per_hour_usd) pricings.push_back("spot");
+    const std::string_view pricings[] = {offer.billing == "serverless" ? "serverless" : "on-demand",
+                                         "spot"};
+    const size_t priced = offer.spot_price_per_hour_usd ? 2 : 1;
+    const int most_gpus = std::max(k.max_gpus, offer.gpu_count);
+    int rungs = 0;
+    for (int instances = 1; instances * offer.gpu_count <= most_gpus; instances *= 2) ++rungs;
     std::vector<Candidate> ladder;
+    ladder.reserve(priced * static_cast<size_t>(rungs));
     Topology topology{offer_link_kind(offer, *r.catalog), offer.gpu_count,
                       offer.fabric.empty() ? 0.0 : offer.fabric_gbps_per_gpu()};
-    for (int instances = 1; instances * offer.gpu_count <= std::max(k.max_gpus, offer.gpu_count);
-         instances *= 2) {
+    for (int instances = 1; instances * offer.gpu_count <= most_gpus; instances *= 2) {
       if (instances > 1 && offer.fabric.empty() && !r.demand->serving) {
-        *unclustered += static_cast<int>(pricings.size());
+        *unclustered += static_cast<int>(priced);
         continue;
       }
-      for (const std::string_view pricing : pricings) {
+      for (const std::string_view pricing : std::span(pricings, priced)) {
         Candidate& c = ladder.emplace_back();
         c.kind = "rent";
         c.gpu = gpu;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
 #include "cost/cost_constants.h"
@@ -156,10 +157,32 @@ void breaks(Option& o, std::string constraint, std::string why) {
   o.violations.push_back(std::move(why));
 }
 
-void apply_constraints(const Candidate& c, const Request& r, Option& o) {
-  for (const Constraint& constraint : constraints()) {
-    if (constraint.broken(c, r, o)) o.binding.emplace_back(constraint.name);
+unsigned apply_constraints(const Candidate& c, const Request& r, Option& o) {
+  const auto& table = constraints();
+  assert(table.size() <= sizeof(unsigned) * 8 && "a bit per constraint");
+  unsigned broken = 0;
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (table[i].broken(c, r, o)) broken |= 1u << i;
   }
+  if (!broken) return 0;
+  o.binding.reserve(o.binding.size() + static_cast<size_t>(std::popcount(broken)));
+  for (size_t i = 0; i < table.size(); ++i) {
+    if (broken & (1u << i)) o.binding.emplace_back(table[i].name);
+  }
+  return broken;
+}
+
+unsigned pace_constraints() {
+  static const unsigned kPace = [] {
+    unsigned bits = 0;
+    const auto& table = constraints();
+    for (size_t i = 0; i < table.size(); ++i) {
+      const std::string_view name = table[i].name;
+      if (name == "time" || name == "rate" || name == "ttft" || name == "tpot") bits |= 1u << i;
+    }
+    return bits;
+  }();
+  return kPace;
 }
 
 void describe_violations(const Request& r, Option& o) {

@@ -21,11 +21,9 @@ Result<bool> consider(const Candidate& c, const Request& r, DemandRuns& runs,
                       std::vector<Option>& evaluated) {
   Option& o = evaluated.emplace_back();
   if (Status s = evaluate(c, r, runs, o); !s.ok()) return s;
-  apply_constraints(c, r, o);
+  const unsigned broken = apply_constraints(c, r, o);
   // Keeps up: does the work in the time (a service: serves the rate within its targets).
-  return o.fits && std::none_of(o.binding.begin(), o.binding.end(), [](const std::string& b) {
-           return b == "time" || b == "rate" || b == "ttft" || b == "tpot";
-         });
+  return o.fits && !(broken & pace_constraints());
 }
 
 Status consider_rented(const std::vector<std::vector<Candidate>>& ladders, const Request& r,

@@ -204,8 +204,12 @@ bool meets(const ServingPrediction& serving, const ServingJob& job);
 // constraints found while running the demand, fit and stack, before the table's).
 void breaks(Option& option, std::string constraint, std::string why);
 
-// Names in option.binding each constraint of the table the option breaks, without the sentences.
-void apply_constraints(const Candidate& candidate, const Request& request, Option& option);
+// Names in option.binding each constraint of the table the option breaks, without the sentences;
+// returns them as bits, 1 << their row in constraints().
+unsigned apply_constraints(const Candidate& candidate, const Request& request, Option& option);
+// The constraints of an option that keeps up, as bits of apply_constraints: it does the work in
+// the time (time), a service serves the rate within its targets (rate, ttft, tpot).
+unsigned pace_constraints();
 // Writes the sentence of each constraint of the table in option.binding that has none yet.
 void describe_violations(const Request& request, Option& option);
 
