@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iterator>
 #include <string_view>
 #include <tuple>
 
@@ -115,10 +114,15 @@ Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o
   const double usd_per_hour =
       (c.pricing == "spot" ? *offer.spot_price_per_hour_usd : offer.price_per_hour_usd) *
       c.instances;
-  auto dc = rent_site(r, offer);
-  if (!dc) return dc.status();
-  const RentInputs in =
-      rent_inputs(*r.catalog, *c.gpu, c.count, usd_per_hour, r.gpu_load, &offer, **dc);
+  if (r.rent_offer != &offer || r.rent_count != c.count) {
+    auto dc = rent_site(r, offer);
+    if (!dc) return dc.status();
+    r.rent_in = rent_inputs(*r.catalog, *c.gpu, c.count, usd_per_hour, r.gpu_load, &offer, **dc);
+    r.rent_offer = &offer;
+    r.rent_count = c.count;
+  }
+  RentInputs in = r.rent_in;
+  in.usd_per_hour = usd_per_hour;
   const double busy_total = r.demand->work ? hours : hours * r.constraints->horizon_months;
   const RentCost cost = rent_cost(in, busy_total);
   o.wall_w = in.wall_w;
@@ -135,10 +139,10 @@ void note_stack(const Family* family, const std::string& partly, Option& o) {
   if (!family) return;
   o.stack = family->stack;
   o.common_stack = family->common_stack;
-  std::vector<std::string> notes;
-  if (!family->common_stack) notes.push_back(stack_summary(*family));
-  if (!partly.empty()) notes.push_back(partly);
-  o.stack_note = join(notes, "; ");
+  std::string& note = o.stack_note;  // the notes joined by "; "
+  note.clear();
+  if (!family->common_stack) note = stack_summary(*family);
+  if (!partly.empty()) (family->common_stack ? note : note += "; ") += partly;
 }
 
 }  // namespace
@@ -326,7 +330,8 @@ void name(const Candidate& c, Option& o) {
   if (!c.offer) return;
   o.offer = c.offer->id;
   if (c.instances > 1) {
-    fmt::format_to(std::back_inserter(o.offer), " x {}", c.instances);
+    o.offer += " x ";
+    o.offer += std::to_string(c.instances);
     o.fabric = c.offer->fabric;
   }
   o.pricing = c.pricing;

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <iterator>
 
 #include "recommend/steps.h"
 #include "util/strings.h"
@@ -64,9 +63,9 @@ void date_price(const Candidate& c, const Request& r, Option& o) {
     note = price_age_note(r, *o.price_as_of);
   }
   if (launch) {
-    fmt::format_to(std::back_inserter(then()),
-                   "the GPU at its launch price ({}), the only new price the catalog has",
-                   launch->date ? launch->date->to_string() : "undated");
+    then() += "the GPU at its launch price (";
+    note += launch->date ? launch->date->to_string() : "undated";
+    note += "), the only new price the catalog has";
   }
   if (c.offer && !c.offer->price_caveat.empty()) then() += c.offer->price_caveat;
 }

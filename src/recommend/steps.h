@@ -67,6 +67,11 @@ struct Request {
   mutable std::vector<std::pair<Date, std::string>> price_age_notes;
   // The datacentres rented options run in, by region (rent_region), each found once.
   mutable std::vector<std::pair<std::string_view, SiteEnergy>> rent_sites;
+  // The rent inputs of the last offer and size costed, for its next pricing: they differ only
+  // in the price per hour.
+  mutable const Offer* rent_offer = nullptr;
+  mutable int rent_count = 0;
+  mutable RentInputs rent_in;
 };
 
 // Checks the demand and the constraints; a malformed request is a kInvalidInput Status.
