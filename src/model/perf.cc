@@ -934,17 +934,24 @@ void describe_run(const RunFacts& facts, const Calibration& calibration, Predict
                      : pc::kUnfittedErrorBand;
 }
 
-// predict with its facts made; the terms, notes, warnings and resolved configuration only with
-// `detail` (predict_speed ranks runs on the numbers alone).
-Result<Prediction> predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
-                                const Calibration& calibration, const Catalog& catalog,
-                                const RunFacts& facts, bool detail, OperatorTimes* times) {
+// `r`'s prediction, into `p`; or its error.
+Status take(Result<Prediction> r, Prediction& p) {
+  if (!r) return r.status();
+  p = std::move(r).value();
+  return {};
+}
+
+// predict with its facts made, into `p`; the terms, notes, warnings and resolved configuration
+// only with `detail` (predict_speed ranks runs on the numbers alone).
+Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                    const Calibration& calibration, const Catalog& catalog, const RunFacts& facts,
+                    bool detail, OperatorTimes* times, Prediction& p) {
   if (Status s = check_link(config.link); !s.ok()) return s;
   auto network = network_for(facts.memory.config, catalog, detail);
   if (!network) return network.status();
   // An LLM served for inference: the engine's phases (inference_perf.cc).
   if (w.transformer && facts.memory.config.mode != "train")
-    return predict_inference(w, gpu, calibration, catalog, facts);
+    return take(predict_inference(w, gpu, calibration, catalog, facts), p);
   StepContext s =
       step_context(w, gpu, config, calibration, catalog, facts, std::move(network).value(), detail);
   s.times = times;
@@ -955,13 +962,12 @@ Result<Prediction> predict_step(const Workload& w, const Gpu& gpu, const RunConf
     if (!m) return m.status();
     ops = &made.emplace(std::move(m).value());
   }
-  Prediction p;
   if (detail) describe_run(facts, calibration, p);
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   p.memory_gb = facts.memory.total_gb;
   p.capacity_gb = capacity;
   p.fits = facts.memory.total_gb <= capacity || s.c.known_to_fit;
-  if (!p.fits && s.c.offload != "cpu") return not_fitting(w, gpu, config, std::move(p));
+  if (!p.fits && s.c.offload != "cpu") return take(not_fitting(w, gpu, config, std::move(p)), p);
   // A measured workload runs at its fitted fraction of the operator model's speed.
   const double implementation = calibration.workload_efficiency(w.id);
   const Timing timing = compute_timing(s, *ops, implementation);
@@ -984,7 +990,7 @@ Result<Prediction> predict_step(const Workload& w, const Gpu& gpu, const RunConf
   p.bound = bound_of(timing, comm.exposed_s, spill_s + offload_traffic_s);
   p.mfu = model_flops_utilisation(s, step);
   if (detail) add_notes(s, implementation, comm, p);
-  return p;
+  return {};
 }
 
 }  // namespace
@@ -992,15 +998,19 @@ Result<Prediction> predict_step(const Workload& w, const Gpu& gpu, const RunConf
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog,
                            const RunFacts& facts) {
-  return predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/true, nullptr);
+  Prediction p;
+  Status s = predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/true, nullptr, p);
+  if (!s.ok()) return s;
+  return p;
 }
 
 Result<RunSpeed> predict_speed(const Workload& w, const Gpu& gpu, const RunConfig& config,
                                const Calibration& calibration, const Catalog& catalog,
                                const RunFacts& facts, OperatorTimes* times) {
-  auto p = predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/false, times);
-  if (!p) return p.status();
-  return RunSpeed{p->fits, p->throughput, std::move(p->unit), std::move(p->serving)};
+  Prediction p;
+  Status s = predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/false, times, p);
+  if (!s.ok()) return s;
+  return RunSpeed{p.fits, p.throughput, std::move(p.unit), std::move(p.serving)};
 }
 
 }  // namespace rigplan
