@@ -60,7 +60,9 @@ std::optional<double> pcie_gbps(const Catalog& catalog, int gen, int lanes) {
   int nearest_gen = 0;
   for (const auto& ic : catalog.interconnects) {
     int row_gen = 0, row_lanes = 0;
-    if (ic.family != "pcie" || !ic.lanes || !parse_pcie_id(ic.id, row_gen, row_lanes)) continue;
+    if (std::string_view(ic.family) != "pcie" || !ic.lanes ||
+        !parse_pcie_id(ic.id, row_gen, row_lanes))
+      continue;
     if (row_gen == gen && *ic.lanes == lanes) return ic.bw_per_direction_gbps;
     const bool closer = !nearest || std::abs(row_gen - gen) < std::abs(nearest_gen - gen) ||
                         (row_gen == nearest_gen && *ic.lanes > *nearest->lanes);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "model/perf_constants.h"
 #include "rigplan/input.h"
@@ -46,7 +47,8 @@ Result<Network> network_for(const RunConfig& c, const Catalog& catalog, bool nam
   }
   const std::string_view wanted = c.fabric.empty() ? pc::kDefaultFabric : c.fabric;
   const auto network_family = [](const Interconnect& ic) {
-    return ic.family == "infiniband" || ic.family == "ethernet";
+    const std::string_view family = ic.family;
+    return family == "infiniband" || family == "ethernet";
   };
   for (const auto& ic : catalog.interconnects) {
     if (!network_family(ic) || ic.id != wanted) continue;

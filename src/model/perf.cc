@@ -54,7 +54,7 @@ struct Rates {
   double sms = 1;
 };
 
-Rates rates_for(const Gpu& g, const std::string& precision) {
+Rates rates_for(const Gpu& g, std::string_view precision) {
   Rates r;
   r.vector_tflops = g.fp32_tflops;
   r.bandwidth_gbps = g.mem_bandwidth_gbps;
@@ -431,10 +431,11 @@ struct StepShape {
 
 StepShape step_shape(const Workload& w, const RunConfig& c) {
   StepShape s{w, c};
-  const bool fp32 = c.precision == "fp32" || c.precision == "tf32";
+  const std::string_view precision = c.precision;
+  const bool fp32 = precision == "fp32" || precision == "tf32";
   s.beta = fp32 ? 4 : 2;
-  s.train = c.mode == "train";
-  s.frozen = c.method != "full";
+  s.train = std::string_view(c.mode) == "train";
+  s.frozen = std::string_view(c.method) != "full";
   s.tp = c.tensor_parallel;
   s.pp = c.pipeline_parallel;
   s.cp = c.context_parallel;
@@ -474,9 +475,8 @@ StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& con
   s.detail = detail;
   s.cal = calibration.for_arch(calibration_key(gpu));
   s.rates = rates_for(gpu, c.precision);
-  const bool fp32 = c.precision == "fp32" || c.precision == "tf32";
-  if (fp32 && gpu.tf32_tflops) s.cal.gemm_efficiency *= s.cal.tf32_efficiency;
-  s.decode = config.mode == "decode";
+  if (s.beta == 4 && gpu.tf32_tflops) s.cal.gemm_efficiency *= s.cal.tf32_efficiency;  // fp32
+  s.decode = std::string_view(config.mode) == "decode";
   s.trained = facts.memory.trainable_params;
   return s;
 }
