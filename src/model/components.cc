@@ -54,10 +54,11 @@ Result<ComponentPlan> plan_components(const Workload& w, const RunConfig& c) {
     }
   }
   const bool train = c.mode == "train";
+  plan.roles.reserve(w.layers.size());
   for (const auto& l : w.layers) {
     const double params = static_cast<double>(layer_params(l)) * l.count;
     LayerRole role = LayerRole::kFrozen;
-    if (contains(plan.cached, l.component)) {
+    if (!plan.cached.empty() && contains(plan.cached, l.component)) {
       role = LayerRole::kCached;
     } else if (l.component.empty() || contains(plan.trained, l.component)) {
       role = train ? LayerRole::kTrained : LayerRole::kFrozen;

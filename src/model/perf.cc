@@ -168,6 +168,7 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
 // Operators of one forward pass of the layers of a layer list that have `role` in the run.
 void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole role, double batch,
                double beta, bool flash, std::vector<Op>& ops) {
+  ops.reserve(ops.size() + static_cast<size_t>(std::count(roles.begin(), roles.end(), role)));
   for (size_t i = 0; i < w.layers.size(); ++i) {
     if (roles[i] != role) continue;
     const Layer& l = w.layers[i];
