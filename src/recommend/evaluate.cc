@@ -191,18 +191,16 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
 
 Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count,
                                                      const Topology& topology) {
-  const double network = topology.network_gbps_per_gpu.value_or(-1);
-  const auto wanted = std::make_tuple(&gpu, count, std::string_view(topology.link),
-                                      topology.gpus_per_node, network);
-  if (auto it = cache_.find(wanted); it != cache_.end()) return &it->second;
+  const auto key = std::make_tuple(&gpu, count, link_index(topology.link), topology.gpus_per_node,
+                                   topology.network_gbps_per_gpu.value_or(-1));
+  if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
   std::vector<TaskRun> out;
   for (size_t i = 0; i < demand_.tasks.size(); ++i) {
     auto r = run_task(i, gpu, count, topology);
     if (!r) return r.status();
     out.push_back(std::move(r).value());
   }
-  auto key = std::make_tuple(&gpu, count, topology.link, topology.gpus_per_node, network);
-  return &cache_.emplace(std::move(key), std::move(out)).first->second;
+  return &cache_.emplace(key, std::move(out)).first->second;
 }
 
 // The first strategy that fits (a serving job: that fits and meets the job), else the last
@@ -291,18 +289,25 @@ Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunC
   return RunSpeed{p->fits, p->throughput, std::move(p->unit), std::move(p->serving)};
 }
 
+// The position of a link's name among those asked about, added at its first use.
+int DemandRuns::link_index(std::string_view link) {
+  for (size_t i = 0; i < links_.size(); ++i) {
+    if (links_[i] == link) return static_cast<int>(i);
+  }
+  links_.emplace_back(link);
+  return static_cast<int>(links_.size() - 1);
+}
+
 // The facts' configuration is what predict runs: this candidate's links, not the first's.
 const RunFacts& DemandRuns::placed(const RunFacts& facts, const RunConfig& cfg) {
-  const double network = cfg.network_gbps_per_gpu.value_or(-1);
-  const auto wanted =
-      std::make_tuple(&facts, std::string_view(cfg.link), cfg.gpus_per_node, network);
-  if (auto it = placed_.find(wanted); it != placed_.end()) return it->second;
+  const auto key = std::make_tuple(&facts, link_index(cfg.link), cfg.gpus_per_node,
+                                   cfg.network_gbps_per_gpu.value_or(-1));
+  if (auto it = placed_.find(key); it != placed_.end()) return it->second;
   RunFacts out = facts;
   out.memory.config.link = cfg.link;
   out.memory.config.gpus_per_node = cfg.gpus_per_node;
   out.memory.config.network_gbps_per_gpu = cfg.network_gbps_per_gpu;
-  auto key = std::make_tuple(&facts, cfg.link, cfg.gpus_per_node, network);
-  return placed_.emplace(std::move(key), std::move(out)).first->second;
+  return placed_.emplace(key, std::move(out)).first->second;
 }
 
 // A training run's facts are made on the first GPU asked about: they do not depend on it. An

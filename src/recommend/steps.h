@@ -134,17 +134,20 @@ class DemandRuns {
   const std::vector<std::pair<std::string, RunConfig>>& strategies_for(size_t task_index,
                                                                        const Gpu& gpu, int count);
   const StackCheck& stack_of(const Workload& w, const Gpu& gpu, const RunFacts& facts);
+  // The position of a link's name in links_, added at its first use.
+  int link_index(std::string_view link);
 
   const Demand& demand_;
   const Catalog& catalog_;
   const Calibration& calibration_;
-  // By GPU, count and topology (link, GPUs per node, network or -1); looked up without copies.
-  std::map<std::tuple<const Gpu*, int, std::string, int, double>, std::vector<TaskRun>,
-           NameViewLess>
-      cache_;
+  // The links' names the topologies asked about have, each once (link_index).
+  std::vector<std::string> links_;
+  // By GPU, count and topology (link_index, GPUs per node, network or -1).
+  std::map<std::tuple<const Gpu*, int, int, int, double>, std::vector<TaskRun>> cache_;
   // By task, count, strategy and, for inference, the GPU (nullptr: training, any GPU).
   std::map<std::tuple<size_t, int, std::string, const Gpu*>, RunFacts, NameViewLess> facts_;
-  std::map<std::tuple<const RunFacts*, std::string, int, double>, RunFacts, NameViewLess> placed_;
+  // By the facts placed and the topology (link_index, GPUs per node, network or -1).
+  std::map<std::tuple<const RunFacts*, int, int, double>, RunFacts> placed_;
   std::map<std::tuple<size_t, int, bool>, std::vector<std::pair<std::string, RunConfig>>>
       strategies_;
   std::map<std::pair<const RunFacts*, const Gpu*>, StackCheck> stacks_;
