@@ -41,6 +41,9 @@ const BaseSystem* base_system_for(const Catalog& catalog, const Gpu& gpu, int co
 // carbon. No base system is a kNotFound Status that says why.
 Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int count,
                                 const BaseSystem* only = nullptr);
+// The machine of machine_for in a base system base_system_for found: a caller that needs no
+// reason when none holds the GPUs finds the system without one.
+OwnedSystem machine_in(const Catalog& catalog, const Gpu& gpu, int count, const BaseSystem& system);
 
 // An owned machine priced from the catalog. condition: "new" (street, else launch price) or
 // "used". A GPU without a price of that condition, or with no base system, is a kNotFound Status

@@ -65,24 +65,28 @@ const BaseSystem* base_system_for(const Catalog& catalog, const Gpu& gpu, int co
 
 Result<OwnedSystem> machine_for(const Catalog& catalog, const Gpu& gpu, int count,
                                 const BaseSystem* only) {
+  // Why none does is written only when none does.
+  if (const BaseSystem* system = base_system_for(catalog, gpu, count, nullptr, only))
+    return machine_in(catalog, gpu, count, *system);
+  std::string why;
+  base_system_for(catalog, gpu, count, &why, only);
+  return Status::not_found(why);
+}
+
+OwnedSystem machine_in(const Catalog& catalog, const Gpu& gpu, int count,
+                       const BaseSystem& system) {
   OwnedSystem out;
   out.gpu = &gpu;
   out.count = count;
-  // Why none does is written only when none does.
-  out.system = base_system_for(catalog, gpu, count, nullptr, only);
-  if (!out.system) {
-    std::string why;
-    base_system_for(catalog, gpu, count, &why, only);
-    return Status::not_found(why);
-  }
+  out.system = &system;
   const double width = gpu.slot_width.value_or(2);
   const Part* cooling = catalog.part(kWideCardCoolingPart);
-  if (count > 1 && width > out.system->max_slot_width && cooling)
+  if (count > 1 && width > system.max_slot_width && cooling)
     out.cooling_usd = count * cooling->price_usd;
-  out.capex_usd = out.system->price_usd + out.cooling_usd;
-  out.max_dc_w = sustained_dc_w(gpu, count, *out.system);
-  out.max_wall_w = out.max_dc_w / out.system->psu_efficiency;
-  out.embodied_kgco2e = count * gpu.embodied_kgco2e.value_or(0) + out.system->embodied_kgco2e;
+  out.capex_usd = system.price_usd + out.cooling_usd;
+  out.max_dc_w = sustained_dc_w(gpu, count, system);
+  out.max_wall_w = out.max_dc_w / system.psu_efficiency;
+  out.embodied_kgco2e = count * gpu.embodied_kgco2e.value_or(0) + system.embodied_kgco2e;
   return out;
 }
 

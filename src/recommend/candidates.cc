@@ -15,17 +15,25 @@ std::vector<Candidate> owned_candidates(const Request& r, int* unpriced) {
   for (const Gpu& gpu : r.catalog->gpus) {
     if (k.machine && !k.machine_gpu.empty() && gpu.id != k.machine_gpu) continue;
     if (!r.allowed(gpu)) continue;
-    // The machine of `machine_gpus` GPUs, found once for its counts and conditions.
-    std::optional<Result<OwnedSystem>> machine;
+    // The machine of `machine_gpus` GPUs, found once for its counts and conditions; none when
+    // no base system holds them.
+    std::optional<OwnedSystem> machine;
     int machine_gpus = 0;
     for (int count : kCounts) {
       if (count > kGpusPerMachine && count > k.max_gpus) break;
       if (const int in_machine = std::min(count, kGpusPerMachine); in_machine != machine_gpus) {
-        machine.emplace(machine_for(*r.catalog, gpu, in_machine, r.only_system));
+        machine.reset();
+        if (const BaseSystem* system =
+                base_system_for(*r.catalog, gpu, in_machine, nullptr, r.only_system))
+          machine = machine_in(*r.catalog, gpu, in_machine, *system);
         machine_gpus = in_machine;
       }
       for (std::string_view condition : {"new", "used"}) {
-        auto sys = machine->ok() ? own_system(**machine, condition) : machine->status();
+        if (!machine) {
+          ++*unpriced;
+          continue;
+        }
+        auto sys = own_system(*machine, condition);
         if (!sys) {
           ++*unpriced;
           continue;
