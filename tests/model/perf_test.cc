@@ -423,12 +423,14 @@ TEST(PerfModel, SpeedAloneIsThePredictionsNumbers) {
 TEST(PerfModel, OperatorTimesKeptAcrossTopologiesGiveTheSameSpeed) {
   const Workload& w = **zoo().find("resnet50");
   const Calibration& cal = embedded_calibration();
+  std::vector<RunFacts> made;  // the times point into their operators: they outlive `times`
   OperatorTimes times;
   for (int gpus : {16, 32}) {
     RunConfig config;
     config.gpus = gpus;
-    auto facts = run_facts(w, *catalog().gpu("h100-sxm5-80gb"), config);
-    ASSERT_TRUE(facts.ok()) << facts.status().message();
+    auto made_now = run_facts(w, *catalog().gpu("h100-sxm5-80gb"), config);
+    ASSERT_TRUE(made_now.ok()) << made_now.status().message();
+    const RunFacts* facts = &made.emplace_back(std::move(made_now).value());
     for (const char* id : {"h100-sxm5-80gb", "a100-sxm4-80gb"}) {
       for (const auto& [per_node, network] :
            std::vector<std::pair<int, std::optional<double>>>{{8, 50.0}, {8, 12.5}, {16, {}}}) {
