@@ -17,6 +17,13 @@ using namespace cost_constants;
 
 namespace {
 
+// Whether a GPU's cards are all linked to each other (NVSwitch, Infinity Fabric): inference then
+// splits a model by tensor parallelism, else by pipeline stages. The only thing of the GPU that
+// strategies() reads, so the strategies are made once per value of it.
+bool all_linked(const Gpu& gpu) {
+  return gpu.gpu_link == "nvswitch" || gpu.gpu_link == "infinity-fabric";
+}
+
 // The configurations tried for `count` GPUs, in order of preference: plain data parallel, then
 // sharding (ZeRO-3 for training, then ZeRO-3 with the shards offloaded to host memory; layers
 // split for inference: tensor parallel over NVLink or NVSwitch, pipeline stages over PCIe).
@@ -50,7 +57,7 @@ std::vector<std::pair<std::string, RunConfig>> strategies(const Workload& w, con
   } else {
     // Within a machine, dividing the count and the model (heads for tensor, layers for pipeline
     // parallelism).
-    const bool linked = gpu.gpu_link == "nvswitch" || gpu.gpu_link == "infinity-fabric";
+    const bool linked = all_linked(gpu);
     int split = std::min(count, kGpusPerMachine);
     while (split > 1 && (count % split != 0 ||
                          !check_layout(w, linked ? split : 1, linked ? 1 : split, true).ok()))
@@ -257,12 +264,11 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
 }
 
 // The strategies of a task on `count` GPUs, made once per task and count (and, for inference,
-// whether the GPUs are linked by NVSwitch or Infinity Fabric); without the candidate's topology.
+// all_linked(gpu)); without the candidate's topology.
 const std::vector<std::pair<std::string, RunConfig>>& DemandRuns::strategies_for(size_t task_index,
                                                                                  const Gpu& gpu,
                                                                                  int count) {
-  const bool linked = gpu.gpu_link == "nvswitch" || gpu.gpu_link == "infinity-fabric";
-  const auto key = std::make_tuple(task_index, count, linked);
+  const auto key = std::make_tuple(task_index, count, all_linked(gpu));
   if (auto it = strategies_.find(key); it != strategies_.end()) return it->second;
   const Task& task = demand_.tasks[task_index];
   RunConfig base = task.run;
