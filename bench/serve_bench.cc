@@ -1,19 +1,19 @@
 // What `rigplan serve` spends on one /api/recommend request without its cache: the command line
-// built and parsed, the search, the JSON written, with the heap set up as rigplan-serve sets it
-// (keep_freed_memory_for_reuse). The HTTP layer is measured by scripts/load_test.sh.
+// built and parsed, the search, the JSON written, with rigplan-serve's allocator (mimalloc) set up
+// as it sets it (keep_freed_memory_for_reuse). The HTTP layer is measured by
+// scripts/load_test.sh.
 #include <benchmark/benchmark.h>
 
 #include <iostream>
 
 #include "cli/cli_context.h"
-#include "cli/start_up.h"
 #include "serve/server.h"
 
 namespace {
 
 const rigplan::serve::Handler& handler(size_t cache_entries) {
   static const auto make = [](size_t entries) {
-    rigplan::cli::keep_freed_memory_for_reuse();
+    rigplan::serve::keep_freed_memory_for_reuse();
     rigplan::cli::CliContext ctx{.out = &std::cout, .err = &std::cerr};
     return rigplan::serve::Handler(*ctx.load(), *ctx.load_zoo(),
                                    rigplan::serve::CacheLimits{.entries = entries});

@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ make pkg-config
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
+  libmimalloc-dev             # the allocator of rigplan-serve
   clang libclang-rt-14-dev    # the asan preset: ASan, UBSan and libFuzzer (fuzz/)
   clang-format clang-tidy     # scripts/check_style.sh
   chromium fonts-dejavu-core  # the browser test of `rigplan serve` (tests/serve/browser_test.cc)

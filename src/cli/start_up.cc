@@ -51,17 +51,8 @@ void use_huge_pages_for_the_heap() {
   // memory still reachable at exit, not a leak.
   if (from - at > kBoundarySlack) held_below_boundary = std::malloc(from - at - kBoundarySlack);
 }
-
-void keep_freed_memory_for_reuse() {
-  // A heap's free top up to this size is kept, and blocks up to it come from the heaps: above
-  // recommend's largest block (its options, about 2 MB) and what an answer frees.
-  constexpr int kKeptBytes = 32 << 20;
-  mallopt(M_MMAP_THRESHOLD, kKeptBytes);
-  mallopt(M_TRIM_THRESHOLD, kKeptBytes);
-}
 #else
 void use_huge_pages_for_the_heap() {}
-void keep_freed_memory_for_reuse() {}
 #endif
 
 }  // namespace rigplan::cli

@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "cli/cli_context.h"
-#include "cli/start_up.h"
 #include "serve/serve_command.h"
+#include "serve/server.h"
 
 int main(int argc, char** argv) {
-  rigplan::cli::keep_freed_memory_for_reuse();
+  rigplan::serve::keep_freed_memory_for_reuse();
   try {
     rigplan::cli::CliContext ctx{.out = &std::cout, .err = &std::cerr};
     ctx.add_serve = rigplan::serve::add_serve_command;

@@ -13,6 +13,10 @@
 #include "util/embedded_file.h"
 #include "util/strings.h"
 
+#ifdef RIGPLAN_MIMALLOC
+#include <mimalloc.h>
+#endif
+
 namespace rigplan::serve {
 namespace {
 
@@ -270,5 +274,11 @@ void Server::run() { impl_->http.listen_after_bind(); }
 bool Server::running() const { return impl_->http.is_running(); }
 
 void Server::stop() { impl_->http.stop(); }
+
+void keep_freed_memory_for_reuse() {
+#ifdef RIGPLAN_MIMALLOC
+  mi_option_disable(mi_option_allow_decommit);
+#endif
+}
 
 }  // namespace rigplan::serve
