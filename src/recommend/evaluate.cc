@@ -198,12 +198,13 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
 
 Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count,
                                                      const Topology& topology) {
-  const auto key = std::make_tuple(&gpu, count, link_index(topology.link), topology.gpus_per_node,
-                                   topology.network_gbps_per_gpu.value_or(-1));
+  const int placement = topology_index(topology);
+  const auto key = std::make_tuple(&gpu, count, placement);
   if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
   std::vector<TaskRun> out;
+  out.reserve(demand_.tasks.size());
   for (size_t i = 0; i < demand_.tasks.size(); ++i) {
-    auto r = run_task(i, gpu, count, topology);
+    auto r = run_task(i, gpu, count, topology, placement);
     if (!r) return r.status();
     out.push_back(std::move(r).value());
   }
@@ -213,26 +214,22 @@ Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count,
 // The first strategy that fits (a serving job: that fits and meets the job), else the last
 // that fits, else the last one tried.
 Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count,
-                                     const Topology& topology) {
+                                     const Topology& topology, int topology_index) {
   const Task& task = demand_.tasks[task_index];
   const std::optional<ServingJob>& job = demand_.serving;
   TaskRun best;
   const StackCheck* stack = nullptr;
-  for (const auto& [name, strategy] : strategies_for(task_index, gpu, count)) {
-    RunConfig cfg = strategy;
-    if (cfg.link.empty()) cfg.link = topology.link;
-    cfg.gpus_per_node = topology.gpus_per_node;
-    cfg.network_gbps_per_gpu = topology.network_gbps_per_gpu;
-    auto shared = facts_of(task_index, gpu, count, name, cfg);
+  for (Strategy& strategy : strategies_for(task_index, gpu, count)) {
+    const std::string& name = strategy.name;
+    auto shared = facts_of(task_index, gpu, count, strategy, topology);
     if (!shared) return shared.status();
-    // The engine and formats, once resolved, do not depend on the strategy.
-    if (!stack) stack = &stack_of(task.workload, gpu, **shared);
+    if (!stack) stack = &stack_of(task_index, gpu, **shared);
     if (!stack->refusal.empty()) {
       TaskRun refused{false, name, (*shared)->memory.total_gb};
       refused.stack_refusal = stack->refusal;
       return refused;
     }
-    const RunFacts* facts = &placed(**shared, cfg);
+    const RunFacts* facts = &placed(**shared, strategy.config.link, topology, topology_index);
     const RunConfig& resolved = facts->memory.config;
     if (topology.network_gbps_per_gpu == 0.0 &&
         resolved.tensor_parallel * resolved.pipeline_parallel > topology.gpus_per_node) {
@@ -251,7 +248,7 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
       if (!best.fits) best = TaskRun{false, name, facts->memory.total_gb};
       continue;
     }
-    auto p = speed(task.workload, gpu, cfg, *facts);
+    auto p = speed(task.workload, gpu, *facts);
     if (!p) return p.status();
     if (!p->fits && best.fits) continue;
     best = TaskRun{p->fits, name, facts->memory.total_gb, p->throughput};
@@ -265,28 +262,32 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
 
 // The strategies of a task on `count` GPUs, made once per task and count (and, for inference,
 // all_linked(gpu)); without the candidate's topology.
-const std::vector<std::pair<std::string, RunConfig>>& DemandRuns::strategies_for(size_t task_index,
-                                                                                 const Gpu& gpu,
-                                                                                 int count) {
+std::vector<DemandRuns::Strategy>& DemandRuns::strategies_for(size_t task_index, const Gpu& gpu,
+                                                              int count) {
   const auto key = std::make_tuple(task_index, count, all_linked(gpu));
   if (auto it = strategies_.find(key); it != strategies_.end()) return it->second;
   const Task& task = demand_.tasks[task_index];
   RunConfig base = task.run;
   if (demand_.serving) base.request_rate = demand_.serving->request_rate;
-  return strategies_.emplace(key, strategies(task.workload, base, gpu, count)).first->second;
+  std::vector<Strategy> made;
+  for (auto& [name, config] : strategies(task.workload, base, gpu, count))
+    made.push_back(Strategy{std::move(name), std::move(config)});
+  return strategies_.emplace(key, std::move(made)).first->second;
 }
 
-// The stack check of facts on a GPU, made once per facts and GPU.
-const StackCheck& DemandRuns::stack_of(const Workload& w, const Gpu& gpu, const RunFacts& facts) {
-  const auto key = std::make_pair(&facts, &gpu);
+// The stack check of a task on a GPU, made once per task and GPU from the facts of its first
+// strategy.
+const StackCheck& DemandRuns::stack_of(size_t task_index, const Gpu& gpu, const RunFacts& facts) {
+  const auto key = std::make_pair(task_index, &gpu);
   if (auto it = stacks_.find(key); it != stacks_.end()) return it->second;
+  const Workload& w = demand_.tasks[task_index].workload;
   return stacks_.emplace(key, check_stack(w, gpu, facts, catalog_)).first->second;
 }
 
 // How fast a run goes: its speed alone, or with a host CPU, the prediction the input pipeline
-// bounds.
-Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunConfig& cfg,
-                                   const RunFacts& facts) {
+// bounds. The placed facts' configuration is the run with the candidate's links.
+Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunFacts& facts) {
+  const RunConfig& cfg = facts.memory.config;
   if (!demand_.host) return predict_speed(w, gpu, cfg, calibration_, catalog_, facts, &times_);
   auto p = predict(w, gpu, cfg, calibration_, catalog_, facts);
   if (p)
@@ -295,39 +296,55 @@ Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunC
   return RunSpeed{p->fits, p->throughput, std::move(p->unit), std::move(p->serving)};
 }
 
-// The position of a link's name among those asked about, added at its first use.
-int DemandRuns::link_index(std::string_view link) {
-  for (size_t i = 0; i < links_.size(); ++i) {
-    if (links_[i] == link) return static_cast<int>(i);
+// The position of a topology among those asked about, added at its first use.
+int DemandRuns::topology_index(const Topology& topology) {
+  for (size_t i = 0; i < topologies_.size(); ++i) {
+    const Topology& t = topologies_[i];
+    if (t.gpus_per_node == topology.gpus_per_node &&
+        t.network_gbps_per_gpu == topology.network_gbps_per_gpu && t.link == topology.link)
+      return static_cast<int>(i);
   }
-  links_.emplace_back(link);
-  return static_cast<int>(links_.size() - 1);
+  topologies_.push_back(topology);
+  return static_cast<int>(topologies_.size() - 1);
 }
 
-// The facts' configuration is what predict runs: this candidate's links, not the first's.
-const RunFacts& DemandRuns::placed(const RunFacts& facts, const RunConfig& cfg) {
-  const auto key = std::make_tuple(&facts, link_index(cfg.link), cfg.gpus_per_node,
-                                   cfg.network_gbps_per_gpu.value_or(-1));
+// The facts' configuration is what predict runs: this candidate's links, not the first's; `link`
+// is the strategy's own (empty: the topology's).
+const RunFacts& DemandRuns::placed(const RunFacts& facts, const std::string& link,
+                                   const Topology& topology, int topology_index) {
+  const auto key = std::make_pair(&facts, topology_index);
   if (auto it = placed_.find(key); it != placed_.end()) return it->second;
   RunFacts out = facts;
-  out.memory.config.link = cfg.link;
-  out.memory.config.gpus_per_node = cfg.gpus_per_node;
-  out.memory.config.network_gbps_per_gpu = cfg.network_gbps_per_gpu;
+  RunConfig& c = out.memory.config;
+  c.link = link.empty() ? topology.link : link;
+  c.gpus_per_node = topology.gpus_per_node;
+  c.network_gbps_per_gpu = topology.network_gbps_per_gpu;
   return placed_.emplace(key, std::move(out)).first->second;
 }
 
 // A training run's facts are made on the first GPU asked about: they do not depend on it. An
 // inference run's memory does (the engine claims a share of the GPU, and the KV cache holds
-// what the rest allows), so its facts are made per GPU. Neither depends on the topology.
+// what the rest allows), so its facts are made per GPU. Neither depends on the topology: the
+// configuration they are made with carries the first topology's links.
 Result<const RunFacts*> DemandRuns::facts_of(size_t task_index, const Gpu& gpu, int count,
-                                             const std::string& strategy, const RunConfig& cfg) {
-  const Gpu* per_gpu = cfg.mode != "train" ? &gpu : nullptr;
-  const auto wanted = std::make_tuple(task_index, count, std::string_view(strategy), per_gpu);
-  if (auto it = facts_.find(wanted); it != facts_.end()) return &it->second;
-  auto f = run_facts(demand_.tasks[task_index].workload, gpu, cfg);
-  if (!f) return f.status();
-  auto key = std::make_tuple(task_index, count, strategy, per_gpu);
-  return &facts_.emplace(std::move(key), std::move(f).value()).first->second;
+                                             Strategy& strategy, const Topology& topology) {
+  if (strategy.facts) return strategy.facts;
+  const bool train = strategy.config.mode == "train";
+  const Gpu* per_gpu = train ? nullptr : &gpu;
+  const auto wanted = std::make_tuple(task_index, count, std::string_view(strategy.name), per_gpu);
+  auto it = facts_.find(wanted);
+  if (it == facts_.end()) {
+    RunConfig cfg = strategy.config;
+    if (cfg.link.empty()) cfg.link = topology.link;
+    cfg.gpus_per_node = topology.gpus_per_node;
+    cfg.network_gbps_per_gpu = topology.network_gbps_per_gpu;
+    auto f = run_facts(demand_.tasks[task_index].workload, gpu, cfg);
+    if (!f) return f.status();
+    auto key = std::make_tuple(task_index, count, strategy.name, per_gpu);
+    it = facts_.emplace(std::move(key), std::move(f).value()).first;
+  }
+  if (train) strategy.facts = &it->second;
+  return &it->second;
 }
 
 namespace {

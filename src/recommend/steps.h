@@ -123,34 +123,46 @@ class DemandRuns {
   Result<const std::vector<TaskRun>*> runs(const Gpu& gpu, int count, const Topology& topology);
 
  private:
-  Result<TaskRun> run_task(size_t task_index, const Gpu& gpu, int count, const Topology& topology);
-  Result<const RunFacts*> facts_of(size_t task_index, const Gpu& gpu, int count,
-                                   const std::string& strategy, const RunConfig& cfg);
-  // The facts with the configuration's links: what predict runs on this candidate.
-  const RunFacts& placed(const RunFacts& facts, const RunConfig& cfg);
-  Result<RunSpeed> speed(const Workload& w, const Gpu& gpu, const RunConfig& cfg,
-                         const RunFacts& facts);
+  // A configuration tried for a task on a count (strategies()), and the facts of its training
+  // run once made: they do not depend on the GPU or the topology.
+  struct Strategy {
+    std::string name;
+    RunConfig config;
+    const RunFacts* facts = nullptr;
+  };
 
-  const std::vector<std::pair<std::string, RunConfig>>& strategies_for(size_t task_index,
-                                                                       const Gpu& gpu, int count);
-  const StackCheck& stack_of(const Workload& w, const Gpu& gpu, const RunFacts& facts);
-  // The position of a link's name in links_, added at its first use.
-  int link_index(std::string_view link);
+  Result<TaskRun> run_task(size_t task_index, const Gpu& gpu, int count, const Topology& topology,
+                           int topology_index);
+  Result<const RunFacts*> facts_of(size_t task_index, const Gpu& gpu, int count, Strategy& strategy,
+                                   const Topology& topology);
+  // The facts with the topology's links (`link`: the strategy's own, empty: the topology's): what
+  // predict runs on this candidate.
+  const RunFacts& placed(const RunFacts& facts, const std::string& link, const Topology& topology,
+                         int topology_index);
+  Result<RunSpeed> speed(const Workload& w, const Gpu& gpu, const RunFacts& facts);
+
+  std::vector<Strategy>& strategies_for(size_t task_index, const Gpu& gpu, int count);
+  // The stack check of a task on a GPU: the software a task's runs need does not depend on the
+  // count or the strategy, only on the task as resolved (engine and formats).
+  const StackCheck& stack_of(size_t task_index, const Gpu& gpu, const RunFacts& facts);
+  // The position of a topology among those asked about, added at its first use.
+  int topology_index(const Topology& topology);
 
   const Demand& demand_;
   const Catalog& catalog_;
   const Calibration& calibration_;
-  // The links' names the topologies asked about have, each once (link_index).
-  std::vector<std::string> links_;
-  // By GPU, count and topology (link_index, GPUs per node, network or -1).
-  std::map<std::tuple<const Gpu*, int, int, int, double>, std::vector<TaskRun>> cache_;
+  // The topologies asked about, each once (topology_index).
+  std::vector<Topology> topologies_;
+  // By GPU, count and topology_index.
+  std::map<std::tuple<const Gpu*, int, int>, std::vector<TaskRun>> cache_;
   // By task, count, strategy and, for inference, the GPU (nullptr: training, any GPU).
   std::map<std::tuple<size_t, int, std::string, const Gpu*>, RunFacts, NameViewLess> facts_;
-  // By the facts placed and the topology (link_index, GPUs per node, network or -1).
-  std::map<std::tuple<const RunFacts*, int, int, double>, RunFacts> placed_;
-  std::map<std::tuple<size_t, int, bool>, std::vector<std::pair<std::string, RunConfig>>>
-      strategies_;
-  std::map<std::pair<const RunFacts*, const Gpu*>, StackCheck> stacks_;
+  // By the facts placed and topology_index.
+  std::map<std::pair<const RunFacts*, int>, RunFacts> placed_;
+  // By task, count and all_linked(gpu).
+  std::map<std::tuple<size_t, int, bool>, std::vector<Strategy>> strategies_;
+  // By task and GPU.
+  std::map<std::pair<size_t, const Gpu*>, StackCheck> stacks_;
   OperatorTimes times_;  // of the facts above, on each GPU
 };
 
