@@ -19,7 +19,11 @@ double pcie_gbps(const Gpu& g, const Catalog& catalog) {
 }
 
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog& catalog) {
-  std::string kind = c.link.empty() ? g.gpu_link : c.link;
+  return link_for(g, c, gpus_in_node, pcie_gbps(g, catalog));
+}
+
+Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gbps) {
+  std::string_view kind = c.link.empty() ? g.gpu_link : c.link;
   // A bridge joins pairs: beyond two GPUs the ring also crosses PCIe.
   if (kind == "nvlink-bridge" && gpus_in_node > 2) kind = "pcie";
   if (kind == "nvswitch" || kind == "nvlink-bridge" || kind == "infinity-fabric") {
@@ -27,9 +31,8 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog&
     if (per_direction > 0) return {kind, kind, per_direction * pc::kNvlinkEfficiency};
     kind = "pcie";
   }
-  const double lane_gbps = pcie_gbps(g, catalog);
   // GeForce cards have no peer-to-peer over PCIe: collectives go through host memory.
-  const bool p2p = g.segment != "consumer";
+  const bool p2p = std::string_view(g.segment) != "consumer";
   return {p2p ? "pcie" : "pcie (host-staged, no P2P)", p2p ? "pcie" : "pcie-host",
           lane_gbps * (p2p ? pc::kPcieP2pEfficiency : pc::kPcieHostEfficiency)};
 }

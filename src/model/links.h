@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "rigplan/catalog.h"
 #include "rigplan/memory.h"
@@ -14,14 +15,19 @@ namespace rigplan {
 double pcie_gbps(const Gpu& g, const Catalog& catalog);
 
 // Bandwidth per direction that a collective achieves over the run's link, GB/s.
+// The names view the run's --link or the GPU's gpu_link, or constants.
 struct Link {
-  std::string name;  // as reported: nvswitch, nvlink-bridge, pcie, "pcie (host-staged, no P2P)"
-  std::string kind;  // nvswitch, nvlink-bridge, infinity-fabric, pcie, pcie-host
+  std::string_view
+      name;  // as reported: nvswitch, nvlink-bridge, pcie, "pcie (host-staged, no P2P)"
+  std::string_view kind;  // nvswitch, nvlink-bridge, infinity-fabric, pcie, pcie-host
   double busbw_gbps = 0;
 };
 
 // The link among `gpus_in_node` GPUs of a kind: the run's --link, else the GPU's own.
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog& catalog);
+// The same with the GPU's PCIe bandwidth per direction given (pcie_gbps), for callers that look
+// it up once per GPU.
+Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gbps);
 
 // The GPUs of one machine of the run (its gpus_per_node, else an HGX node's 8).
 int node_gpus(const RunConfig& c);

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <tuple>
 
@@ -224,10 +225,16 @@ struct Timing {
   double compute_bound = 0, memory_bound = 0;
 };
 
+// What time_ops reads of a GPU's calibration (ArchCalibration) at a run's precision.
+struct OpEfficiency {
+  double gemm_efficiency = 0;
+  double memory_efficiency = 0;
+};
+
 // Time of the operators, forward ×1 plus `backward_gemm` (2 for trained weights, 1 for frozen)
 // and `backward_other` (2) times for the backward pass.
-void time_ops(const std::vector<Op>& ops, double passes_gemm, double passes_other,
-              const Rates& rates, const ArchCalibration& cal, Timing& out) {
+void time_ops(std::span<const Op> ops, double passes_gemm, double passes_other, const Rates& rates,
+              const OpEfficiency& cal, Timing& out) {
   for (const Op& op : ops) {
     const bool is_gemm = op.kind == OpKind::kGemm;
     const bool is_attention = op.kind == OpKind::kAttention;
@@ -453,14 +460,28 @@ StepShape step_shape(const Workload& w, const RunConfig& c) {
 
 // What every step of a prediction reads: the step's shape, and the GPU's rates and calibration
 // at the run's precision.
+// What a prediction reads of its GPU beside its rates: the efficiencies of its architecture's
+// calibration (Calibration::for_arch of calibration_key) and, once a run spans GPUs, its PCIe
+// bandwidth (links.h pcie_gbps). Looked up once per GPU when predictions keep their operator
+// times (OperatorTimes).
+struct GpuModel {
+  double gemm_efficiency = 0, memory_efficiency = 0, tf32_efficiency = 1;
+  std::optional<double> pcie_gbps;  // found at its first use
+};
+GpuModel gpu_model(const Gpu& gpu, const Calibration& calibration) {
+  const ArchCalibration cal = calibration.for_arch(calibration_key(gpu));
+  return {cal.gemm_efficiency, cal.memory_efficiency, cal.tf32_efficiency, std::nullopt};
+}
+
 struct StepContext : StepShape {
   const Gpu& gpu;
   const RunFacts& facts;
   const Catalog& catalog;
   Network network;  // between nodes
   Rates rates;
-  ArchCalibration cal;
-  bool decode = false;  // one generated token per sequence
+  OpEfficiency cal;
+  GpuModel* model = nullptr;  // the GPU's, kept in `times` or for this prediction alone
+  bool decode = false;        // one generated token per sequence
   // The parameters the run trains, as the memory model counts them (LoRA: r·(in + out) per
   // targeted matrix).
   double trained = 0;
@@ -469,14 +490,15 @@ struct StepContext : StepShape {
 };
 
 StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& config,
-                         const Calibration& calibration, const Catalog& catalog,
-                         const RunFacts& facts, Network network, bool detail) {
+                         GpuModel& model, const Catalog& catalog, const RunFacts& facts,
+                         Network network, bool detail) {
   const RunConfig& c = facts.memory.config;
   StepContext s{step_shape(w, c), gpu, facts, catalog, std::move(network)};
   s.detail = detail;
-  s.cal = calibration.for_arch(calibration_key(gpu));
+  s.model = &model;
+  s.cal = {model.gemm_efficiency, model.memory_efficiency};
   s.rates = rates_for(gpu, c.precision);
-  if (s.beta == 4 && gpu.tf32_tflops) s.cal.gemm_efficiency *= s.cal.tf32_efficiency;  // fp32
+  if (s.beta == 4 && gpu.tf32_tflops) s.cal.gemm_efficiency *= model.tf32_efficiency;  // fp32
   s.decode = std::string_view(config.mode) == "decode";
   s.trained = facts.memory.trainable_params;
   return s;
@@ -557,11 +579,12 @@ Op dequantize_op(const StepContext& s) {
 // The optimizer update on this GPU's share of the trained parameters, once per `accum` steps.
 Op optimizer_op(const StepContext& s) {
   const RunConfig& c = s.c;
-  const double per_param = c.optimizer == "adamw" || c.optimizer == "adam8bit" ||
-                                   c.optimizer == "paged-adamw" || c.optimizer == "paged-adamw8bit"
-                               ? (c.pure_16bit ? pc::kAdamPure16Bytes : pc::kAdamMixedBytes)
-                           : c.optimizer == "sgd-momentum" ? pc::kSgdMomentumBytes
-                                                           : pc::kSgdBytes;
+  const std::string_view o = c.optimizer;
+  const double per_param =
+      o == "adamw" || o == "adam8bit" || o == "paged-adamw" || o == "paged-adamw8bit"
+          ? (c.pure_16bit ? pc::kAdamPure16Bytes : pc::kAdamMixedBytes)
+      : o == "sgd-momentum" ? pc::kSgdMomentumBytes
+                            : pc::kSgdBytes;
   Op optimizer;
   optimizer.kind = OpKind::kOptimizer;
   optimizer.bytes = s.trained * per_param / (s.tp * s.pp) / (c.zero >= 1 ? s.dp : 1) / s.accum;
@@ -594,6 +617,18 @@ struct OperatorTimes::Entries {
   // By the first equal operators, the GPU and how the step runs them (train, frozen,
   // checkpointing).
   std::map<std::tuple<const StepOperators*, const Gpu*, bool, bool, bool>, Timing> times;
+  // What the predictions read of each GPU and workload beside their operators, found once.
+  std::map<const Gpu*, GpuModel> gpus;
+  std::map<const Workload*, double> workload_efficiency;
+
+  GpuModel& model_of(const Gpu& gpu, const Calibration& calibration) {
+    if (auto it = gpus.find(&gpu); it != gpus.end()) return it->second;
+    return gpus.emplace(&gpu, gpu_model(gpu, calibration)).first->second;
+  }
+  double efficiency_of(const Workload& w, const Calibration& calibration) {
+    if (auto it = workload_efficiency.find(&w); it != workload_efficiency.end()) return it->second;
+    return workload_efficiency.emplace(&w, calibration.workload_efficiency(w.id)).first->second;
+  }
 
   const StepOperators* first_equal_to(const StepOperators& ops) {
     if (auto it = first_equal.find(&ops); it != first_equal.end()) return it->second;
@@ -629,15 +664,20 @@ Timing train_timing(const StepContext& s, const StepOperators& ops) {
   Timing timing = operator_times(s, ops);
   const double recompute = s.c.checkpointing ? 1 : 0;
   // Selective recompute (Korthikanti et al. 2022): the attention core runs forward once more.
-  if (s.c.recompute == "selective") {
+  if (std::string_view(s.c.recompute) == "selective") {
     std::vector<Op> core;
     std::copy_if(ops.ops.begin(), ops.ops.end(), std::back_inserter(core),
                  [](const Op& op) { return op.kind == OpKind::kAttention; });
     time_ops(core, 1, 1, s.rates, s.cal, timing);
   }
-  if (s.c.method == "qlora" && s.w.transformer)
-    time_ops({dequantize_op(s)}, 2 + recompute, 2 + recompute, s.rates, s.cal, timing);
-  if (s.c.offload == "none") time_ops({optimizer_op(s)}, 1, 1, s.rates, s.cal, timing);
+  if (std::string_view(s.c.method) == "qlora" && s.w.transformer) {
+    const Op dequantize = dequantize_op(s);
+    time_ops({&dequantize, 1}, 2 + recompute, 2 + recompute, s.rates, s.cal, timing);
+  }
+  if (std::string_view(s.c.offload) == "none") {
+    const Op optimizer = optimizer_op(s);
+    time_ops({&optimizer, 1}, 1, 1, s.rates, s.cal, timing);
+  }
   return timing;
 }
 
@@ -666,15 +706,21 @@ double add_compute_terms(const Timing& timing, const StepContext& s, Prediction&
 
 // A collective's path: the GPU-to-GPU link within a node, the network between nodes.
 struct Fabric {
-  std::string link_name;
+  std::string_view link_name;
   double busbw_gbps = 0;
   double latency_s = 0;
 };
 
+// The GPU's PCIe bandwidth per direction, GB/s (links.h pcie_gbps), found once per GPU.
+double pcie_of(const StepContext& s) {
+  if (!s.model->pcie_gbps) s.model->pcie_gbps = pcie_gbps(s.gpu, s.catalog);
+  return *s.model->pcie_gbps;
+}
+
 Fabric node_link(const StepContext& s) {
   const int node = node_gpus(s.c);
-  Link link = link_for(s.gpu, s.c, std::min(s.c.gpus, node), s.catalog);
-  return {std::move(link.name), link.busbw_gbps, pc::kIntraNodeLatencyS};
+  const Link link = link_for(s.gpu, s.c, std::min(s.c.gpus, node), pcie_of(s));
+  return {link.name, link.busbw_gbps, pc::kIntraNodeLatencyS};
 }
 
 // The path of a group of `size` GPUs `stride` ranks apart. Ranks are laid out as Megatron-LM
@@ -773,7 +819,7 @@ double pipeline_p2p_s(const StepContext& s, const Fabric& f) {
 struct Communication {
   double exposed_s = 0;            // not overlapped with compute
   double pipeline_factor = 1;      // the compute time's stretch by the pipeline bubble
-  std::string link_name;           // empty on one GPU
+  std::string_view link_name;      // empty on one GPU
   std::vector<std::string> parts;  // each collective's exposed time and path (with detail)
   bool detail = true;
 
@@ -820,14 +866,14 @@ void append_note(Prediction& p, const std::string& note) {
 // forward and the backward of every step. Counted as not overlapped with compute; the CPU's
 // optimizer arithmetic is not counted. Adds the term and a note to `p`; returns the seconds.
 double add_offload_traffic(const StepContext& s, Prediction& p) {
-  if (!s.train || s.c.offload == "none") return 0;
+  if (!s.train || std::string_view(s.c.offload) == "none") return 0;
   const double shard = s.c.zero >= 3 ? s.dp : 1;
   double bytes = 2 * s.trained * 2 / (s.tp * s.pp) / shard / s.accum;
   if (s.c.offload == "cpu" && s.c.zero >= 3) {
     const double stored = s.frozen ? *bits_per_weight(s.c.weights) / 8 : 2;
     bytes += 2 * static_cast<double>(s.facts.params.total) * stored / (s.tp * s.pp) / shard;
   }
-  const double seconds = bytes / (pcie_gbps(s.gpu, s.catalog) * 1e9 * pc::kOffloadEfficiency);
+  const double seconds = bytes / (pcie_of(s) * 1e9 * pc::kOffloadEfficiency);
   if (!s.detail) return seconds;
   p.terms.push_back({"offload_traffic", seconds, 0, bytes, "capacity"});
   append_note(p, fmt::format("{:.1f} GB per step over PCIe {}.0 x{} for the offload", bytes / 1e9,
@@ -842,7 +888,7 @@ double add_spill(const StepContext& s, double capacity, Prediction& p) {
   if (p.fits) return 0;
   const double total_gb = s.facts.memory.total_gb;
   const double excess = (total_gb - capacity) * 1e9;
-  const double pcie = pcie_gbps(s.gpu, s.catalog) * pc::kOffloadEfficiency;
+  const double pcie = pcie_of(s) * pc::kOffloadEfficiency;
   const double offload = excess * (s.train ? 2 : 1) / (pcie * 1e9);
   if (!s.detail) return offload;
   p.terms.push_back({"offload", offload, 0, excess, "capacity"});
@@ -855,11 +901,11 @@ double add_spill(const StepContext& s, double capacity, Prediction& p) {
 
 // Throughput in the workload's unit, over all data-parallel ranks, at `step` seconds a step.
 void set_throughput(const StepContext& s, double step, Prediction& p) {
-  const std::string& unit = s.w.throughput_unit;
+  const std::string_view unit = s.w.throughput_unit;
   const double units_per_sample =
       unit == "tokens" || unit == "mel-frames" || unit == "audio-samples" ? (s.decode ? 1.0 : s.seq)
                                                                           : 1.0;
-  p.unit = unit + "/s";
+  p.unit.assign(unit).append("/s");
   p.samples_per_step = s.batch * s.dp;
   p.throughput = p.samples_per_step * units_per_sample / step;
 }
@@ -953,8 +999,11 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   // An LLM served for inference: the engine's phases (inference_perf.cc).
   if (w.transformer && facts.memory.config.mode != "train")
     return take(predict_inference(w, gpu, calibration, catalog, facts), p);
+  std::optional<GpuModel> own;  // without `times`: this prediction's alone
+  GpuModel& model = times ? times->entries().model_of(gpu, calibration)
+                          : own.emplace(gpu_model(gpu, calibration));
   StepContext s =
-      step_context(w, gpu, config, calibration, catalog, facts, std::move(network).value(), detail);
+      step_context(w, gpu, config, model, catalog, facts, std::move(network).value(), detail);
   s.times = times;
   std::optional<StepOperators> made;  // facts made without their operators
   const StepOperators* ops = facts.operators.get();
@@ -970,7 +1019,8 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   p.fits = facts.memory.total_gb <= capacity || s.c.known_to_fit;
   if (!p.fits && s.c.offload != "cpu") return take(not_fitting(w, gpu, config, std::move(p)), p);
   // A measured workload runs at its fitted fraction of the operator model's speed.
-  const double implementation = calibration.workload_efficiency(w.id);
+  const double implementation = times ? times->entries().efficiency_of(w, calibration)
+                                      : calibration.workload_efficiency(w.id);
   const Timing timing = compute_timing(s, *ops, implementation);
   double step = add_compute_terms(timing, s, p);
   const Communication comm = communication(s, step);
