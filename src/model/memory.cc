@@ -8,10 +8,13 @@
 #include <map>
 #include <numeric>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "model/components.h"
 #include "model/inference_memory.h"
 #include "model/memory_constants.h"
+#include "model/memory_numbers.h"
 #include "rigplan/engine.h"
 #include "rigplan/input.h"
 #include "rigplan/schema.h"
@@ -69,6 +72,9 @@ struct Run {
   const Engine* engine = nullptr;
   const WeightFormat* format = nullptr;
   const KvFormat* kv = nullptr;
+  // The terms' formulas and values written, for a reader; false: the numbers alone (the searches,
+  // and estimate_memory_numbers).
+  bool explain = true;
 };
 
 // Whether LoRA has layers to adapt: a transformer's projections, or the tagged attention and
@@ -79,11 +85,29 @@ bool has_adapter_targets(const Workload& w) {
                      [](const Layer& l) { return !l.lora.empty(); });
 }
 
+// A term's formula or values: a string, or a function that writes it, called only when the
+// terms are explained.
+template <class T>
+std::string text(T&& x) {
+  if constexpr (std::is_invocable_v<T>) {
+    return x();
+  } else {
+    return std::string(std::forward<T>(x));
+  }
+}
+
 struct Terms {
+  bool explain = true;  // Run::explain
   std::vector<MemoryTerm> list;
-  void add(std::string name, double bytes, std::string formula, std::string values) {
+  template <class F, class V>
+  void add(std::string_view name, double bytes, F&& formula, V&& values) {
     if (bytes <= 0) return;
-    list.push_back({std::move(name), bytes / 1e9, std::move(formula), std::move(values)});
+    if (!explain) {
+      list.push_back({std::string(name), bytes / 1e9, {}, {}});
+      return;
+    }
+    list.push_back({std::string(name), bytes / 1e9, text(std::forward<F>(formula)),
+                    text(std::forward<V>(values))});
   }
   double bytes() const {
     double sum = 0;
@@ -154,10 +178,12 @@ FrozenWeights frozen_weights(const Run& r, const ParamCounts& p, double frozen) 
   if (frozen <= 0) return {};
   if (is_quantized(fmt_w) && r.format->covers == "linear") {  // GGUF bits average all tensors
     const double kept = static_cast<double>(p.embedding + p.head);
-    return {(frozen - kept) * bits / 8 + kept * 2,
-            "(P - P_embed - P_head)·bits/8 + (P_embed + P_head)·2",
+    const double bytes = (frozen - kept) * bits / 8 + kept * 2;
+    if (!r.explain) return {bytes};
+    return {bytes, "(P - P_embed - P_head)·bits/8 + (P_embed + P_head)·2",
             fmt::format("({} - {})·{}/8 + {}·2", big(frozen), big(kept), num(bits), big(kept))};
   }
+  if (!r.explain) return {frozen * bits / 8};
   return {frozen * bits / 8, "P·bits/8", fmt::format("{}·{}/8", big(frozen), num(bits))};
 }
 
@@ -220,14 +246,18 @@ void weight_terms(const Run& r, const ParamCounts& p, const ParameterLayout& l, 
   const double mp = r.mp;
   const bool frozen = l.frozen > 0, trained = l.trainable > 0;
   const double weight_bytes = (fw.bytes + l.trainable * l.on_gpu) / mp / l.shard_w;
-  const std::string weight_formula =
-      fmt::format("({}{}) / model_parallel{}", frozen ? fw.formula : "",
-                  trained ? fmt::format("{}P_train·{} B", frozen ? " + " : "", num(l.on_gpu)) : "",
-                  r.c.zero >= 3 ? " / dp (ZeRO-3)" : "");
-  const std::string weight_values = fmt::format(
-      "({}{}) / {}{}", frozen ? fw.values : "",
-      trained ? fmt::format("{}{}·{}", frozen ? " + " : "", big(l.trainable), num(l.on_gpu)) : "",
-      num(mp), r.c.zero >= 3 ? fmt::format(" / {}", r.dp) : "");
+  const auto weight_formula = [&] {
+    return fmt::format(
+        "({}{}) / model_parallel{}", frozen ? fw.formula : "",
+        trained ? fmt::format("{}P_train·{} B", frozen ? " + " : "", num(l.on_gpu)) : "",
+        r.c.zero >= 3 ? " / dp (ZeRO-3)" : "");
+  };
+  const auto weight_values = [&] {
+    return fmt::format(
+        "({}{}) / {}{}", frozen ? fw.values : "",
+        trained ? fmt::format("{}{}·{}", frozen ? " + " : "", big(l.trainable), num(l.on_gpu)) : "",
+        num(mp), r.c.zero >= 3 ? fmt::format(" / {}", r.dp) : "");
+  };
   (l.offload_weights ? host : t).add("weights", weight_bytes, weight_formula, weight_values);
   const double layer_bytes =
       static_cast<double>(p.per_layer) * (r.train && r.c.method == "full" ? 2 : bits / 8);
@@ -235,16 +265,21 @@ void weight_terms(const Run& r, const ParamCounts& p, const ParameterLayout& l, 
     // DeepSpeed ZeRO-3 with parameter offload keeps up to stage3_max_live_parameters on the GPU.
     const double live = std::min(r.loaded, mc::kZero3MaxLiveParams) * bits / 8;
     t.add("live_parameters", live, "min(P, 1e9 live parameters) × bytes (DeepSpeed ZeRO-3 default)",
-          fmt::format("min({}, 1e9) × {}", big(r.loaded), num(bits / 8)));
+          [&] { return fmt::format("min({}, 1e9) × {}", big(r.loaded), num(bits / 8)); });
   } else if (r.c.zero >= 3 && r.dp > 1 && r.w.transformer) {
     // FSDP / ZeRO-3 gather one layer's full weights (and prefetch the next) to compute, in the
     // format they are stored in: 16 bit, or 4 bit under FSDP-QLoRA.
     t.add(
         "gathered_layers", mc::kGatheredLayers * layer_bytes / mp,
-        fmt::format("{} layers × P_layer × bytes (ZeRO-3 all-gather and prefetch)",
-                    num(mc::kGatheredLayers)),
-        fmt::format("{} × {} × {}", num(mc::kGatheredLayers), big(static_cast<double>(p.per_layer)),
-                    num(layer_bytes / static_cast<double>(p.per_layer))));
+        [&] {
+          return fmt::format("{} layers × P_layer × bytes (ZeRO-3 all-gather and prefetch)",
+                             num(mc::kGatheredLayers));
+        },
+        [&] {
+          return fmt::format("{} × {} × {}", num(mc::kGatheredLayers),
+                             big(static_cast<double>(p.per_layer)),
+                             num(layer_bytes / static_cast<double>(p.per_layer)));
+        });
   }
 }
 
@@ -255,15 +290,22 @@ void gradient_term(const Run& r, const ParameterLayout& l, Terms& t) {
   const double mp = r.mp;
   if (r.c.optimizer_in_backward) {
     const double largest = std::min(largest_tensor(r.w), l.trainable);
-    t.add("gradients", largest * l.on_gpu / mp,
-          fmt::format("largest tensor × {} B (optimizer step in the backward)", num(l.on_gpu)),
-          fmt::format("{} × {}", big(largest), num(l.on_gpu)));
+    t.add(
+        "gradients", largest * l.on_gpu / mp,
+        [&] {
+          return fmt::format("largest tensor × {} B (optimizer step in the backward)",
+                             num(l.on_gpu));
+        },
+        [&] { return fmt::format("{} × {}", big(largest), num(l.on_gpu)); });
     return;
   }
-  t.add("gradients", l.trainable * l.on_gpu / mp / l.shard_grad,
-        fmt::format("P_train × {} B{}", num(l.on_gpu), r.c.zero >= 2 ? " / dp" : ""),
-        fmt::format("{} × {}{}", big(l.trainable), num(l.on_gpu),
-                    r.c.zero >= 2 ? fmt::format(" / {}", r.dp) : ""));
+  t.add(
+      "gradients", l.trainable * l.on_gpu / mp / l.shard_grad,
+      [&] { return fmt::format("P_train × {} B{}", num(l.on_gpu), r.c.zero >= 2 ? " / dp" : ""); },
+      [&] {
+        return fmt::format("{} × {}{}", big(l.trainable), num(l.on_gpu),
+                           r.c.zero >= 2 ? fmt::format(" / {}", r.dp) : "");
+      });
 }
 
 // The optimizer state of the trained parameters, on the GPU, paged, or offloaded to the host
@@ -272,22 +314,30 @@ void optimizer_terms(const Run& r, const ParameterLayout& l, Terms& t, Terms& ho
   const double mp = r.mp;
   const OptimizerState opt = optimizer_state(r, l.state);
   const double opt_bytes = l.trainable * opt.bytes / mp / l.shard_opt;
-  const std::string opt_formula =
-      fmt::format("P_train × {}{}", opt.formula, r.c.zero >= 1 ? " / dp" : "");
-  const std::string opt_values = fmt::format("{} × {}{}", big(l.trainable), num(opt.bytes),
-                                             r.c.zero >= 1 ? fmt::format(" / {}", r.dp) : "");
+  const auto opt_formula = [&](std::string_view where) {
+    return fmt::format("P_train × {}{}{}", opt.formula, r.c.zero >= 1 ? " / dp" : "", where);
+  };
+  const auto opt_values = [&] {
+    return fmt::format("{} × {}{}", big(l.trainable), num(opt.bytes),
+                       r.c.zero >= 1 ? fmt::format(" / {}", r.dp) : "");
+  };
   if (l.offload_optimizer) {
-    host.add("optimizer", opt_bytes, opt_formula + " (offloaded)", opt_values);
+    host.add(
+        "optimizer", opt_bytes, [&] { return opt_formula(" (offloaded)"); }, opt_values);
     if (r.mixed && !r.c.pure_16bit) {
       host.add("master_weights", l.trainable * 4 / mp / l.shard_opt,
-               "P_train × 4 B (fp32, offloaded)", fmt::format("{} × 4", big(l.trainable)));
+               "P_train × 4 B (fp32, offloaded)",
+               [&] { return fmt::format("{} × 4", big(l.trainable)); });
     }
     return;
   }
   (opt.paged ? host : t)
-      .add(opt.paged ? "optimizer_paged" : "optimizer", opt_bytes,
-           opt.paged ? opt_formula + " (paged: host memory when the GPU runs short)" : opt_formula,
-           opt_values);
+      .add(
+          opt.paged ? "optimizer_paged" : "optimizer", opt_bytes,
+          [&] {
+            return opt_formula(opt.paged ? " (paged: host memory when the GPU runs short)" : "");
+          },
+          opt_values);
 }
 
 // Bytes of the parameter state: weights, 16-bit copies, gradients, optimizer, per GPU; what is
@@ -300,7 +350,7 @@ void parameter_terms(const Run& r, const ParamCounts& p, Terms& t, Terms& host) 
     const double mp = r.mp;
     t.add("half_precision_copies", l.trainable * 2 / mp / l.shard_w,
           "P_train × 2 B (16-bit copies autocast keeps for the backward pass)",
-          fmt::format("{} × 2", big(l.trainable)));
+          [&] { return fmt::format("{} × 2", big(l.trainable)); });
   }
   gradient_term(r, l, t);
   optimizer_terms(r, l, t, host);
@@ -327,7 +377,7 @@ void qlora_terms(const Run& r, Terms& t) {
     widest = std::max(widest, static_cast<double>(lin.in) * static_cast<double>(lin.out));
   t.add("dequantized_matrix", widest * 2 / r.c.tensor_parallel,
         "widest matrix × 2 B (a 4-bit weight dequantized to compute, one at a time)",
-        fmt::format("{} × 2", big(widest)));
+        [&] { return fmt::format("{} × 2", big(widest)); });
 }
 
 // Bytes a transformer layer keeps per token for the backward pass (docs/memory.md):
@@ -386,11 +436,16 @@ void logits_term(const Run& r, double tokens, const std::string& toks, Terms& t)
   const std::string loss = r.c.loss_chunks == 0   ? "logits; a fused loss keeps no fp32 copy"
                            : r.c.loss_chunks == 1 ? "logits and the fp32 loss"
                                                   : "logits and one fp32 chunk of the loss";
-  t.add("logits", logits,
-        fmt::format("b·s·V·(β + {}){} ({})", r.c.loss_chunks > 1 ? "4/chunks" : num(fp32),
-                    tp > 1 ? " / tp" : "", loss),
-        fmt::format("{}·{}·({} + {}){}", toks, tc.vocab_size, num(r.act_bytes), num(fp32),
-                    tp > 1 ? fmt::format(" / {}", num(tp)) : std::string()));
+  t.add(
+      "logits", logits,
+      [&] {
+        return fmt::format("b·s·V·(β + {}){} ({})", r.c.loss_chunks > 1 ? "4/chunks" : num(fp32),
+                           tp > 1 ? " / tp" : "", loss);
+      },
+      [&] {
+        return fmt::format("{}·{}·({} + {}){}", toks, tc.vocab_size, num(r.act_bytes), num(fp32),
+                           tp > 1 ? fmt::format(" / {}", num(tp)) : std::string());
+      });
 }
 
 // Where a transformer's training activations live on the GPU that holds the most: the tokens of
@@ -413,16 +468,21 @@ ActivationShape activation_shape(const Run& r) {
   ActivationShape a;
   const double micro = c.micro_batch.value_or(r.batch);
   a.tokens = micro * r.seq / c.context_parallel;
-  a.tokens_text = c.micro_batch || c.context_parallel > 1 ? num(a.tokens)
-                                                          : fmt::format("{}·{}", r.batch, r.seq);
+  if (r.explain) {
+    a.tokens_text = c.micro_batch || c.context_parallel > 1 ? num(a.tokens)
+                                                            : fmt::format("{}·{}", r.batch, r.seq);
+    a.how = "L";
+  }
   a.layers = tc.total_layers();
-  a.how = "L";
   if (c.pipeline_parallel > 1 && c.micro_batch) {
     const double pp = c.pipeline_parallel, vp = c.virtual_stages;
     const double in_flight = std::min(pp, r.batch / micro);
     const double interleave = in_flight == pp ? 1 + (pp - 1) / (pp * vp) : 1;
     a.layers = tc.total_layers() / pp * in_flight * interleave;
-    a.how = fmt::format("L/pp·{}{}", num(in_flight), interleave > 1 ? "·(1 + (pp−1)/(pp·vp))" : "");
+    if (r.explain) {
+      a.how =
+          fmt::format("L/pp·{}{}", num(in_flight), interleave > 1 ? "·(1 + (pp−1)/(pp·vp))" : "");
+    }
   }
   // Without sequence parallelism each tensor-parallel rank keeps the norms' inputs, the inputs
   // of the QKV and first MLP projections and the dropout masks whole.
@@ -433,6 +493,38 @@ ActivationShape activation_shape(const Run& r) {
   return a;
 }
 
+// The formula of a transformer's training activations and its values, for a reader; `formula`
+// is a layer's bytes per token (transformer_layer_bytes).
+std::pair<std::string, std::string> activation_text(const Run& r, const ActivationShape& shape,
+                                                    double per_layer, const std::string& formula) {
+  const double tp = r.c.tensor_parallel, d = r.w.transformer->hidden_size;
+  const std::string& toks = shape.tokens_text;
+  const std::string a_layer = fmt::format("{}·{}", toks, num(std::round(per_layer)));
+  const std::string input =
+      fmt::format("{}·{}·{}{}", toks, num(r.act_bytes), num(d),
+                  r.c.sequence_parallel && tp > 1 ? fmt::format(" / {}", num(tp)) : std::string());
+  const double kept = mc::kOffloadedLayersInFlight;
+  if (r.c.checkpointing && r.c.activation_offload) {
+    return {fmt::format("{}·b·s·β·d (layer inputs in flight, the rest in host memory) + "
+                        "b·s·a_layer (one layer recomputed)",
+                        num(kept)),
+            fmt::format("{}·{} + {}", num(kept), input, a_layer)};
+  }
+  if (r.c.checkpointing) {
+    return {shape.how + "·b·s·β·d (checkpointed layer inputs) + b·s·a_layer (one layer recomputed)",
+            fmt::format("{}·{} + {}", num(shape.layers), input, a_layer)};
+  }
+  if (r.c.activation_offload) {
+    return {fmt::format("{}·b·s·a_layer (layers in flight, the rest in host memory)", num(kept)),
+            fmt::format("{}·{}", num(kept), a_layer)};
+  }
+  return {
+      shape.how + "·b·s·a_layer, a_layer = " + formula +
+          (r.c.method == "qlora" ? " + β(2d + q + F) (4-bit matmul inputs)" : "") +
+          (tp > 1 ? (shape.unsplit > 0 ? ", 10·d of it whole and the rest / tp" : " / tp") : ""),
+      fmt::format("{}·{}", num(shape.layers), a_layer)};
+}
+
 // Training activations of a transformer: what the backward pass needs, by recompute policy and
 // activation offloading, and the logits the loss reads.
 void transformer_training_activations(const Run& r, Terms& t) {
@@ -441,42 +533,27 @@ void transformer_training_activations(const Run& r, Terms& t) {
   const double tokens = shape.tokens, layers = shape.layers, tp = r.c.tensor_parallel;
   const double d = tc.hidden_size;
   std::string formula;
-  const double whole = transformer_layer_bytes(r, &formula) + qlora_saved_input_bytes(r);
+  const double whole =
+      transformer_layer_bytes(r, r.explain ? &formula : nullptr) + qlora_saved_input_bytes(r);
   const double per_layer = shape.unsplit + (whole - shape.unsplit) / tp;
   // A checkpointed layer input, split over the tensor-parallel ranks only with SP.
   const double input_bytes = r.act_bytes * d / (r.c.sequence_parallel ? tp : 1);
-  const std::string& toks = shape.tokens_text;
-  const std::string a_layer = fmt::format("{}·{}", toks, num(std::round(per_layer)));
-  const std::string input =
-      fmt::format("{}·{}·{}{}", toks, num(r.act_bytes), num(d),
-                  r.c.sequence_parallel && tp > 1 ? fmt::format(" / {}", num(tp)) : std::string());
   const double kept = mc::kOffloadedLayersInFlight;
-  double bytes = 0;
-  std::string what, values;
+  double bytes = layers * tokens * per_layer;
   if (r.c.checkpointing && r.c.activation_offload) {
     bytes = kept * tokens * input_bytes + tokens * per_layer;
-    what = fmt::format(
-        "{}·b·s·β·d (layer inputs in flight, the rest in host memory) + b·s·a_layer (one layer "
-        "recomputed)",
-        num(kept));
-    values = fmt::format("{}·{} + {}", num(kept), input, a_layer);
   } else if (r.c.checkpointing) {
     bytes = layers * tokens * input_bytes + tokens * per_layer;
-    what = shape.how + "·b·s·β·d (checkpointed layer inputs) + b·s·a_layer (one layer recomputed)";
-    values = fmt::format("{}·{} + {}", num(layers), input, a_layer);
   } else if (r.c.activation_offload) {
     bytes = kept * tokens * per_layer;
-    what = fmt::format("{}·b·s·a_layer (layers in flight, the rest in host memory)", num(kept));
-    values = fmt::format("{}·{}", num(kept), a_layer);
-  } else {
-    bytes = layers * tokens * per_layer;
-    what = shape.how + "·b·s·a_layer, a_layer = " + formula +
-           (r.c.method == "qlora" ? " + β(2d + q + F) (4-bit matmul inputs)" : "") +
-           (tp > 1 ? (shape.unsplit > 0 ? ", 10·d of it whole and the rest / tp" : " / tp") : "");
-    values = fmt::format("{}·{}", num(layers), a_layer);
   }
-  t.add("activations", bytes, what, values);
-  if (tc.arch != "encoder") logits_term(r, tokens, toks, t);
+  if (r.explain) {
+    auto [what, values] = activation_text(r, shape, per_layer, formula);
+    t.add("activations", bytes, std::move(what), std::move(values));
+  } else {
+    t.add("activations", bytes, "", "");
+  }
+  if (tc.arch != "encoder") logits_term(r, tokens, shape.tokens_text, t);
 }
 
 // Elements one layer of a layer list outputs per sample.
@@ -529,12 +606,14 @@ void activation_terms(const Run& r, Terms& t) {
     }
   }
   const double forward_bytes = r.batch * widest_forward * 2 * r.act_bytes;
+  const auto forward_values = [&] {
+    return fmt::format("{}·2·{}·{}", r.batch, big(widest_forward), num(r.act_bytes));
+  };
   if (!r.train) {
-    t.add("activations", forward_bytes, "b·2·(widest layer output)·β",
-          fmt::format("{}·2·{}·{}", r.batch, big(widest_forward), num(r.act_bytes)));
+    t.add("activations", forward_bytes, "b·2·(widest layer output)·β", forward_values);
     return;
   }
-  std::string how = "Σ kept layer outputs";
+  std::string_view how = "Σ kept layer outputs";
   if (r.c.checkpointing) {
     kept = 2 * std::sqrt(kept * widest_trained);  // sqrt(n) segments (Chen et al. 2016)
     how = "2·sqrt(Σ kept outputs · widest output) (checkpointed segments, Chen et al. 2016)";
@@ -546,11 +625,12 @@ void activation_terms(const Run& r, Terms& t) {
     t.add("activations", forward_bytes,
           "b·2·(widest output of a frozen component's forward)·β, above what the trained layers "
           "keep",
-          fmt::format("{}·2·{}·{}", r.batch, big(widest_forward), num(r.act_bytes)));
+          forward_values);
     return;
   }
-  t.add("activations", kept_bytes, "b·" + how + "·β",
-        fmt::format("{}·{}·{}", r.batch, big(kept), num(r.act_bytes)));
+  t.add(
+      "activations", kept_bytes, [&] { return fmt::format("b·{}·β", how); },
+      [&] { return fmt::format("{}·{}·{}", r.batch, big(kept), num(r.act_bytes)); });
 }
 
 // `checkpointing` is full recompute; `recompute` names the policy and agrees with it.
@@ -810,20 +890,22 @@ void overhead_terms(const Run& r, double allocated_gb, Terms& t) {
     return;
   }
   const double frag = allocated_gb * mc::kFragmentation;
-  t.add("allocator_fragmentation", frag * 1e9,
-        fmt::format("{}% of the allocated total", num(mc::kFragmentation * 100)),
-        fmt::format("{} × {}", num(mc::kFragmentation), gb(allocated_gb * 1e9)));
+  t.add(
+      "allocator_fragmentation", frag * 1e9,
+      [] { return fmt::format("{}% of the allocated total", num(mc::kFragmentation * 100)); },
+      [&] { return fmt::format("{} × {}", num(mc::kFragmentation), gb(allocated_gb * 1e9)); });
   t.add("cuda_context", mc::kCudaContextGb * 1e9, "CUDA context, kernels and library handles",
-        fmt::format("{} GB", num(mc::kCudaContextGb)));
+        [] { return fmt::format("{} GB", num(mc::kCudaContextGb)); });
   if (r.c.gpus > 1) {
     t.add("nccl_buffers", mc::kNcclBuffersGb * 1e9, "NCCL communicator buffers",
-          fmt::format("{} GB", num(mc::kNcclBuffersGb)));
+          [] { return fmt::format("{} GB", num(mc::kNcclBuffersGb)); });
   }
 }
 
 // Allocated bytes, fragmentation and context for a resolved run.
 MemoryEstimate evaluate(const Run& r, double capacity_gb) {
   Terms t, host;
+  t.explain = host.explain = r.explain;
   const ParamCounts params = count_params(r.w);
   parameter_terms(r, params, t, host);
   qlora_terms(r, t);
@@ -838,7 +920,7 @@ MemoryEstimate evaluate(const Run& r, double capacity_gb) {
     const double full = static_cast<double>(params.total) * 2;
     t.add("full_state_dict", full / r.mp,
           "P·2 B (the unsharded 16-bit weights of the full-state-dict load, on every GPU)",
-          fmt::format("{}·2", big(full / 2)));
+          [&] { return fmt::format("{}·2", big(full / 2)); });
   }
   e.allocated_gb = t.bytes() / 1e9;
   overhead_terms(r, e.allocated_gb, t);
@@ -1069,6 +1151,7 @@ std::vector<std::string> fitting_changes(const Run& run, int max_batch, int min_
     auto changed = resolve(run.w, alt.c);
     if (!changed) return false;
     changed->capacity_gb = run.capacity_gb;
+    changed->explain = false;
     const MemoryEstimate m = evaluate(*changed, run.capacity_gb);
     if (m.fits) out.push_back(fmt::format("{} ({:.1f} GB)", label, m.total_gb));
     return m.fits;
@@ -1170,26 +1253,45 @@ Status check_layout(const Workload& workload, int tensor_parallel, int pipeline_
 
 double capacity_gb(const Gpu& gpu) { return gpu.memory_gb * mc::kBytesPerMarketedGb / 1e9; }
 
-Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
-                                       const RunConfig& config, bool with_searches) {
+namespace {
+
+// estimate_memory, its terms' formulas and values written when `explain`; the searches read
+// the numbers alone.
+Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const RunConfig& config,
+                                bool with_searches, bool explain) {
   auto resolved = resolve(workload, config);
   if (!resolved) return resolved.status();
   Run& run = resolved.value();
   run.capacity_gb = capacity_gb(gpu);
+  run.explain = false;
   std::vector<std::string> notes;
   if (!run.train && workload.transformer) {
     choose_split(run, notes);
     if (run.c.mode == "serve" && !config.batch) serve_at_capacity(run, notes);
   }
+  run.explain = explain;
   MemoryEstimate e = evaluate(run, run.capacity_gb);
   e.notes = std::move(notes);
   e.warnings = run_warnings(workload, run.c);
   if (!with_searches) return e;
+  run.explain = false;
   e.max_batch = largest_batch(run);
   if (workload.transformer) e.max_seq_len = longest_sequence(run);
   e.min_gpus = fewest_gpus(run, e.fits);
   if (!e.fits) e.suggestions = fitting_changes(run, e.max_batch, e.min_gpus);
   return e;
+}
+
+}  // namespace
+
+Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
+                                       const RunConfig& config, bool with_searches) {
+  return estimate(workload, gpu, config, with_searches, /*explain=*/true);
+}
+
+Result<MemoryEstimate> estimate_memory_numbers(const Workload& workload, const Gpu& gpu,
+                                               const RunConfig& config) {
+  return estimate(workload, gpu, config, /*with_searches=*/false, /*explain=*/false);
 }
 
 }  // namespace rigplan

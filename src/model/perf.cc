@@ -17,6 +17,7 @@
 #include "model/components.h"
 #include "model/inference_perf.h"
 #include "model/links.h"
+#include "model/memory_numbers.h"
 #include "model/perf_constants.h"
 #include "model/run_speed.h"
 #include "rigplan/schema.h"
@@ -547,7 +548,7 @@ Result<StepOperators> step_operators(const StepShape& s) {
 }  // namespace
 
 Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& config) {
-  auto memory = estimate_memory(w, gpu, config, /*with_searches=*/false);
+  auto memory = estimate_memory_numbers(w, gpu, config);
   if (!memory) return memory.status();
   const FlopCounts flops =
       count_flops(w, *memory->config.batch, *memory->config.seq_len);  // resolved

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/memory_numbers.h"
 #include "test_support.h"
 
 namespace rigplan {
@@ -176,6 +177,61 @@ TEST(MemoryModel, BitsPerWeightOfTheFormats) {
   EXPECT_EQ(*bits_per_weight("nf4-dq"), 4.127);
   EXPECT_EQ(*bits_per_weight("q4_k_m"), 4.85);
   EXPECT_FALSE(bits_per_weight("q3_x").has_value());
+}
+
+// estimate_memory_numbers, which recommend weighs its runs with, gives estimate_memory's terms
+// and totals without their formulas: full, LoRA, QLoRA and 8-bit Adam fine-tuning, checkpointed,
+// offloaded, sharded over 8 GPUs with ZeRO-3, pipelined, a diffusion model, and inference served.
+TEST(MemoryModel, NumbersAloneAreTheEstimatesNumbers) {
+  struct Case {
+    const char* workload;
+    const char* gpu;
+    RunConfig config;
+  };
+  auto run = [](auto change) {
+    RunConfig c;
+    change(c);
+    return c;
+  };
+  const Case cases[] = {
+      {"resnet50", "rtx-4090", {}},
+      {"resnet50", "rtx-3090", run([](RunConfig& c) { c.checkpointing = true; })},
+      {"resnet50", "h100-sxm5-80gb", run([](RunConfig& c) { c.gpus = 8, c.zero = 3; })},
+      {"llama-3.1-8b", "rtx-4090", run([](RunConfig& c) { c.method = "qlora", c.seq_len = 2048; })},
+      {"llama-3.1-8b", "a100-sxm4-80gb",
+       run([](RunConfig& c) { c.method = "lora", c.seq_len = 4096, c.checkpointing = true; })},
+      {"llama-3.1-8b", "h100-sxm5-80gb",
+       run([](RunConfig& c) { c.gpus = 8, c.zero = 3, c.offload = "cpu", c.seq_len = 2048; })},
+      {"mpt-125m", "rtx-3090", run([](RunConfig& c) { c.optimizer = "adam8bit"; })},
+      {"mpt-125m", "a100-sxm4-80gb",
+       run([](RunConfig& c) { c.gpus = 8, c.pipeline_parallel = 2, c.micro_batch = 1; })},
+      {"stable-diffusion-1.5", "rtx-3090", {}},
+      {"llama-3-8b", "h100-sxm5-80gb", run([](RunConfig& c) { c.mode = "serve"; })},
+      {"llama-3-8b", "rtx-4090", run([](RunConfig& c) { c.mode = "infer", c.gpus = 2; })},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::string(k.workload) + " on " + k.gpu);
+    auto full = estimate_memory(workload(k.workload), gpu(k.gpu), k.config, false);
+    auto numbers = estimate_memory_numbers(workload(k.workload), gpu(k.gpu), k.config);
+    ASSERT_TRUE(full.ok() && numbers.ok());
+    ASSERT_EQ(numbers->terms.size(), full->terms.size());
+    for (size_t i = 0; i < full->terms.size(); ++i) {
+      EXPECT_EQ(numbers->terms[i].name, full->terms[i].name);
+      EXPECT_EQ(numbers->terms[i].gb, full->terms[i].gb);
+    }
+    ASSERT_EQ(numbers->host_terms.size(), full->host_terms.size());
+    EXPECT_EQ(numbers->host_gb, full->host_gb);
+    EXPECT_EQ(numbers->total_gb, full->total_gb);
+    EXPECT_EQ(numbers->allocated_gb, full->allocated_gb);
+    EXPECT_EQ(numbers->trainable_params, full->trainable_params);
+    EXPECT_EQ(numbers->fits, full->fits);
+    EXPECT_EQ(numbers->available_gb, full->available_gb);
+    EXPECT_EQ(numbers->max_sequences, full->max_sequences);
+    EXPECT_EQ(numbers->config.batch, full->config.batch);
+    EXPECT_EQ(numbers->notes, full->notes);
+    EXPECT_GT(numbers->total_gb, 0);
+    EXPECT_FALSE(full->terms.front().formula.empty());
+  }
 }
 
 }  // namespace

@@ -1,0 +1,15 @@
+// The memory estimate as callers that weigh many configurations need it: the numbers, without
+// what only a reader needs.
+#pragma once
+
+#include "rigplan/memory.h"
+
+namespace rigplan {
+
+// estimate_memory(workload, gpu, config, /*with_searches=*/false) without the formulas and
+// values of its terms: the same terms by name and GB, totals, fit and KV-cache room, from the
+// same code (run_facts, for recommend's hundreds of runs per request).
+Result<MemoryEstimate> estimate_memory_numbers(const Workload& workload, const Gpu& gpu,
+                                               const RunConfig& config);
+
+}  // namespace rigplan
