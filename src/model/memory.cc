@@ -75,6 +75,7 @@ struct Run {
   // The terms' formulas and values written, for a reader; false: the numbers alone (the searches,
   // and estimate_memory_numbers).
   bool explain = true;
+  const ParamCounts* params = nullptr;  // count_params(w), when the caller has it
 };
 
 // Whether LoRA has layers to adapt: a transformer's projections, or the tagged attention and
@@ -906,7 +907,7 @@ void overhead_terms(const Run& r, double allocated_gb, Terms& t) {
 MemoryEstimate evaluate(const Run& r, double capacity_gb) {
   Terms t, host;
   t.explain = host.explain = r.explain;
-  const ParamCounts params = count_params(r.w);
+  const ParamCounts params = r.params ? *r.params : count_params(r.w);
   parameter_terms(r, params, t, host);
   qlora_terms(r, t);
   activation_terms(r, t);
@@ -1258,10 +1259,12 @@ namespace {
 // estimate_memory, its terms' formulas and values written when `explain`; the searches read
 // the numbers alone.
 Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const RunConfig& config,
-                                bool with_searches, bool explain) {
+                                bool with_searches, bool explain,
+                                const ParamCounts* params = nullptr) {
   auto resolved = resolve(workload, config);
   if (!resolved) return resolved.status();
   Run& run = resolved.value();
+  run.params = params;
   run.capacity_gb = capacity_gb(gpu);
   run.explain = false;
   std::vector<std::string> notes;
@@ -1290,8 +1293,8 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
 }
 
 Result<MemoryEstimate> estimate_memory_numbers(const Workload& workload, const Gpu& gpu,
-                                               const RunConfig& config) {
-  return estimate(workload, gpu, config, /*with_searches=*/false, /*explain=*/false);
+                                               const RunConfig& config, const ParamCounts* params) {
+  return estimate(workload, gpu, config, /*with_searches=*/false, /*explain=*/false, params);
 }
 
 }  // namespace rigplan

@@ -8,8 +8,10 @@ namespace rigplan {
 
 // estimate_memory(workload, gpu, config, /*with_searches=*/false) without the formulas and
 // values of its terms: the same terms by name and GB, totals, fit and KV-cache room, from the
-// same code (run_facts, for recommend's hundreds of runs per request).
+// same code (run_facts, for recommend's hundreds of runs per request). `params`: the workload's
+// count_params, when the caller has it (nullptr: counted).
 Result<MemoryEstimate> estimate_memory_numbers(const Workload& workload, const Gpu& gpu,
-                                               const RunConfig& config);
+                                               const RunConfig& config,
+                                               const ParamCounts* params = nullptr);
 
 }  // namespace rigplan

@@ -545,22 +545,111 @@ Result<StepOperators> step_operators(const StepShape& s) {
   return out;
 }
 
+// What step_operators reads of a step's shape: runs whose keys are equal run the same operators.
+struct OperatorsKey {
+  const Workload* w = nullptr;
+  bool train = false, flash = false, sequence_parallel = false;
+  double beta = 0, batch = 0, seq = 0, micro = 0, micro_batches = 0;
+  int tp = 0, pp = 0, cp = 0;
+  std::vector<std::string> train_components, cached_components;  // plan_components reads them
+  bool operator==(const OperatorsKey&) const = default;
+};
+OperatorsKey operators_key(const StepShape& s) {
+  return {&s.w,
+          s.train,
+          s.c.flash_attention,
+          s.c.sequence_parallel,
+          s.beta,
+          s.batch,
+          s.seq,
+          s.micro,
+          s.micro_batches,
+          s.tp,
+          s.pp,
+          s.cp,
+          s.c.train_components,
+          s.c.cached_components};
+}
+
 }  // namespace
 
-Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& config) {
-  auto memory = estimate_memory_numbers(w, gpu, config);
+struct SharedFacts::Entries {
+  struct Counts {
+    const Workload* w = nullptr;
+    ParamCounts params;
+    std::string workload_class;
+  };
+  std::vector<Counts> workloads;
+  std::vector<std::tuple<const Workload*, int, int, FlopCounts>> flops;
+  std::vector<std::pair<OperatorsKey, std::shared_ptr<const StepOperators>>> operators;
+
+  const Counts& counts_of(const Workload& w) {
+    for (const Counts& c : workloads) {
+      if (c.w == &w) return c;
+    }
+    return workloads.emplace_back(Counts{&w, count_params(w), workload_class(w)});
+  }
+  FlopCounts flops_of(const Workload& w, int batch, int seq) {
+    for (const auto& [workload, b, s, f] : flops) {
+      if (workload == &w && b == batch && s == seq) return f;
+    }
+    return std::get<3>(flops.emplace_back(&w, batch, seq, count_flops(w, batch, seq)));
+  }
+  // The operators of a step, shared with the facts made before whose steps are shaped alike;
+  // nullptr when they cannot be made (predict says why).
+  std::shared_ptr<const StepOperators> operators_of(const StepShape& shape) {
+    OperatorsKey key = operators_key(shape);
+    for (const auto& [made, ops] : operators) {
+      if (made == key) return ops;
+    }
+    auto ops = step_operators(shape);
+    if (!ops) return nullptr;
+    return operators
+        .emplace_back(std::move(key), std::make_shared<const StepOperators>(std::move(ops).value()))
+        .second;
+  }
+};
+
+SharedFacts::SharedFacts() : entries_(std::make_unique<Entries>()) {}
+SharedFacts::~SharedFacts() = default;
+
+namespace {
+
+// run_facts, with what the facts share kept in `shared` when given.
+Result<RunFacts> make_facts(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                            SharedFacts::Entries* shared) {
+  std::optional<SharedFacts::Entries::Counts> own;
+  const SharedFacts::Entries::Counts& counts =
+      shared ? shared->counts_of(w)
+             : own.emplace(SharedFacts::Entries::Counts{&w, count_params(w), workload_class(w)});
+  auto memory = estimate_memory_numbers(w, gpu, config, &counts.params);
   if (!memory) return memory.status();
-  const FlopCounts flops =
-      count_flops(w, *memory->config.batch, *memory->config.seq_len);  // resolved
-  RunFacts facts{std::move(memory).value(), count_params(w), flops, workload_class(w)};
+  const int batch = *memory->config.batch, seq = *memory->config.seq_len;  // resolved
+  const FlopCounts flops = shared ? shared->flops_of(w, batch, seq) : count_flops(w, batch, seq);
+  RunFacts facts{std::move(memory).value(), counts.params, flops, counts.workload_class};
   // The operators, for every GPU the facts serve; an LLM served by an engine is modelled by its
   // phases instead (inference_perf.cc). Operators that cannot be made are left to predict, which
   // reports why.
   if (!w.transformer || facts.memory.config.mode == "train") {
-    auto ops = step_operators(step_shape(w, facts.memory.config));
-    if (ops) facts.operators = std::make_shared<const StepOperators>(std::move(ops).value());
+    const StepShape shape = step_shape(w, facts.memory.config);
+    if (shared) {
+      facts.operators = shared->operators_of(shape);
+    } else if (auto ops = step_operators(shape)) {
+      facts.operators = std::make_shared<const StepOperators>(std::move(ops).value());
+    }
   }
   return facts;
+}
+
+}  // namespace
+
+Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& config) {
+  return make_facts(w, gpu, config, nullptr);
+}
+
+Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                           SharedFacts& shared) {
+  return make_facts(w, gpu, config, &shared.entries());
 }
 
 namespace {

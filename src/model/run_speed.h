@@ -37,6 +37,28 @@ class OperatorTimes {
   std::unique_ptr<Entries> entries_;
 };
 
+// What the facts of many runs share, made once: each workload's parameter counts and class, its
+// FLOPs at each batch and sequence, and the operators of runs whose steps are shaped alike (a
+// run data parallel over more GPUs, or sharded, runs the same operators on each GPU). Facts made
+// with it share their operators.
+class SharedFacts {
+ public:
+  SharedFacts();
+  ~SharedFacts();
+  SharedFacts(const SharedFacts&) = delete;
+  SharedFacts& operator=(const SharedFacts&) = delete;
+  struct Entries;  // perf.cc
+  Entries& entries() { return *entries_; }
+
+ private:
+  std::unique_ptr<Entries> entries_;
+};
+
+// run_facts(workload, gpu, config), with what it shares with other runs' facts found in `shared`
+// or kept there: the same facts.
+Result<RunFacts> run_facts(const Workload& workload, const Gpu& gpu, const RunConfig& config,
+                           SharedFacts& shared);
+
 // predict(workload, gpu, config, calibration, catalog, facts) without the prediction's terms,
 // notes, warnings and resolved configuration: the same fits, throughput, unit and serving
 // prediction, and the same errors. With `times`, the operator times kept there are used, and

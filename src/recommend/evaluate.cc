@@ -338,7 +338,7 @@ Result<const RunFacts*> DemandRuns::facts_of(size_t task_index, const Gpu& gpu, 
     if (cfg.link.empty()) cfg.link = topology.link;
     cfg.gpus_per_node = topology.gpus_per_node;
     cfg.network_gbps_per_gpu = topology.network_gbps_per_gpu;
-    auto f = run_facts(demand_.tasks[task_index].workload, gpu, cfg);
+    auto f = run_facts(demand_.tasks[task_index].workload, gpu, cfg, shared_facts_);
     if (!f) return f.status();
     auto key = std::make_tuple(task_index, count, strategy.name, per_gpu);
     it = facts_.emplace(std::move(key), std::move(f).value()).first;

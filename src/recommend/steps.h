@@ -163,7 +163,8 @@ class DemandRuns {
   std::map<std::tuple<size_t, int, bool>, std::vector<Strategy>> strategies_;
   // By task and GPU.
   std::map<std::pair<size_t, const Gpu*>, StackCheck> stacks_;
-  OperatorTimes times_;  // of the facts above, on each GPU
+  SharedFacts shared_facts_;  // of the facts above
+  OperatorTimes times_;       // of the facts above, on each GPU
 };
 
 // Usage demands: each task's share of the hours on the reference GPU, converted to its work per

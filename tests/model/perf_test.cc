@@ -452,6 +452,59 @@ TEST(PerfModel, OperatorTimesKeptAcrossTopologiesGiveTheSameSpeed) {
   }
 }
 
+// Facts made with what they share kept (recommend keeps it per request) are the facts run_facts
+// makes alone: the same memory, counts and speed; data parallelism and ZeRO-3 over more GPUs run
+// the operators of one GPU, which the facts share, and a LoRA fine-tune and a pipeline their own.
+TEST(PerfModel, SharedFactsAreTheFactsMadeAlone) {
+  struct Case {
+    const char* workload;
+    int gpus;
+    int zero = 0;
+    std::string method = "full";
+    int pp = 1;
+  };
+  const Case cases[] = {{"resnet50", 1},
+                        {"resnet50", 8},
+                        {"resnet50", 64, 3},
+                        {"mpt-125m", 2, 3},
+                        {"mpt-125m", 8},
+                        {"mpt-125m", 8, 0, "full", 2},
+                        {"llama-3-8b", 2, 0, "lora"}};
+  const Calibration& cal = embedded_calibration();
+  const Gpu& gpu = *catalog().gpu("h100-sxm5-80gb");
+  SharedFacts shared;
+  std::map<std::string, const StepOperators*> first;  // by workload and pipeline
+  std::vector<RunFacts> kept;
+  for (const Case& k : cases) {
+    SCOPED_TRACE(
+        fmt::format("{} x {}, zero {}, {}, pp {}", k.workload, k.gpus, k.zero, k.method, k.pp));
+    const Workload& w = **zoo().find(k.workload);
+    RunConfig config;
+    config.gpus = k.gpus;
+    config.zero = k.zero;
+    config.method = k.method;
+    config.pipeline_parallel = k.pp;
+    if (w.transformer) config.seq_len = 1024;
+    auto alone = run_facts(w, gpu, config);
+    auto with = run_facts(w, gpu, config, shared);
+    ASSERT_TRUE(alone.ok() && with.ok()) << with.status().message();
+    EXPECT_EQ(with->memory.total_gb, alone->memory.total_gb);
+    EXPECT_EQ(with->params.total, alone->params.total);
+    EXPECT_EQ(with->flops.train, alone->flops.train);
+    EXPECT_EQ(with->workload_class, alone->workload_class);
+    auto p = predict(w, gpu, config, cal, catalog(), *alone);
+    auto q = predict(w, gpu, config, cal, catalog(), *with);
+    ASSERT_TRUE(p.ok() && q.ok());
+    EXPECT_EQ(q->throughput, p->throughput);
+    const std::string shape = fmt::format("{} {} pp {}", k.workload, k.method, k.pp);
+    const StepOperators* ops = with->operators.get();
+    ASSERT_NE(ops, nullptr);
+    EXPECT_EQ(first.emplace(shape, ops).first->second, ops);
+    kept.push_back(std::move(with).value());
+  }
+  EXPECT_EQ(first.size(), 4u);  // resnet50, mpt-125m, mpt-125m pipelined, llama-3-8b LoRA
+}
+
 // The software stack (data/catalog/families.toml): vLLM needs compute capability 7.0 (vLLM's
 // GPU installation page), so a Pascal card is refused with what runs on it; llama.cpp runs.
 TEST(StackCheck, AnEngineThatDoesNotRunOnTheFamilyIsRefusedWithWhatRuns) {
