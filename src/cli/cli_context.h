@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -90,14 +91,21 @@ struct CliContext {
   bool emit_html(const std::string& file, const std::string& html);
 
   // Storage for a subcommand's option values, living as long as this context (and so as the
-  // CLI::App whose options bind to it).
+  // CLI::App whose options bind to it), with what sets a value back to the one it had when the
+  // command line was built (ReusedCommandLine).
   template <class T, class... Args>
   T& keep(Args&&... args) {
     auto value = std::make_shared<T>(std::forward<Args>(args)...);
-    kept.push_back(value);
+    auto built = std::make_shared<T>(*value);
+    kept.push_back(
+        {value, [value, built] { *built = *value; }, [value, built] { *value = *built; }});
     return *value;
   }
-  std::vector<std::shared_ptr<void>> kept;  // what keep() made
+  struct Kept {
+    std::shared_ptr<void> value;
+    std::function<void()> save, restore;
+  };
+  std::vector<Kept> kept;  // what keep() made
 };
 
 // The command line with every subcommand (or only `only`), its options bound to `ctx`.
@@ -108,6 +116,24 @@ std::unique_ptr<CLI::App> make_command_line(CliContext& ctx, const std::string& 
 // go to ctx.err.
 int run_command_line(const std::vector<std::string>& args, CliContext& ctx,
                      const std::string& only = "");
+
+// One command's command line, built once and run again and again: `rigplan serve` keeps one per
+// thread and endpoint, since building recommend's eighty options costs ten times parsing them.
+// Each run starts from the option values the command line was built with.
+class ReusedCommandLine {
+ public:
+  explicit ReusedCommandLine(const std::string& command);
+  ReusedCommandLine(const ReusedCommandLine&) = delete;  // its options bind to ctx_
+  ReusedCommandLine& operator=(const ReusedCommandLine&) = delete;
+
+  // As run_command_line(args, request, command): `request` gives the streams, the catalog and
+  // zoo, and the global options' values; it keeps nothing (no keep()).
+  int run(const std::vector<std::string>& args, const CliContext& request);
+
+ private:
+  CliContext ctx_{};
+  std::unique_ptr<CLI::App> app_;
+};
 
 // Progress of long work, redrawn in place on stderr ("rigplan: fitting 12/31 GPUs") when stderr
 // is a terminal; silent otherwise, so logs and pipes get only the results.

@@ -90,13 +90,11 @@ std::unique_ptr<CLI::App> make_command_line(CliContext& ctx, const std::string& 
   return app;
 }
 
-int run_command_line(const std::vector<std::string>& args, CliContext& ctx,
-                     const std::string& only) {
+namespace {
+
+// Parses `args` with the command line `app` bound to `ctx` and runs the subcommand.
+int parse_and_run(CLI::App& app, const std::vector<std::string>& args, CliContext& ctx) {
   ctx.command_line = args;
-  // Only the subcommand that runs is built: every option of every subcommand is a third of the
-  // start-up of a command that answers from the catalog.
-  const auto app_owner = make_command_line(ctx, only.empty() ? named_command(args) : only);
-  CLI::App& app = *app_owner;
   std::vector<const char*> argv;
   for (size_t i = 0; i < args.size(); ++i) {
     // Names and values end up in JSON and in messages, which are UTF-8.
@@ -117,6 +115,30 @@ int run_command_line(const std::vector<std::string>& args, CliContext& ctx,
     return code == 0 ? kExitOk : kExitBadInput;
   }
   return ctx.exit_code;
+}
+
+}  // namespace
+
+int run_command_line(const std::vector<std::string>& args, CliContext& ctx,
+                     const std::string& only) {
+  // Only the subcommand that runs is built: every option of every subcommand is a third of the
+  // start-up of a command that answers from the catalog.
+  const auto app = make_command_line(ctx, only.empty() ? named_command(args) : only);
+  return parse_and_run(*app, args, ctx);
+}
+
+ReusedCommandLine::ReusedCommandLine(const std::string& command)
+    : app_(make_command_line(ctx_, command)) {
+  for (const auto& k : ctx_.kept) k.save();
+}
+
+int ReusedCommandLine::run(const std::vector<std::string>& args, const CliContext& request) {
+  std::vector<CliContext::Kept> kept = std::move(ctx_.kept);
+  ctx_ = request;
+  ctx_.kept = std::move(kept);
+  for (const auto& k : ctx_.kept) k.restore();
+  app_->clear();
+  return parse_and_run(*app_, args, ctx_);
 }
 
 }  // namespace rigplan::cli

@@ -95,6 +95,14 @@ std::string_view content_type(std::string_view path) {
   return "application/octet-stream";
 }
 
+// The command line of `command`, built once per thread that serves it (ReusedCommandLine).
+cli::ReusedCommandLine& command_line(std::string_view command) {
+  thread_local std::unordered_map<std::string_view, std::unique_ptr<cli::ReusedCommandLine>> lines;
+  auto& line = lines[command];
+  if (!line) line = std::make_unique<cli::ReusedCommandLine>(std::string(command));
+  return *line;
+}
+
 }  // namespace
 
 Handler::Handler(std::shared_ptr<const Catalog> catalog, std::shared_ptr<const Zoo> zoo,
@@ -204,7 +212,7 @@ Response Handler::run(std::string_view path, const Params& params) const {
   cli::CliContext ctx{.out = &out, .err = &err, .shared_catalog = catalog_, .shared_zoo = zoo_};
   int code = cli::kExitInternal;
   try {
-    code = cli::run_command_line(args, ctx, std::string(endpoint->args[0]));
+    code = command_line(endpoint->args[0]).run(args, ctx);
   } catch (const std::exception& e) {
     return json_error(500, fmt::format("rigplan: internal error: {}", e.what()));
   }

@@ -208,6 +208,36 @@ TEST(ServeCache, KeepsAnswersWithinItsBytes) {
   EXPECT_EQ(handler.cached_entries(), before);  // too large to keep
 }
 
+// One thread serves every request below with the same command line (ReusedCommandLine): each
+// answer is the one a fresh command line gives, whatever the request before it set.
+TEST(ServeCommandLine, EachRequestStartsFromTheDefaults) {
+  cli::CliContext ctx{.out = &std::cout, .err = &std::cerr};
+  const serve::Handler handler(*ctx.load(), *ctx.load_zoo(), serve::CacheLimits{.entries = 0});
+  const auto fresh = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {"rigplan", "--json"});
+    std::ostringstream out, err;
+    cli::CliContext c{.out = &out, .err = &err};
+    EXPECT_EQ(cli::run_command_line(args, c), cli::kExitOk) << err.str();
+    return out.str();
+  };
+  const serve::Params plain = {{"workload", "resnet50"}, {"hours-per-month", "100"}};
+  const std::string expected = fresh({"recommend", "resnet50", "--hours-per-month", "100"});
+  ASSERT_EQ(handler.get("/api/recommend", plain).body, expected);
+  const auto full = handler.get("/api/recommend", {{"workload", "resnet50"},
+                                                   {"hours-per-month", "100"},
+                                                   {"budget", "2000"},
+                                                   {"region", "de"},
+                                                   {"acquire", "rent"},
+                                                   {"top", "2"},
+                                                   {"have", "rtx-3090"},
+                                                   {"no-resale", ""}});
+  EXPECT_EQ(full.body, fresh({"recommend", "resnet50", "--hours-per-month", "100", "--budget",
+                              "2000", "--region", "de", "--acquire", "rent", "--top", "2", "--have",
+                              "rtx-3090", "--no-resale"}));
+  EXPECT_EQ(handler.get("/api/recommend", {{"workload", "resnet50"}, {"top", "x"}}).status, 400);
+  EXPECT_EQ(handler.get("/api/recommend", plain).body, expected);
+}
+
 TEST_F(ServeTest, ValuesCannotBecomeOptions) {
   // A value starting with '-' stays a value: no option can be smuggled in.
   auto res = client().Get("/api/gpus/show?gpu=--html");
