@@ -27,32 +27,35 @@ bool all_linked(const Gpu& gpu) {
 // The configurations tried for `count` GPUs, in order of preference: plain data parallel, then
 // sharding (ZeRO-3 for training, then ZeRO-3 with the shards offloaded to host memory; layers
 // split for inference: tensor parallel over NVLink or NVSwitch, pipeline stages over PCIe).
-std::vector<std::pair<std::string, RunConfig>> strategies(const Workload& w, const RunConfig& base,
-                                                          const Gpu& gpu, int count) {
-  std::vector<std::pair<std::string, RunConfig>> out;
+std::vector<Strategy> strategies(const Workload& w, const RunConfig& base, const Gpu& gpu,
+                                 int count) {
+  std::vector<Strategy> out;
+  out.reserve(3);
   RunConfig plain = base;
   plain.gpus = count;
-  out.emplace_back(count == 1 ? "single" : "ddp", plain);
-  if (count == 1) return out;
-  RunConfig sharded = plain;
+  if (count == 1) {
+    out.push_back({"single", std::move(plain)});
+    return out;
+  }
+  out.push_back({"ddp", plain});
+  RunConfig sharded = std::move(plain);
   if (base.mode == "train") {
     sharded.zero = 3;
-    out.emplace_back("zero-3", sharded);
     // What does not fit sharded may fit with the shards in host memory (FSDP CPUOffload,
     // ZeRO-Infinity: how FSDP-QLoRA trains 70B on two 24 GB cards); perf counts the PCIe traffic.
+    out.push_back({"zero-3", sharded});
     if (base.offload == "none") {
-      RunConfig offloaded = sharded;
-      offloaded.offload = "cpu";
-      out.emplace_back("zero-3 + cpu offload", offloaded);
+      sharded.offload = "cpu";
+      out.push_back({"zero-3 + cpu offload", std::move(sharded)});
     }
   } else if (base.mode == "serve") {
     // A service may buy latency with tensor parallelism within a machine: every degree that
     // divides the count and the heads, replicas of that split over the rest.
     for (int tp = 2; tp <= std::min(count, kGpusPerMachine); tp *= 2) {
       if (count % tp != 0 || !check_layout(w, tp, 1, true).ok()) continue;
-      RunConfig split = plain;
+      RunConfig split = sharded;
       split.tensor_parallel = tp;
-      out.emplace_back(fmt::format("tp-{}", tp), split);
+      out.push_back({fmt::format("tp-{}", tp), std::move(split)});
     }
   } else {
     // Within a machine, dividing the count and the model (heads for tensor, layers for pipeline
@@ -64,7 +67,8 @@ std::vector<std::pair<std::string, RunConfig>> strategies(const Workload& w, con
       --split;
     if (split == 1) return out;  // the model does not split evenly over this count
     (linked ? sharded.tensor_parallel : sharded.pipeline_parallel) = split;
-    out.emplace_back(linked ? fmt::format("tp-{}", split) : fmt::format("pp-{}", split), sharded);
+    out.push_back(
+        {linked ? fmt::format("tp-{}", split) : fmt::format("pp-{}", split), std::move(sharded)});
   }
   return out;
 }
@@ -201,23 +205,35 @@ Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count,
   const int placement = topology_index(topology);
   const auto key = std::make_tuple(&gpu, count, placement);
   if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
-  std::vector<TaskRun> out;
-  out.reserve(demand_.tasks.size());
+  std::vector<TaskRun> out(demand_.tasks.size());
   for (size_t i = 0; i < demand_.tasks.size(); ++i) {
-    auto r = run_task(i, gpu, count, topology, placement);
-    if (!r) return r.status();
-    out.push_back(std::move(r).value());
+    if (Status s = run_task(i, gpu, count, topology, placement, out[i]); !s.ok()) return s;
   }
   return &cache_.emplace(key, std::move(out)).first->second;
 }
 
+namespace {
+
+// Sets `run` to how a strategy runs, clearing what an earlier strategy left there.
+void set_run(TaskRun& run, bool fits, const std::string& strategy, double memory_gb,
+             double throughput = 0) {
+  run.fits = fits;
+  run.strategy = strategy;
+  run.memory_gb = memory_gb;
+  run.throughput = throughput;
+  run.unit.clear();
+  run.serving.reset();
+  run.why_not.clear();
+}
+
+}  // namespace
+
 // The first strategy that fits (a serving job: that fits and meets the job), else the last
-// that fits, else the last one tried.
-Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count,
-                                     const Topology& topology, int topology_index) {
+// that fits, else the last one tried; into `best`, a new TaskRun.
+Status DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count, const Topology& topology,
+                            int topology_index, TaskRun& best) {
   const Task& task = demand_.tasks[task_index];
   const std::optional<ServingJob>& job = demand_.serving;
-  TaskRun best;
   const StackCheck* stack = nullptr;
   for (Strategy& strategy : strategies_for(task_index, gpu, count)) {
     const std::string& name = strategy.name;
@@ -225,9 +241,9 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
     if (!shared) return shared.status();
     if (!stack) stack = &stack_of(task_index, gpu, **shared);
     if (!stack->refusal.empty()) {
-      TaskRun refused{false, name, (*shared)->memory.total_gb};
-      refused.stack_refusal = stack->refusal;
-      return refused;
+      set_run(best, false, name, (*shared)->memory.total_gb);
+      best.stack_refusal = stack->refusal;
+      return {};
     }
     const RunFacts* facts = &placed(**shared, strategy.config.link, topology, topology_index);
     const RunConfig& resolved = facts->memory.config;
@@ -235,7 +251,7 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
         resolved.tensor_parallel * resolved.pipeline_parallel > topology.gpus_per_node) {
       // A replica split over instances that share no cluster fabric does not run.
       if (!best.fits) {
-        best = TaskRun{false, name, facts->memory.total_gb};
+        set_run(best, false, name, facts->memory.total_gb);
         best.why_not = fmt::format(
             "{} needs {} GPUs per replica, more than one instance's {}, and the instances have no "
             "cluster fabric",
@@ -245,34 +261,30 @@ Result<TaskRun> DemandRuns::run_task(size_t task_index, const Gpu& gpu, int coun
       continue;
     }
     if (facts->memory.total_gb > capacity_gb(gpu)) {
-      if (!best.fits) best = TaskRun{false, name, facts->memory.total_gb};
+      if (!best.fits) set_run(best, false, name, facts->memory.total_gb);
       continue;
     }
     auto p = speed(task.workload, gpu, *facts);
     if (!p) return p.status();
     if (!p->fits && best.fits) continue;
-    best = TaskRun{p->fits, name, facts->memory.total_gb, p->throughput};
+    set_run(best, p->fits, name, facts->memory.total_gb, p->throughput);
     best.unit = std::move(p->unit);
     best.serving = std::move(p->serving);
     if (best.fits && (!job || (best.serving && meets(*best.serving, *job)))) break;
   }
   if (stack) best.stack_partly = stack->partly;
-  return best;
+  return {};
 }
 
 // The strategies of a task on `count` GPUs, made once per task and count (and, for inference,
 // all_linked(gpu)); without the candidate's topology.
-std::vector<DemandRuns::Strategy>& DemandRuns::strategies_for(size_t task_index, const Gpu& gpu,
-                                                              int count) {
+std::vector<Strategy>& DemandRuns::strategies_for(size_t task_index, const Gpu& gpu, int count) {
   const auto key = std::make_tuple(task_index, count, all_linked(gpu));
   if (auto it = strategies_.find(key); it != strategies_.end()) return it->second;
   const Task& task = demand_.tasks[task_index];
   RunConfig base = task.run;
   if (demand_.serving) base.request_rate = demand_.serving->request_rate;
-  std::vector<Strategy> made;
-  for (auto& [name, config] : strategies(task.workload, base, gpu, count))
-    made.push_back(Strategy{std::move(name), std::move(config)});
-  return strategies_.emplace(key, std::move(made)).first->second;
+  return strategies_.emplace(key, strategies(task.workload, base, gpu, count)).first->second;
 }
 
 // The stack check of a task on a GPU, made once per task and GPU from the facts of its first
@@ -298,14 +310,17 @@ Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunF
 
 // The position of a topology among those asked about, added at its first use.
 int DemandRuns::topology_index(const Topology& topology) {
+  auto same = [&](const Topology& t) {
+    return t.gpus_per_node == topology.gpus_per_node &&
+           t.network_gbps_per_gpu == topology.network_gbps_per_gpu && t.link == topology.link;
+  };
+  // Candidates come in runs of one topology (an offer's ladder, a GPU's counts).
+  if (last_topology_ >= 0 && same(topologies_[last_topology_])) return last_topology_;
   for (size_t i = 0; i < topologies_.size(); ++i) {
-    const Topology& t = topologies_[i];
-    if (t.gpus_per_node == topology.gpus_per_node &&
-        t.network_gbps_per_gpu == topology.network_gbps_per_gpu && t.link == topology.link)
-      return static_cast<int>(i);
+    if (same(topologies_[i])) return last_topology_ = static_cast<int>(i);
   }
   topologies_.push_back(topology);
-  return static_cast<int>(topologies_.size() - 1);
+  return last_topology_ = static_cast<int>(topologies_.size() - 1);
 }
 
 // The facts' configuration is what predict runs: this candidate's links, not the first's; `link`

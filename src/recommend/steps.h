@@ -114,6 +114,14 @@ struct NameViewLess {
   }
 };
 
+// A configuration tried for a task on a count, and the facts of its training run once made: they
+// do not depend on the GPU or the topology.
+struct Strategy {
+  std::string name;  // single, ddp, zero-3, tp-2, ...
+  RunConfig config;
+  const RunFacts* facts = nullptr;
+};
+
 // How the demand's tasks run on each GPU x count asked about, made once each; the facts of a
 // training task and configuration (memory, parameters, FLOPs) are shared across GPUs.
 class DemandRuns {
@@ -123,16 +131,8 @@ class DemandRuns {
   Result<const std::vector<TaskRun>*> runs(const Gpu& gpu, int count, const Topology& topology);
 
  private:
-  // A configuration tried for a task on a count (strategies()), and the facts of its training
-  // run once made: they do not depend on the GPU or the topology.
-  struct Strategy {
-    std::string name;
-    RunConfig config;
-    const RunFacts* facts = nullptr;
-  };
-
-  Result<TaskRun> run_task(size_t task_index, const Gpu& gpu, int count, const Topology& topology,
-                           int topology_index);
+  Status run_task(size_t task_index, const Gpu& gpu, int count, const Topology& topology,
+                  int topology_index, TaskRun& run);
   Result<const RunFacts*> facts_of(size_t task_index, const Gpu& gpu, int count, Strategy& strategy,
                                    const Topology& topology);
   // The facts with the topology's links (`link`: the strategy's own, empty: the topology's): what
@@ -153,6 +153,7 @@ class DemandRuns {
   const Calibration& calibration_;
   // The topologies asked about, each once (topology_index).
   std::vector<Topology> topologies_;
+  int last_topology_ = -1;  // the last one found
   // By GPU, count and topology_index.
   std::map<std::tuple<const Gpu*, int, int>, std::vector<TaskRun>> cache_;
   // By task, count, strategy and, for inference, the GPU (nullptr: training, any GPU).
