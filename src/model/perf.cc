@@ -710,10 +710,33 @@ struct OperatorTimes::Entries {
   // What the predictions read of each GPU and workload beside their operators, found once.
   std::map<const Gpu*, GpuModel> gpus;
   std::map<const Workload*, double> workload_efficiency;
+  // PCIe bandwidth per direction by generation and lanes, and the network between machines by
+  // fabric and GPUs per port where the offer gives none, as the catalog has them.
+  std::vector<std::tuple<int, int, double>> pcie;
+  std::vector<std::tuple<std::string, int, double>> networks;
+  // What predict_speed writes a prediction's numbers in, kept so that each call does not build
+  // a Prediction.
+  Prediction speed;
 
   GpuModel& model_of(const Gpu& gpu, const Calibration& calibration) {
     if (auto it = gpus.find(&gpu); it != gpus.end()) return it->second;
     return gpus.emplace(&gpu, gpu_model(gpu, calibration)).first->second;
+  }
+  double pcie_of(const Gpu& gpu, const Catalog& catalog) {
+    for (const auto& [gen, lanes, gbps] : pcie) {
+      if (gen == gpu.pcie_gen && lanes == gpu.pcie_lanes) return gbps;
+    }
+    return std::get<2>(pcie.emplace_back(gpu.pcie_gen, gpu.pcie_lanes, pcie_gbps(gpu, catalog)));
+  }
+  // network_for(c, catalog, /*named=*/false).
+  Result<Network> network_of(const RunConfig& c, const Catalog& catalog) {
+    if (c.network_gbps_per_gpu) return network_for(c, catalog, false);
+    for (const auto& [fabric, per_nic, gbps] : networks) {
+      if (per_nic == c.gpus_per_nic && fabric == c.fabric) return Network{"", gbps};
+    }
+    auto found = network_for(c, catalog, false);
+    if (found) networks.emplace_back(c.fabric, c.gpus_per_nic, found->gbps_per_gpu);
+    return found;
   }
   double efficiency_of(const Workload& w, const Calibration& calibration) {
     if (auto it = workload_efficiency.find(&w); it != workload_efficiency.end()) return it->second;
@@ -803,7 +826,10 @@ struct Fabric {
 
 // The GPU's PCIe bandwidth per direction, GB/s (links.h pcie_gbps), found once per GPU.
 double pcie_of(const StepContext& s) {
-  if (!s.model->pcie_gbps) s.model->pcie_gbps = pcie_gbps(s.gpu, s.catalog);
+  if (!s.model->pcie_gbps) {
+    s.model->pcie_gbps =
+        s.times ? s.times->entries().pcie_of(s.gpu, s.catalog) : pcie_gbps(s.gpu, s.catalog);
+  }
   return *s.model->pcie_gbps;
 }
 
@@ -1084,7 +1110,8 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
                     const Calibration& calibration, const Catalog& catalog, const RunFacts& facts,
                     bool detail, OperatorTimes* times, Prediction& p) {
   if (Status s = check_link(config.link); !s.ok()) return s;
-  auto network = network_for(facts.memory.config, catalog, detail);
+  auto network = times && !detail ? times->entries().network_of(facts.memory.config, catalog)
+                                  : network_for(facts.memory.config, catalog, detail);
   if (!network) return network.status();
   // An LLM served for inference: the engine's phases (inference_perf.cc).
   if (w.transformer && facts.memory.config.mode != "train")
@@ -1148,10 +1175,14 @@ Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& c
 Result<RunSpeed> predict_speed(const Workload& w, const Gpu& gpu, const RunConfig& config,
                                const Calibration& calibration, const Catalog& catalog,
                                const RunFacts& facts, OperatorTimes* times) {
-  Prediction p;
+  std::optional<Prediction> own;
+  Prediction& p = times ? times->entries().speed : own.emplace();
+  // What a step that does not fit, or an inference run, may leave unwritten.
+  p.throughput = 0;
+  p.serving.reset();
   Status s = predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/false, times, p);
   if (!s.ok()) return s;
-  return RunSpeed{p.fits, p.throughput, std::move(p.unit), std::move(p.serving)};
+  return RunSpeed{p.fits, p.throughput, p.unit, p.serving};
 }
 
 }  // namespace rigplan
