@@ -840,16 +840,21 @@ Status check_run_numbers(const RunConfig& c) {
 
 // What the precision and the components make of the run: mixed precision, bytes per
 // activation, the sequence length, and the parameters trained and loaded.
-Status resolve_components(Run& r) {
+// `plan`: plan_components of the run, when the caller has it (nullptr: made here).
+Status resolve_components(Run& r, const ComponentPlan* plan) {
   RunConfig& c = r.c;
   const Workload& w = r.w;
   r.mixed = r.train && (c.precision == "fp16" || c.precision == "bf16" || c.precision == "fp8");
   r.act_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
   r.seq = c.seq_len.value_or(w.default_seq_len.value_or(1));
   c.seq_len = r.seq;
-  auto plan = plan_components(w, c);
-  if (!plan) return plan.status();
-  r.plan = std::move(plan).value();
+  if (plan) {
+    r.plan = *plan;
+  } else {
+    auto made = plan_components(w, c);
+    if (!made) return made.status();
+    r.plan = std::move(made).value();
+  }
   if (w.diffusion && r.train) c.train_components = r.plan.trained;
   if (w.layers.empty()) {
     r.base_trained = r.loaded = static_cast<double>(count_params(w).total);
@@ -860,7 +865,7 @@ Status resolve_components(Run& r) {
   return {};
 }
 
-Result<Run> resolve(const Workload& w, const RunConfig& in) {
+Result<Run> resolve(const Workload& w, const RunConfig& in, const ComponentPlan* plan = nullptr) {
   Run r{w, in};
   RunConfig& c = r.c;
   if (Status s = check_choice("mode", c.mode, kModes); !s.ok()) return s;
@@ -878,7 +883,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in) {
   if (Status s = check_method_weights(r); !s.ok()) return s;
   if (Status s = check_run_numbers(c); !s.ok()) return s;
   if (Status s = resolve_parallel_layout(r); !s.ok()) return s;
-  if (Status s = resolve_components(r); !s.ok()) return s;
+  if (Status s = resolve_components(r, plan); !s.ok()) return s;
   return r;
 }
 
@@ -1260,8 +1265,9 @@ namespace {
 // the numbers alone.
 Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const RunConfig& config,
                                 bool with_searches, bool explain,
-                                const ParamCounts* params = nullptr) {
-  auto resolved = resolve(workload, config);
+                                const ParamCounts* params = nullptr,
+                                const ComponentPlan* plan = nullptr) {
+  auto resolved = resolve(workload, config, plan);
   if (!resolved) return resolved.status();
   Run& run = resolved.value();
   run.params = params;
@@ -1293,8 +1299,9 @@ Result<MemoryEstimate> estimate_memory(const Workload& workload, const Gpu& gpu,
 }
 
 Result<MemoryEstimate> estimate_memory_numbers(const Workload& workload, const Gpu& gpu,
-                                               const RunConfig& config, const ParamCounts* params) {
-  return estimate(workload, gpu, config, /*with_searches=*/false, /*explain=*/false, params);
+                                               const RunConfig& config, const ParamCounts* params,
+                                               const ComponentPlan* plan) {
+  return estimate(workload, gpu, config, /*with_searches=*/false, /*explain=*/false, params, plan);
 }
 
 }  // namespace rigplan

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -579,15 +580,39 @@ struct SharedFacts::Entries {
     ParamCounts params;
     std::string workload_class;
   };
-  std::vector<Counts> workloads;
+  std::deque<Counts> workloads;  // a deque: what was found stays where it is
   std::vector<std::tuple<const Workload*, int, int, FlopCounts>> flops;
   std::vector<std::pair<OperatorsKey, std::shared_ptr<const StepOperators>>> operators;
+  // The layer roles of a workload's runs: by whether they train, and the components trained
+  // and cached, as given.
+  struct Plan {
+    const Workload* w = nullptr;
+    bool train = false;
+    std::vector<std::string> train_components, cached_components;
+    ComponentPlan plan;
+  };
+  std::deque<Plan> plans;
 
   const Counts& counts_of(const Workload& w) {
     for (const Counts& c : workloads) {
       if (c.w == &w) return c;
     }
     return workloads.emplace_back(Counts{&w, count_params(w), workload_class(w)});
+  }
+  // plan_components(w, c); nullptr when it is refused (the memory estimate says why).
+  const ComponentPlan* plan_of(const Workload& w, const RunConfig& c) {
+    const bool train = std::string_view(c.mode) == "train";
+    for (const Plan& p : plans) {
+      if (p.w == &w && p.train == train && p.train_components == c.train_components &&
+          p.cached_components == c.cached_components)
+        return &p.plan;
+    }
+    auto made = plan_components(w, c);
+    if (!made) return nullptr;
+    return &plans
+                .emplace_back(Plan{&w, train, c.train_components, c.cached_components,
+                                   std::move(made).value()})
+                .plan;
   }
   FlopCounts flops_of(const Workload& w, int batch, int seq) {
     for (const auto& [workload, b, s, f] : flops) {
@@ -622,7 +647,8 @@ Result<RunFacts> make_facts(const Workload& w, const Gpu& gpu, const RunConfig& 
   const SharedFacts::Entries::Counts& counts =
       shared ? shared->counts_of(w)
              : own.emplace(SharedFacts::Entries::Counts{&w, count_params(w), workload_class(w)});
-  auto memory = estimate_memory_numbers(w, gpu, config, &counts.params);
+  auto memory = estimate_memory_numbers(w, gpu, config, &counts.params,
+                                        shared ? shared->plan_of(w, config) : nullptr);
   if (!memory) return memory.status();
   const int batch = *memory->config.batch, seq = *memory->config.seq_len;  // resolved
   const FlopCounts flops = shared ? shared->flops_of(w, batch, seq) : count_flops(w, batch, seq);

@@ -454,7 +454,8 @@ TEST(PerfModel, OperatorTimesKeptAcrossTopologiesGiveTheSameSpeed) {
 
 // Facts made with what they share kept (recommend keeps it per request) are the facts run_facts
 // makes alone: the same memory, counts and speed; data parallelism and ZeRO-3 over more GPUs run
-// the operators of one GPU, which the facts share, and a LoRA fine-tune and a pipeline their own.
+// the operators of one GPU, which the facts share, and a LoRA fine-tune and a pipeline their own;
+// a diffusion model's components train and run frozen as planned alone.
 TEST(PerfModel, SharedFactsAreTheFactsMadeAlone) {
   struct Case {
     const char* workload;
@@ -469,7 +470,9 @@ TEST(PerfModel, SharedFactsAreTheFactsMadeAlone) {
                         {"mpt-125m", 2, 3},
                         {"mpt-125m", 8},
                         {"mpt-125m", 8, 0, "full", 2},
-                        {"llama-3-8b", 2, 0, "lora"}};
+                        {"llama-3-8b", 2, 0, "lora"},
+                        {"stable-diffusion-1.5", 2},
+                        {"stable-diffusion-1.5", 4, 3}};
   const Calibration& cal = embedded_calibration();
   const Gpu& gpu = *catalog().gpu("h100-sxm5-80gb");
   SharedFacts shared;
@@ -502,7 +505,8 @@ TEST(PerfModel, SharedFactsAreTheFactsMadeAlone) {
     EXPECT_EQ(first.emplace(shape, ops).first->second, ops);
     kept.push_back(std::move(with).value());
   }
-  EXPECT_EQ(first.size(), 4u);  // resnet50, mpt-125m, mpt-125m pipelined, llama-3-8b LoRA
+  // resnet50, mpt-125m, mpt-125m pipelined, llama-3-8b LoRA, stable-diffusion-1.5
+  EXPECT_EQ(first.size(), 5u);
 }
 
 // The software stack (data/catalog/families.toml): vLLM needs compute capability 7.0 (vLLM's
