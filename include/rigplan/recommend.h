@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rigplan/catalog.h"
@@ -82,17 +83,21 @@ struct Constraints {
   std::vector<std::string> have;
 };
 
+// One machine the demand could run on, and what running it there gives. Its names (kind, gpu,
+// condition, system, offer, pricing, provider, fabric, stack and binding) view the catalog's
+// entries and fixed words: an option is read while the catalog it was made from lives.
 struct Option {
-  std::string kind;  // own, rent
-  std::string gpu;   // Gpu id
+  std::string_view kind;  // own, rent, keep
+  std::string_view gpu;   // Gpu id
   int count = 0;
-  std::string condition;  // own: new, used
-  std::string system;     // own: base system id
-  std::string offer;      // rent: offer id
-  std::string pricing;    // rent: on-demand, spot, serverless
-  std::string provider;   // rent
-  int instances = 1;      // rent: instances of the offer
-  std::string fabric;     // rent: the network that joins them, "" for one instance
+  std::string_view condition;  // own: new, used; keep: owned
+  std::string_view system;     // own: base system id (system_label: with its machines)
+  int machines = 1;            // own: machines of that system, for more GPUs than one holds
+  std::string_view offer;      // rent: offer id (offer_label: with its instances)
+  std::string_view pricing;    // rent: on-demand, spot, serverless
+  std::string_view provider;   // rent
+  int instances = 1;           // rent: instances of the offer
+  std::string_view fabric;     // rent: the network that joins them, "" for one instance
   bool fits = false;
   std::string strategy;   // how the work is spread over the GPUs: ddp, zero-3, ...
   double memory_gb = 0;   // per GPU, the largest task's
@@ -112,14 +117,14 @@ struct Option {
   std::optional<Date> price_as_of;  // of the prices it is costed on (own: the oldest of GPU and
                                     // base system); none when the catalog dates none
   std::string price_note;  // its price's age past --max-price-age, a launch price, a caveat
-  std::vector<std::string> violations;  // constraints it breaks, one sentence each
-  std::vector<std::string> binding;     // names of those constraints: budget, power, fit, ...
+  std::vector<std::string> violations;    // constraints it breaks, one sentence each
+  std::vector<std::string_view> binding;  // names of those constraints: budget, power, fit, ...
   bool pareto = false;
   std::string reason;  // one line: why it ranks where it does
   // The software stack of its GPU's family (cuda, rocm, ...), whether it is the common one, and
   // what to say about it: a less common stack, software of the run that runs only partly, or a
   // tie with an option on a less common stack that it ranks above; "" when nothing.
-  std::string stack;
+  std::string_view stack;
   bool common_stack = true;
   std::string stack_note;
   // --have (docs/recommend.md, "Upgrades"): the speedup over the user's GPUs (none when they or
@@ -131,6 +136,11 @@ struct Option {
   std::optional<double> net_cost_usd;
   std::optional<double> net_cost_per_speedup_usd;
 };
+
+// "desktop-8gpu x 2": an owned option's base system, with its machines when more than one.
+std::string system_label(const Option& option);
+// "lambda-h100 x 2": a rented option's offer, with its instances when more than one.
+std::string offer_label(const Option& option);
 
 // One kind of the GPUs the user has (--have), with the catalog's used price of one card.
 struct HaveGpu {

@@ -152,8 +152,8 @@ const std::vector<Constraint>& constraints() {
   return kTable;
 }
 
-void breaks(Option& o, std::string constraint, std::string why) {
-  o.binding.push_back(std::move(constraint));
+void breaks(Option& o, std::string_view constraint, std::string why) {
+  o.binding.push_back(constraint);
   o.violations.push_back(std::move(why));
 }
 

@@ -79,7 +79,6 @@ void cost_owned(const Candidate& c, const Request& r, double hours, Option& o) {
   const OwnedSystem& sys = *c.owned;
   const BaseSystem& base = *sys.system;
   const int in_machine = std::min(c.count, kGpusPerMachine);
-  o.system = base.id + (c.machines > 1 ? fmt::format(" x {}", c.machines) : "");
   o.capex_usd = sys.capex_usd * c.machines;
   const PowerDraw p = system_power(*c.gpu, in_machine, base, r.gpu_load, k.power_limit);
   o.wall_w = p.wall_w * c.machines;
@@ -370,13 +369,13 @@ void name(const Candidate& c, Option& o) {
   o.gpu = c.gpu->id;
   o.count = c.count;
   o.condition = c.condition;
+  if (c.owned) {
+    o.system = c.owned->system->id;
+    o.machines = static_cast<int>(c.machines);
+  }
   if (!c.offer) return;
   o.offer = c.offer->id;
-  if (c.instances > 1) {
-    o.offer += " x ";
-    o.offer += std::to_string(c.instances);
-    o.fabric = c.offer->fabric;
-  }
+  if (c.instances > 1) o.fabric = c.offer->fabric;
   o.pricing = c.pricing;
   o.provider = c.offer->provider;
   o.instances = c.instances;
@@ -450,7 +449,7 @@ Result<Have> evaluate_have(const Request& r, DemandRuns& runs, Option& keep) {
   have.gpu = best->gpu;
   have.count = best->count;
   have.runs = best->fits;
-  have.keep_breaks = best->binding;
+  have.keep_breaks.assign(best->binding.begin(), best->binding.end());
   have.throughput = best->throughput;
   have.unit = best->unit;
   have.time_to_result_h = best->time_to_result_h;

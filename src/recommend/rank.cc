@@ -349,9 +349,30 @@ std::string label(const Option& o) {
   if (o.kind == "keep") return fmt::format("keep {} x {}", o.count, o.gpu);
   if (o.kind == "own") {
     return fmt::format("own {}{} x {} ({})", o.condition == "used" ? "used " : "", o.count, o.gpu,
-                       o.system);
+                       system_label(o));
   }
-  return fmt::format("rent {} {}", o.offer, o.pricing);
+  return fmt::format("rent {} {}", offer_label(o), o.pricing);
 }
 
 }  // namespace rigplan::recommend_steps
+
+namespace rigplan {
+namespace {
+
+// "id x n" for n > 1, else "id".
+std::string times(std::string_view id, int n) {
+  std::string out(id);
+  if (n > 1) {
+    out += " x ";
+    out += std::to_string(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string system_label(const Option& o) { return times(o.system, o.machines); }
+
+std::string offer_label(const Option& o) { return times(o.offer, o.instances); }
+
+}  // namespace rigplan

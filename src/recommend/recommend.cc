@@ -111,8 +111,8 @@ void note_existing_desktop(const Demand& demand, const Constraints& k, const Cat
     line = fmt::format("{} at {} (--system {})", label(*it), usd(it->total_cost_usd), kDesktop);
   } else if (const auto stale = std::find_if(alt->rejected.begin(), alt->rejected.end(),
                                              [](const Option& o) {
-                                               return o.binding ==
-                                                      std::vector<std::string>{"price_age"};
+                                               return o.binding.size() == 1 &&
+                                                      o.binding[0] == "price_age";
                                              });
              stale != alt->rejected.end()) {
     line =

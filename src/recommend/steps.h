@@ -224,7 +224,7 @@ bool meets(const ServingPrediction& serving, const ServingJob& job);
 
 // Records that an option breaks a constraint: its name and a sentence with the numbers (the
 // constraints found while running the demand, fit and stack, before the table's).
-void breaks(Option& option, std::string constraint, std::string why);
+void breaks(Option& option, std::string_view constraint, std::string why);
 
 // Names in option.binding each constraint of the table the option breaks, without the sentences;
 // returns them as bits, 1 << their row in constraints().

@@ -30,10 +30,10 @@ Json option_json(const Option& o, size_t rank) {
     j["condition"] = o.condition;
   } else if (o.kind == "own") {
     j["condition"] = o.condition;
-    j["system"] = o.system;
+    j["system"] = system_label(o);
     j["capex_usd"] = round2(o.capex_usd);
   } else {
-    j["offer"] = o.offer;
+    j["offer"] = offer_label(o);
     j["provider"] = o.provider;
     j["pricing"] = o.pricing;
     j["instances"] = o.instances;
@@ -122,7 +122,7 @@ std::string what(const Option& o) {
   if (o.kind == "own") {
     return fmt::format("own {} x {}{}", o.count, o.gpu, o.condition == "used" ? " (used)" : "");
   }
-  return fmt::format("rent {}{}", o.offer, o.pricing == "spot" ? " (spot)" : "");
+  return fmt::format("rent {}{}", offer_label(o), o.pricing == "spot" ? " (spot)" : "");
 }
 
 // The date of an option's price, "-" when undated; "!" marks a price with a note.
@@ -130,8 +130,8 @@ std::string priced(const Option& o) {
   return (o.price_as_of ? o.price_as_of->to_string() : "-") + (o.price_note.empty() ? "" : " !");
 }
 
-std::map<std::string, int> rejected_by(const Recommendation& r) {
-  std::map<std::string, int> out;
+std::map<std::string_view, int> rejected_by(const Recommendation& r) {
+  std::map<std::string_view, int> out;
   for (const auto& o : r.rejected) {
     for (const auto& b : o.binding) ++out[b];
   }
@@ -175,9 +175,9 @@ std::string time_cell(const Option& o, bool usage) {
 std::vector<std::string> option_row(const Recommendation& r, const Option& o, bool usage) {
   const size_t rank = static_cast<size_t>(&o - r.options.data()) + 1;
   std::vector<std::string> row = {std::to_string(rank), what(o),
-                                  o.kind == "own"    ? o.system
+                                  o.kind == "own"    ? system_label(o)
                                   : o.kind == "keep" ? "owned"
-                                                     : o.provider,
+                                                     : std::string(o.provider),
                                   fmt::format("{:.4g} {}", o.throughput, o.unit),
                                   time_cell(o, usage)};
   if (r.have) {
@@ -269,7 +269,7 @@ std::vector<std::string> option_html_row(const Recommendation& r, const Option& 
   std::vector<std::string> row = {
       std::to_string(rank),
       what(o),
-      o.kind == "own" ? o.system : o.provider,
+      o.kind == "own" ? system_label(o) : std::string(o.provider),
       fmt::format("{:.4g} {}", o.throughput, o.unit),
       o.serving ? time_cell(o, usage) : fmt::format("{:.1f}", o.time_to_result_h),
       fmt::format("{:.0f}", o.total_cost_usd),
@@ -386,7 +386,7 @@ Json to_json(const Recommendation& r, size_t top) {
   for (const Option* o : shown(r, top))
     options.push_back(option_json(*o, static_cast<size_t>(o - r.options.data()) + 1));
   Json rejected = Json::object();
-  for (const auto& [name, n] : rejected_by(r)) rejected[name] = n;
+  for (const auto& [name, n] : rejected_by(r)) rejected[std::string(name)] = n;
   Json best_rejected = Json::array();
   for (size_t i = 0; i < r.rejected.size() && i < top; ++i) {
     best_rejected.push_back(option_json(r.rejected[i], 0));

@@ -204,7 +204,7 @@ TEST(Recommend, HaveThatCannotRunTheWorkloadIsRejected) {
   }
   ASSERT_FALSE(rec->rejected.empty());
   EXPECT_EQ(rec->rejected.front().kind, "keep");
-  EXPECT_EQ(rec->rejected.front().binding, std::vector<std::string>{"fit"});
+  EXPECT_EQ(rec->rejected.front().binding, std::vector<std::string_view>{"fit"});
   EXPECT_EQ(rec->have->keep_breaks, std::vector<std::string>{"fit"});
 }
 
@@ -410,7 +410,7 @@ TEST(Recommend, PricesMoreThanAYearOldRankOnlyWhenAllowed) {
   }
   const Option* stale = find_option(rec->rejected, "hyperbolic-1x-rtx-4090", "on-demand");
   ASSERT_NE(stale, nullptr);
-  EXPECT_EQ(stale->binding, std::vector<std::string>{"price_age"});
+  EXPECT_EQ(stale->binding, std::vector<std::string_view>{"price_age"});
   EXPECT_EQ(stale->violations[0],
             "priced 2025-06-01, 18 months old: more than a year (--allow-stale-prices ranks it)");
   EXPECT_TRUE(has_note(*rec, "options that meet every constraint are not ranked: their prices"))
@@ -575,15 +575,16 @@ TEST(RecommendRequest, AWorkloadNeedsOneJobSize) {
             "or --serve-rate");
 }
 
-Option priced(std::string gpu, std::string stack, double usd, double hours) {
+// An owned option of a GPU and stack named by literals (an option views its names).
+Option priced(std::string_view gpu, std::string_view stack, double usd, double hours) {
   Option o;
   o.kind = "own";
-  o.gpu = std::move(gpu);
+  o.gpu = gpu;
   o.count = 1;
   o.condition = "new";
   o.system = "desktop";
   o.fits = true;
-  o.stack = std::move(stack);
+  o.stack = stack;
   o.common_stack = o.stack == "cuda";
   o.total_cost_usd = usd;
   o.time_to_result_h = hours;
@@ -634,7 +635,7 @@ TEST(Recommend, AnOptionWhoseEngineDoesNotRunOnItsStackIsRejected) {
   const auto pascal = std::find_if(rec->rejected.begin(), rec->rejected.end(),
                                    [](const Option& o) { return o.gpu == "gtx-1080-ti"; });
   ASSERT_NE(pascal, rec->rejected.end());
-  EXPECT_EQ(pascal->binding, std::vector<std::string>{"stack"});
+  EXPECT_EQ(pascal->binding, std::vector<std::string_view>{"stack"});
   EXPECT_EQ(pascal->reason.rfind("vllm does not run on gtx-1080-ti (NVIDIA Pascal, CUDA)", 0), 0u)
       << pascal->reason;
   ASSERT_FALSE(rec->options.empty());

@@ -38,7 +38,7 @@ Constraints rented(int max_gpus) {
 ServingPrediction predicted(const Option& o, const Demand& d) {
   RunConfig run = d.tasks[0].run;
   run.gpus = o.count;
-  const std::string offer_id = o.offer.substr(0, o.offer.find(' '));
+  const std::string offer_id(o.offer);
   const auto& offers = default_catalog().offers;
   const auto offer =
       std::find_if(offers.begin(), offers.end(), [&](const Offer& f) { return f.id == offer_id; });
