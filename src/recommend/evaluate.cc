@@ -396,7 +396,7 @@ Status evaluate(const Candidate& c, const Request& r, DemandRuns& runs, Option& 
   }
   o.cost_per_result_usd =
       r.demand->work ? o.total_cost_usd : o.total_cost_usd / r.constraints->horizon_months;
-  date_price(c, r, o);
+  date_price(c, o);
   return {};
 }
 

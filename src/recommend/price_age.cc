@@ -43,31 +43,70 @@ std::string age_text(long days) {
   return fmt::format("{:.0f} months old", static_cast<double>(days) / kDaysPerMonth);
 }
 
-void date_price(const Candidate& c, const Request& r, Option& o) {
-  const PriceQuote* launch = nullptr;  // an owned GPU at its launch price
+void date_price(const Candidate& c, Option& o) {
   if (c.offer) {
     o.price_as_of = c.offer->price_date;
   } else {
-    const PriceQuote& gpu = c.owned->gpu_price;
-    o.price_as_of = oldest({gpu.date, c.owned->system->price_date});
-    if (gpu.kind == "launch") launch = &gpu;
+    o.price_as_of = oldest({c.owned->gpu_price.date, c.owned->system->price_date});
   }
-  // The notes in order, joined by "; ": the price's date or age, the launch price, the caveat.
-  std::string& note = o.price_note;
-  note.clear();
+}
+
+namespace {
+
+// The new price of an owned option's GPU when it is a launch price (own_system prices a new card
+// at new_price).
+std::optional<PriceQuote> launch_price(const Request& r, const Option& o) {
+  if (o.kind != "own" || o.condition != "new") return std::nullopt;
+  auto quote = new_price(*r.catalog->gpu(o.gpu));
+  if (!quote || quote->kind != "launch") return std::nullopt;
+  return quote;
+}
+
+// The caveat of a rented option's offer; "" when none.
+std::string_view price_caveat(const Request& r, const Option& o) {
+  if (o.kind != "rent") return {};
+  auto named = r.catalog->find_offer(o.offer);
+  const Offer* offer = named && (*named)->id == o.offer ? *named : nullptr;
+  if (!offer) {
+    const auto& offers = r.catalog->offers;
+    const auto it =
+        std::find_if(offers.begin(), offers.end(), [&](const Offer& f) { return f.id == o.offer; });
+    if (it == offers.end()) return {};
+    offer = &*it;
+  }
+  return offer->price_caveat;
+}
+
+// The notes on an option's price in order, joined by "; ": its date or age, the launch price,
+// the caveat.
+std::string price_note(const Request& r, const Option& o) {
+  std::string note;
   const auto then = [&note]() -> std::string& { return note.empty() ? note : note += "; "; };
-  const Constraints& k = *r.constraints;
   if (!o.price_as_of) {
     note = "price undated";
-  } else if (k.today) {
+  } else if (r.constraints->today) {
     note = price_age_note(r, *o.price_as_of);
   }
-  if (launch) {
+  if (const auto launch = launch_price(r, o)) {
     then() += "the GPU at its launch price (";
     note += launch->date ? launch->date->to_string() : "undated";
     note += "), the only new price the catalog has";
   }
-  if (c.offer && !c.offer->price_caveat.empty()) then() += c.offer->price_caveat;
+  if (const std::string_view caveat = price_caveat(r, o); !caveat.empty()) then() += caveat;
+  return note;
+}
+
+}  // namespace
+
+void note_prices(const Request& r, size_t top, Recommendation& rec) {
+  for (size_t i = 0; i < rec.options.size(); ++i) {
+    Option& o = rec.options[i];
+    if ((i < top || o.pareto) && o.kind != "keep") o.price_note = price_note(r, o);
+  }
+  for (size_t i = 0; i < rec.rejected.size() && i < top; ++i) {
+    Option& o = rec.rejected[i];
+    if (o.kind != "keep") o.price_note = price_note(r, o);
+  }
 }
 
 bool price_age_broken(const Candidate&, const Request& r, const Option& o) {

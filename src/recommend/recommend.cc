@@ -157,6 +157,7 @@ Result<Recommendation> search(const Demand& demand, const Constraints& constrain
     rank_upgrades(std::move(have).value(), std::move(keep), rec);
   }
   describe(r, top, rec.have.has_value(), rec);
+  note_prices(r, top, rec);
   return rec;
 }
 

@@ -63,7 +63,7 @@ struct Request {
   std::vector<double> work;  // per task, in its unit: for the job, or per month (usage)
   std::vector<std::string> assumptions;
   // The note on a price's age past --max-price-age ("" within it), by the price's date, made
-  // once for every option priced that day (date_price).
+  // once for every option shown priced that day (note_prices).
   mutable std::vector<std::pair<Date, std::string>> price_age_notes;
   // The datacentres rented options run in, by region (rent_region), each found once.
   mutable std::vector<std::pair<std::string_view, SiteEnergy>> rent_sites;
@@ -235,9 +235,12 @@ unsigned pace_constraints();
 // Writes the sentence of each constraint of the table in option.binding that has none yet.
 void describe_violations(const Request& request, Option& option);
 
-// The date of the prices an option is costed on, and what to say about them: an age past
-// --max-price-age, a GPU at its launch price, the offer's caveat.
-void date_price(const Candidate& candidate, const Request& request, Option& option);
+// The date of the prices an option is costed on.
+void date_price(const Candidate& candidate, Option& option);
+// What to say about the prices of the options an answer of the first `top` shows (those of
+// describe()): an age past --max-price-age, a GPU at its launch price, the offer's caveat. The
+// others' price_note stays "".
+void note_prices(const Request& request, size_t top, Recommendation& rec);
 // The price_age constraint: a price more than PriceAge::kStaleDays old, or undated, ranks only
 // with --allow-stale-prices.
 bool price_age_broken(const Candidate& candidate, const Request& request, const Option& option);
