@@ -137,8 +137,9 @@ std::string cost_text(const CostComparison& comparison, bool explain);
 std::string cost_html(const CostComparison& comparison, const std::string& date);
 
 // `rigplan recommend`: the first `top` feasible options plus any other option on the Pareto
-// front, the rejected count by constraint, relaxations and assumptions.
-Json to_json(const Recommendation& recommendation, size_t top);
+// front, the rejected count by constraint, relaxations and assumptions. The JSON text as
+// Json::dump(2) prints it, written directly: `rigplan serve` writes one for every request.
+std::string recommend_json(const Recommendation& recommendation, size_t top);
 std::string recommend_text(const Recommendation& recommendation, size_t top, bool explain);
 // `rigplan recommend --presets`: each preset's id, name, description (and Dettmers' pick).
 Json presets_json(const std::vector<Preset>& presets);

@@ -119,7 +119,7 @@ void run_recommend(CliContext& ctx, RecommendOptions& o) {
   if (!o.html_file.empty() &&
       ctx.emit_html(o.html_file, report::recommend_html(*rec, o.top, today().to_string())))
     return;
-  if (ctx.json) return ctx.print_json(report::to_json(*rec, o.top));
+  if (ctx.json) return void(*ctx.out << report::recommend_json(*rec, o.top) << "\n");
   *ctx.out << report::recommend_text(*rec, o.top, o.explain);
 }
 

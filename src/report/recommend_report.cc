@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "report/json_writer.h"
 #include "rigplan/chart.h"
 #include "rigplan/engine.h"
 #include "rigplan/report.h"
@@ -24,61 +25,85 @@ std::vector<const Option*> shown(const Recommendation& r, size_t top) {
   return out;
 }
 
-Json option_json(const Option& o, size_t rank) {
-  Json j = {{"rank", rank}, {"kind", o.kind}, {"gpu", o.gpu}, {"count", o.count}};
+// What the option is: GPUs, and how they are had (kept, owned or rented).
+void write_identity(JsonWriter& w, const Option& o, size_t rank) {
+  w.key("rank").value(uint64_t{rank});
+  w.key("kind").value(o.kind);
+  w.key("gpu").value(o.gpu);
+  w.key("count").value(o.count);
   if (o.kind == "keep") {
-    j["condition"] = o.condition;
+    w.key("condition").value(o.condition);
   } else if (o.kind == "own") {
-    j["condition"] = o.condition;
-    j["system"] = system_label(o);
-    j["capex_usd"] = round2(o.capex_usd);
+    w.key("condition").value(o.condition);
+    w.key("system").value(system_label(o));
+    w.key("capex_usd").value(round2(o.capex_usd));
   } else {
-    j["offer"] = offer_label(o);
-    j["provider"] = o.provider;
-    j["pricing"] = o.pricing;
-    j["instances"] = o.instances;
-    j["fabric"] = o.fabric.empty() ? Json(nullptr) : Json(o.fabric);
+    w.key("offer").value(offer_label(o));
+    w.key("provider").value(o.provider);
+    w.key("pricing").value(o.pricing);
+    w.key("instances").value(o.instances);
+    w.key("fabric");
+    o.fabric.empty() ? w.null() : w.value(o.fabric);
   }
-  j["stack"] = o.stack;
-  j["common_stack"] = o.common_stack;
-  if (!o.stack_note.empty()) j["stack_note"] = o.stack_note;
-  j["fits"] = o.fits;
-  j["strategy"] = o.strategy;
-  j["memory_gb"] = round2(o.memory_gb);
-  j["throughput"] = sig(o.throughput);
-  j["unit"] = o.unit;
-  j["busy_hours"] = round2(o.hours);
-  j["time_to_result_h"] = round2(o.time_to_result_h);
-  j["total_cost_usd"] = round2(o.total_cost_usd);
-  j["cost_per_result_usd"] = round2(o.cost_per_result_usd);
-  j["energy_kwh"] = round2(o.energy_kwh);
-  j["co2_kg"] = round2(o.co2_kg);
-  j["co2_embodied_kg"] = round2(o.co2_embodied_kg);
-  j["wall_w"] = std::round(o.wall_w);
-  if (o.serving) {
-    j["serving"] = {{"ttft_ms", sig(o.serving->ttft_ms)},
-                    {"tpot_ms", sig(o.serving->tpot_ms)},
-                    {"requests_per_s", sig(o.serving->requests_per_s)},
-                    {"concurrency", sig(o.serving->concurrency)},
-                    {"max_concurrency", o.serving->max_concurrency},
-                    {"replicas", o.serving->replicas},
-                    {"saturated", o.serving->saturated}};
+  w.key("stack").value(o.stack);
+  w.key("common_stack").value(o.common_stack);
+  if (!o.stack_note.empty()) w.key("stack_note").value(o.stack_note);
+}
+
+void write_serving(JsonWriter& w, const ServingPrediction& s) {
+  w.begin_object();
+  w.key("ttft_ms").value(sig(s.ttft_ms));
+  w.key("tpot_ms").value(sig(s.tpot_ms));
+  w.key("requests_per_s").value(sig(s.requests_per_s));
+  w.key("concurrency").value(sig(s.concurrency));
+  w.key("max_concurrency").value(s.max_concurrency);
+  w.key("replicas").value(s.replicas);
+  w.key("saturated").value(s.saturated);
+  w.end_object();
+}
+
+// The speedup over the user's GPUs and the net cost (--have); none: null.
+void write_upgrade(JsonWriter& w, const Option& o) {
+  const auto optional = [&w](const char* name, const std::optional<double>& v,
+                             double (*rounded)(double)) {
+    w.key(name);
+    v ? w.value(rounded(*v)) : w.null();
+  };
+  optional("speedup_over_have", o.speedup_over_have, sig);
+  optional("resale_usd", o.resale_usd, round2);
+  optional("net_cost_usd", o.net_cost_usd, round2);
+  optional("net_cost_per_speedup_usd", o.net_cost_per_speedup_usd, round2);
+}
+
+void write_option(JsonWriter& w, const Option& o, size_t rank) {
+  w.begin_object();
+  write_identity(w, o, rank);
+  w.key("fits").value(o.fits);
+  w.key("strategy").value(o.strategy);
+  w.key("memory_gb").value(round2(o.memory_gb));
+  w.key("throughput").value(sig(o.throughput));
+  w.key("unit").value(o.unit);
+  w.key("busy_hours").value(round2(o.hours));
+  w.key("time_to_result_h").value(round2(o.time_to_result_h));
+  w.key("total_cost_usd").value(round2(o.total_cost_usd));
+  w.key("cost_per_result_usd").value(round2(o.cost_per_result_usd));
+  w.key("energy_kwh").value(round2(o.energy_kwh));
+  w.key("co2_kg").value(round2(o.co2_kg));
+  w.key("co2_embodied_kg").value(round2(o.co2_embodied_kg));
+  w.key("wall_w").value(std::round(o.wall_w));
+  if (o.serving) write_serving(w.key("serving"), *o.serving);
+  w.key("pareto").value(o.pareto);
+  w.key("price_as_of");
+  o.price_as_of ? w.value(o.price_as_of->to_string()) : w.null();
+  if (!o.price_note.empty()) w.key("price_note").value(o.price_note);
+  w.key("reason").value(o.reason);
+  if (!o.violations.empty()) {
+    w.key("violations").begin_array();
+    for (const std::string& v : o.violations) w.value(v);
+    w.end_array();
   }
-  j["pareto"] = o.pareto;
-  j["price_as_of"] = o.price_as_of ? Json(o.price_as_of->to_string()) : Json(nullptr);
-  if (!o.price_note.empty()) j["price_note"] = o.price_note;
-  j["reason"] = o.reason;
-  if (!o.violations.empty()) j["violations"] = o.violations;
-  if (o.net_cost_usd) {
-    const auto optional = [](const std::optional<double>& v) {
-      return v ? Json(round2(*v)) : Json(nullptr);
-    };
-    j["speedup_over_have"] = o.speedup_over_have ? Json(sig(*o.speedup_over_have)) : Json(nullptr);
-    j["resale_usd"] = optional(o.resale_usd);
-    j["net_cost_usd"] = optional(o.net_cost_usd);
-    j["net_cost_per_speedup_usd"] = optional(o.net_cost_per_speedup_usd);
-  }
-  return j;
+  if (o.net_cost_usd) write_upgrade(w, o);
+  w.end_object();
 }
 
 Json have_json(const Have& h) {
@@ -381,33 +406,33 @@ Json constraints_json(const Constraints& k) {
 
 }  // namespace
 
-Json to_json(const Recommendation& r, size_t top) {
-  Json options = Json::array();
+std::string recommend_json(const Recommendation& r, size_t top) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("demand").value(demand_json(r));
+  w.key("constraints").value(constraints_json(r.constraints));
+  w.key("site").value(Json{{"usd_per_kwh", *r.site.usd_per_kwh},
+                           {"electricity_from", r.site.price_from},
+                           {"gco2_per_kwh", r.site.gco2_per_kwh},
+                           {"carbon_from", r.site.carbon_from}});
+  w.key("feasible").value(!r.options.empty());
+  w.key("evaluated").value(r.evaluated);
+  w.key("feasible_count").value(uint64_t{r.options.size()});
+  w.key("options").begin_array();
   for (const Option* o : shown(r, top))
-    options.push_back(option_json(*o, static_cast<size_t>(o - r.options.data()) + 1));
-  Json rejected = Json::object();
-  for (const auto& [name, n] : rejected_by(r)) rejected[std::string(name)] = n;
-  Json best_rejected = Json::array();
-  for (size_t i = 0; i < r.rejected.size() && i < top; ++i) {
-    best_rejected.push_back(option_json(r.rejected[i], 0));
-  }
-  Json out = {{"demand", demand_json(r)},
-              {"constraints", constraints_json(r.constraints)},
-              {"site",
-               {{"usd_per_kwh", *r.site.usd_per_kwh},
-                {"electricity_from", r.site.price_from},
-                {"gco2_per_kwh", r.site.gco2_per_kwh},
-                {"carbon_from", r.site.carbon_from}}},
-              {"feasible", !r.options.empty()},
-              {"evaluated", r.evaluated},
-              {"feasible_count", r.options.size()},
-              {"options", options},
-              {"rejected_by", rejected},
-              {"rejected", best_rejected},
-              {"relaxations", r.relaxations},
-              {"assumptions", r.assumptions}};
-  if (r.have) out["have"] = have_json(*r.have);
-  return out;
+    write_option(w, *o, static_cast<size_t>(o - r.options.data()) + 1);
+  w.end_array();
+  w.key("rejected_by").begin_object();
+  for (const auto& [name, n] : rejected_by(r)) w.key(name).value(n);
+  w.end_object();
+  w.key("rejected").begin_array();
+  for (size_t i = 0; i < r.rejected.size() && i < top; ++i) write_option(w, r.rejected[i], 0);
+  w.end_array();
+  w.key("relaxations").value(Json(r.relaxations));
+  w.key("assumptions").value(Json(r.assumptions));
+  if (r.have) w.key("have").value(have_json(*r.have));
+  w.end_object();
+  return w.take();
 }
 
 std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
