@@ -116,7 +116,9 @@ struct Option {
   double max_wall_w = 0;            // own: the most it draws, for circuits
   std::optional<Date> price_as_of;  // of the prices it is costed on (own: the oldest of GPU and
                                     // base system); none when the catalog dates none
-  std::string price_note;  // its price's age past --max-price-age, a launch price, a caveat
+  // Its price's age past --max-price-age, a launch price, a caveat; written for the options an
+  // answer shows (recommend()).
+  std::string price_note;
   std::vector<std::string> violations;    // constraints it breaks, one sentence each
   std::vector<std::string_view> binding;  // names of those constraints: budget, power, fit, ...
   bool pareto = false;
@@ -188,10 +190,10 @@ struct Recommendation {
 
 // A malformed request (no task, unknown region or circuit, an option out of range) is a
 // kInvalidInput Status. An infeasible one is a Recommendation with no options and relaxations.
-// Every option carries its numbers; the sentences (reason, violations) are written for those a
-// report of the first `top` shows (report::to_json): the first `top` options, every later one on
-// the Pareto front, and the first `top` rejected ones. A search evaluates thousands of options
-// and an answer shows tens.
+// Every option carries its numbers; the sentences (reason, violations, price_note) are written
+// for those a report of the first `top` shows (report::recommend_json): the first `top` options,
+// every later one on the Pareto front, and the first `top` rejected ones. A search evaluates
+// thousands of options and an answer shows tens.
 Result<Recommendation> recommend(const Demand& demand, const Constraints& constraints,
                                  const Catalog& catalog, const Calibration& calibration,
                                  size_t top = std::numeric_limits<size_t>::max());

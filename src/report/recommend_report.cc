@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "report/json_writer.h"
 #include "rigplan/chart.h"
@@ -155,11 +154,22 @@ std::string priced(const Option& o) {
   return (o.price_as_of ? o.price_as_of->to_string() : "-") + (o.price_note.empty() ? "" : " !");
 }
 
-std::map<std::string_view, int> rejected_by(const Recommendation& r) {
-  std::map<std::string_view, int> out;
+// How many rejected options break each constraint, by the constraint's name in alphabetical
+// order. A few names among thousands of options: a list searched in turn, sorted at the end.
+std::vector<std::pair<std::string_view, int>> rejected_by(const Recommendation& r) {
+  std::vector<std::pair<std::string_view, int>> out;
   for (const auto& o : r.rejected) {
-    for (const auto& b : o.binding) ++out[b];
+    for (const std::string_view b : o.binding) {
+      const auto it =
+          std::find_if(out.begin(), out.end(), [b](const auto& e) { return e.first == b; });
+      if (it != out.end()) {
+        ++it->second;
+      } else {
+        out.emplace_back(b, 1);
+      }
+    }
   }
+  std::sort(out.begin(), out.end());
   return out;
 }
 
