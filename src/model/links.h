@@ -14,11 +14,11 @@ namespace rigplan {
 // and width, else the per-lane rate.
 double pcie_gbps(const Gpu& g, const Catalog& catalog);
 
-// Bandwidth per direction that a collective achieves over the run's link, GB/s.
-// The names view the run's --link or the GPU's gpu_link, or constants.
+// Bandwidth per direction that a collective achieves over the run's link, GB/s. The names view
+// the run's --link or the GPU's gpu_link, or constants.
 struct Link {
-  std::string_view
-      name;  // as reported: nvswitch, nvlink-bridge, pcie, "pcie (host-staged, no P2P)"
+  // As reported: nvswitch, nvlink-bridge, pcie, "pcie (host-staged, no P2P)".
+  std::string_view name;
   std::string_view kind;  // nvswitch, nvlink-bridge, infinity-fabric, pcie, pcie-host
   double busbw_gbps = 0;
 };

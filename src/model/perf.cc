@@ -460,8 +460,6 @@ StepShape step_shape(const Workload& w, const RunConfig& c) {
   return s;
 }
 
-// What every step of a prediction reads: the step's shape, and the GPU's rates and calibration
-// at the run's precision.
 // What a prediction reads of its GPU beside its rates: the efficiencies of its architecture's
 // calibration (Calibration::for_arch of calibration_key) and, once a run spans GPUs, its PCIe
 // bandwidth (links.h pcie_gbps). Looked up once per GPU when predictions keep their operator
@@ -475,6 +473,8 @@ GpuModel gpu_model(const Gpu& gpu, const Calibration& calibration) {
   return {cal.gemm_efficiency, cal.memory_efficiency, cal.tf32_efficiency, std::nullopt};
 }
 
+// What every step of a prediction reads: the step's shape, and the GPU's rates and calibration
+// at the run's precision.
 struct StepContext : StepShape {
   const Gpu& gpu;
   const RunFacts& facts;
