@@ -30,7 +30,23 @@ std::string_view escape(char c) {
   }
 }
 
+// Whether Json writes the text as it is between quotes: ASCII with no control character, quote or
+// backslash, as the keys and most values of an answer are.
+bool verbatim(std::string_view text) {
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x80 || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
 void append_string(std::string& out, std::string_view text) {
+  if (verbatim(text)) {
+    out += '"';
+    out += text;
+    out += '"';
+    return;
+  }
   if (invalid_utf8_at(text)) {  // Json's own replacement of each invalid sequence
     out += Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
     return;

@@ -155,13 +155,15 @@ std::string priced(const Option& o) {
 }
 
 // How many rejected options break each constraint, by the constraint's name in alphabetical
-// order. A few names among thousands of options: a list searched in turn, sorted at the end.
+// order. A few names among thousands of options: a list searched in turn, sorted at the end. The
+// names are mostly the same few literals, compared by address before their bytes.
 std::vector<std::pair<std::string_view, int>> rejected_by(const Recommendation& r) {
   std::vector<std::pair<std::string_view, int>> out;
   for (const auto& o : r.rejected) {
     for (const std::string_view b : o.binding) {
-      const auto it =
-          std::find_if(out.begin(), out.end(), [b](const auto& e) { return e.first == b; });
+      const auto it = std::find_if(out.begin(), out.end(), [b](const auto& e) {
+        return (e.first.data() == b.data() && e.first.size() == b.size()) || e.first == b;
+      });
       if (it != out.end()) {
         ++it->second;
       } else {
