@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <iterator>
+#include <span>
+#include <utility>
 
 #include "cost/cost_constants.h"
 #include "recommend/steps.h"
@@ -129,27 +132,36 @@ std::string tpot_why(const Request& r, const Option& o) {
                      format_number(*r.demand->serving->max_tpot_ms));
 }
 
+// The table, in the order relaxations are offered: a constant array, so that apply_constraints
+// calls each check directly.
+constexpr Constraint kConstraints[] = {
+    {"budget", "the budget", budget_broken, budget_why},
+    {"power", "the power limit", power_broken, power_why},
+    {"max_gpus", "the GPU count limit", max_gpus_broken, max_gpus_why},
+    {"acquire", "--acquire", acquire_broken, acquire_why},
+    {"condition", "--condition", condition_broken, condition_why},
+    {"time", "the time available", time_broken, time_why},
+    {"rate", "the request rate (--serve-rate)", rate_broken, rate_why},
+    {"ttft", "the time to first token (--max-ttft-ms)", ttft_broken, ttft_why},
+    {"tpot", "the time per output token (--max-tpot-ms)", tpot_broken, tpot_why},
+    {"price_age", "the price age limit (--allow-stale-prices)", price_age_broken, price_age_why},
+};
+static_assert(std::size(kConstraints) <= sizeof(unsigned) * 8, "a bit per constraint");
+
+// The constraints an option breaks, a bit each (1 << its row): every check called directly.
+template <size_t... Row>
+unsigned broken_rows(const Candidate& c, const Request& r, const Option& o,
+                     std::index_sequence<Row...>) {
+  return ((kConstraints[Row].broken(c, r, o) ? 1u << Row : 0u) | ...);
+}
+
 }  // namespace
+
+std::span<const Constraint> constraints() { return kConstraints; }
 
 bool meets(const ServingPrediction& serving, const ServingJob& job) {
   return !serving.saturated && (!job.max_ttft_ms || serving.ttft_ms <= *job.max_ttft_ms) &&
          (!job.max_tpot_ms || serving.tpot_ms <= *job.max_tpot_ms);
-}
-
-const std::vector<Constraint>& constraints() {
-  static const std::vector<Constraint> kTable = {
-      {"budget", "the budget", budget_broken, budget_why},
-      {"power", "the power limit", power_broken, power_why},
-      {"max_gpus", "the GPU count limit", max_gpus_broken, max_gpus_why},
-      {"acquire", "--acquire", acquire_broken, acquire_why},
-      {"condition", "--condition", condition_broken, condition_why},
-      {"time", "the time available", time_broken, time_why},
-      {"rate", "the request rate (--serve-rate)", rate_broken, rate_why},
-      {"ttft", "the time to first token (--max-ttft-ms)", ttft_broken, ttft_why},
-      {"tpot", "the time per output token (--max-tpot-ms)", tpot_broken, tpot_why},
-      {"price_age", "the price age limit (--allow-stale-prices)", price_age_broken, price_age_why},
-  };
-  return kTable;
 }
 
 void breaks(Option& o, std::string_view constraint, std::string why) {
@@ -158,26 +170,19 @@ void breaks(Option& o, std::string_view constraint, std::string why) {
 }
 
 unsigned apply_constraints(const Candidate& c, const Request& r, Option& o) {
-  const auto& table = constraints();
-  assert(table.size() <= sizeof(unsigned) * 8 && "a bit per constraint");
-  unsigned broken = 0;
-  for (size_t i = 0; i < table.size(); ++i) {
-    if (table[i].broken(c, r, o)) broken |= 1u << i;
-  }
+  const unsigned broken = broken_rows(c, r, o, std::make_index_sequence<std::size(kConstraints)>());
   if (!broken) return 0;
   o.binding.reserve(o.binding.size() + static_cast<size_t>(std::popcount(broken)));
-  for (size_t i = 0; i < table.size(); ++i) {
-    if (broken & (1u << i)) o.binding.emplace_back(table[i].name);
-  }
+  for (unsigned rows = broken; rows; rows &= rows - 1)
+    o.binding.emplace_back(kConstraints[std::countr_zero(rows)].name);
   return broken;
 }
 
 unsigned pace_constraints() {
   static const unsigned kPace = [] {
     unsigned bits = 0;
-    const auto& table = constraints();
-    for (size_t i = 0; i < table.size(); ++i) {
-      const std::string_view name = table[i].name;
+    for (size_t i = 0; i < std::size(kConstraints); ++i) {
+      const std::string_view name = kConstraints[i].name;
       if (name == "time" || name == "rate" || name == "ttft" || name == "tpot") bits |= 1u << i;
     }
     return bits;
@@ -186,7 +191,7 @@ unsigned pace_constraints() {
 }
 
 void describe_violations(const Request& r, Option& o) {
-  const auto& table = constraints();
+  const std::span<const Constraint> table = kConstraints;
   for (size_t i = o.violations.size(); i < o.binding.size(); ++i) {
     const auto it = std::find_if(table.begin(), table.end(),
                                  [&](const Constraint& k) { return k.name == o.binding[i]; });

@@ -112,7 +112,11 @@ void note_prices(const Request& r, size_t top, Recommendation& rec) {
 bool price_age_broken(const Candidate&, const Request& r, const Option& o) {
   const Constraints& k = *r.constraints;
   if (!k.today || k.allow_stale_prices) return false;
-  return !o.price_as_of || age_in_days(*o.price_as_of, *k.today) > PriceAge::kStaleDays;
+  if (!o.price_as_of) return true;
+  const Date& date = *o.price_as_of;
+  if (!r.last_aged || r.last_aged->first != date)
+    r.last_aged.emplace(date, age_in_days(date, *k.today) > PriceAge::kStaleDays);
+  return r.last_aged->second;
 }
 
 std::string price_age_why(const Request& r, const Option& o) {

@@ -19,6 +19,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -65,6 +66,9 @@ struct Request {
   // The note on a price's age past --max-price-age ("" within it), by the price's date, made
   // once for every option shown priced that day (note_prices).
   mutable std::vector<std::pair<Date, std::string>> price_age_notes;
+  // The last price date price_age_broken aged, and whether it is stale: the options of an offer,
+  // all priced one day, are checked one after the other.
+  mutable std::optional<std::pair<Date, bool>> last_aged;
   // The datacentres rented options run in, by region (rent_region), each found once.
   mutable std::vector<std::pair<std::string_view, SiteEnergy>> rent_sites;
   // The rent inputs of the last offer and size costed, for its next pricing: they differ only
@@ -217,7 +221,7 @@ struct Constraint {
   std::string (*why)(const Request& request, const Option& option);
 };
 // Every constraint, in the order relaxations are offered.
-const std::vector<Constraint>& constraints();
+std::span<const Constraint> constraints();
 
 // Whether a serving prediction meets the job: its rate served, its latency targets met.
 bool meets(const ServingPrediction& serving, const ServingJob& job);
