@@ -306,6 +306,19 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   add_parallel_options(cmd, o);
 }
 
+namespace {
+
+// Whether a CLI11 option has a long name ("--batch"), as CLI::Option::check_name finds it without
+// copying the name for each option (the options here match case and underscores exactly).
+bool has_long_name(const CLI::Option& opt, std::string_view option) {
+  if (!option.starts_with("--")) return false;
+  const std::string_view name = option.substr(2);
+  const auto& names = opt.get_lnames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
 Result<RunConfig> run_config(const RunOptions& o) {
   RunConfig run = o.run;
   if (!o.lora_targets.empty()) run.lora_targets = split(o.lora_targets, ',');
@@ -336,16 +349,24 @@ Result<RunConfig> run_config(const RunOptions& o) {
       {"--full-state-load", "full_state_load"},
       {"--train-components", "train_components"},
       {"--cached-components", "cached_components"}};
-  const auto given = [&](const char* option) {
-    const CLI::Option* opt = o.cmd ? o.cmd->get_option_no_throw(option) : nullptr;
-    return opt && opt->count() > 0;
+  // The command's options read in one pass: the few given, and whether it has --gpus.
+  std::vector<const CLI::Option*> given_options;
+  bool has_gpus = false;
+  if (o.cmd) {
+    for (const CLI::Option* opt : o.cmd->get_options()) {
+      has_gpus = has_gpus || has_long_name(*opt, "--gpus");
+      if (opt->count() > 0) given_options.push_back(opt);
+    }
+  }
+  const auto given = [&](std::string_view option) {
+    return std::any_of(given_options.begin(), given_options.end(),
+                       [option](const CLI::Option* opt) { return has_long_name(*opt, option); });
   };
   std::vector<std::string> explicit_keys;
   for (const auto& [option, key] : kOptionKeys) {
     if (given(option)) explicit_keys.emplace_back(key);
   }
   // A command without --gpus (memory, train-plan) counts as given: its run keeps 1 GPU.
-  const bool has_gpus = o.cmd && o.cmd->get_option_no_throw("--gpus");
   return resolve_run_options(std::move(run), !has_gpus || given("--gpus"), o.recipe, explicit_keys);
 }
 
