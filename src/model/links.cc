@@ -22,8 +22,13 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog&
   return link_for(g, c, gpus_in_node, pcie_gbps(g, catalog));
 }
 
+std::string_view link_kind(const Gpu& g, std::string_view link) {
+  const std::string_view kind = link.empty() ? std::string_view(g.gpu_link) : link;
+  return kind == "nvswitch" || kind == "nvlink-bridge" || kind == "infinity-fabric" ? kind : "pcie";
+}
+
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gbps) {
-  std::string_view kind = c.link.empty() ? g.gpu_link : c.link;
+  std::string_view kind = link_kind(g, c.link);
   // A bridge joins pairs: beyond two GPUs the ring also crosses PCIe.
   if (kind == "nvlink-bridge" && gpus_in_node > 2) kind = "pcie";
   if (kind == "nvswitch" || kind == "nvlink-bridge" || kind == "infinity-fabric") {

@@ -23,6 +23,10 @@ struct Link {
   double busbw_gbps = 0;
 };
 
+// The kind of link link_for takes for a run's --link (`link`; "": the GPU's own): nvswitch,
+// nvlink-bridge or infinity-fabric, else pcie. Runs whose links have one kind run alike.
+std::string_view link_kind(const Gpu& g, std::string_view link);
+
 // The link among `gpus_in_node` GPUs of a kind: the run's --link, else the GPU's own.
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog& catalog);
 // The same with the GPU's PCIe bandwidth per direction given (pcie_gbps), for callers that look

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "cost/cost_constants.h"
+#include "model/links.h"
 #include "model/run_speed.h"
 #include "recommend/steps.h"
 #include "util/strings.h"
@@ -199,8 +200,25 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
   return hours;
 }
 
+namespace {
+
+// A run on no more GPUs than one machine or instance holds crosses no network, and the model
+// reads the machine's size only to bound the GPUs of a run within it (links.h node_gpus,
+// network_for): the run is the same on any machine of at least its GPUs, with or without a
+// fabric, over links of the same kind (link_kind). Such runs share one topology: their own GPUs,
+// no network, and "" for a link of the kind the GPU's own is, so that an owned rtx-4090 x 2 and a
+// rented 2-GPU instance of it joined by PCIe are run once.
+Topology within_node(const Gpu& gpu, int count, const Topology& topology) {
+  if (count > topology.gpus_per_node) return topology;
+  const std::string_view kind = link_kind(gpu, topology.link);
+  return {kind == link_kind(gpu, "") ? std::string() : std::string(kind), count, std::nullopt};
+}
+
+}  // namespace
+
 Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count,
-                                                     const Topology& topology) {
+                                                     const Topology& asked) {
+  const Topology topology = within_node(gpu, count, asked);
   const int placement = topology_index(topology);
   const auto key = std::make_tuple(&gpu, count, placement);
   if (auto it = cache_.find(key); it != cache_.end()) return &it->second;

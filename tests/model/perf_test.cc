@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/links.h"
 #include "model/run_speed.h"
 #include "rigplan/calibrate.h"
 #include "test_support.h"
@@ -450,6 +451,59 @@ TEST(PerfModel, OperatorTimesKeptAcrossTopologiesGiveTheSameSpeed) {
       }
     }
   }
+}
+
+// recommend runs a job once per GPU, count and link kind when it fits in one machine
+// (DemandRuns::runs): within a machine, the machine's size and network change nothing, and a link
+// named as the GPU's own kind (links.h link_kind) is the GPU's own. Training and decode, on a
+// GeForce card without a compute link (collectives over PCIe via the host), on SXM modules, and
+// on a card with an NVLink bridge over more GPUs than the bridge joins.
+TEST(PerfModel, ARunWithinOneMachineIsTheSameOnAnyMachineThatHoldsIt) {
+  const Calibration& cal = embedded_calibration();
+  struct Case {
+    const char* workload;
+    const char* mode;
+    const char* gpu;
+    int gpus;
+    const char* link;  // the GPU's own kind, named
+  };
+  for (const Case& k : {Case{"gpt2", "train", "rtx-4090", 2, "pcie"},
+                        Case{"resnet50", "train", "h100-sxm5-80gb", 8, "nvswitch"},
+                        Case{"bert-base-squad", "train", "rtx-3090", 4, "nvlink-bridge"},
+                        Case{"llama-2-7b", "decode", "a100-sxm4-80gb", 2, "nvswitch"}}) {
+    SCOPED_TRACE(fmt::format("{} {} on {} x {}", k.workload, k.mode, k.gpus, k.gpu));
+    const Workload& w = **zoo().find(k.workload);
+    const Gpu& gpu = *catalog().gpu(k.gpu);
+    EXPECT_EQ(link_kind(gpu, ""), k.link);
+    EXPECT_EQ(link_kind(gpu, k.link), k.link);
+    RunConfig own;
+    own.mode = k.mode;
+    own.gpus = k.gpus;
+    if (own.mode == "decode") own.tensor_parallel = k.gpus;
+    auto alone = predict(w, gpu, own, cal, catalog());
+    ASSERT_TRUE(alone.ok()) << alone.status().message();
+    EXPECT_GT(alone->throughput, 0);
+    RunConfig instance = own;  // a rented instance of exactly its GPUs, with a fabric
+    instance.link = k.link;
+    instance.gpus_per_node = k.gpus;
+    instance.network_gbps_per_gpu = 6.25;
+    auto rented = predict(w, gpu, instance, cal, catalog());
+    ASSERT_TRUE(rented.ok()) << rented.status().message();
+    EXPECT_EQ(rented->throughput, alone->throughput);
+    EXPECT_EQ(rented->step_time_s, alone->step_time_s);
+  }
+  // Another kind of link is another run: PCIe instead of the bridge of two rtx-3090.
+  RunConfig bridged;
+  bridged.gpus = 2;
+  RunConfig over_pcie = bridged;
+  over_pcie.link = "pcie";
+  const Gpu& rtx3090 = *catalog().gpu("rtx-3090");
+  EXPECT_EQ(link_kind(rtx3090, "pcie"), "pcie");
+  const Workload& bert = **zoo().find("bert-base-squad");
+  auto a = predict(bert, rtx3090, bridged, cal, catalog());
+  auto b = predict(bert, rtx3090, over_pcie, cal, catalog());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_GT(a->throughput, b->throughput);
 }
 
 // Facts made with what they share kept (recommend keeps it per request) are the facts run_facts
