@@ -118,7 +118,10 @@ Result<ResolvedRequest> resolve_request(const RecommendRequest& r,
         "name a workload (`rigplan workloads list`) or a preset (--preset; `rigplan recommend "
         "--presets`)");
   }
-  if (r.workload) out.demand.tasks = {Task{*r.workload, r.run, 1}};
+  if (r.workload) {  // one copy of the workload, not two through an initializer list
+    out.demand.tasks.clear();
+    out.demand.tasks.push_back(Task{*r.workload, r.run, 1});
+  }
   if (Status s = apply_job_size(r, out.demand); !s.ok()) return s;
   if (out.demand.serving) {
     // A serving job runs its model as the engine serves it: the run's mode is "serve".
