@@ -142,7 +142,8 @@ struct Offer {
 // How the GPUs of an offer's instance talk, in the vocabulary of RunConfig::link: "pcie",
 // "nvlink-bridge" (pairs), "nvswitch" (all to all) or "infinity-fabric"; "" for a 1-GPU
 // instance. An NVLink instance link takes the GPU's own NVLink topology (gpu_link of the GPU).
-std::string offer_link_kind(const Offer& offer, const Catalog& catalog);
+// A view of the GPU's gpu_link or of a literal: it lives as long as the catalog's entries.
+std::string_view offer_link_kind(const Offer& offer, const Catalog& catalog);
 
 struct Region {
   std::string id;
@@ -376,6 +377,15 @@ struct LazyNameIndex {
   std::unique_ptr<NameIndex> index;
 };
 
+struct EntryFacts;
+
+// What is found of the catalog's offers and GPUs on every recommend: each offer's GPU and link
+// kind and each GPU's family, found once, at the first question (thread-safe, as LazyNameIndex).
+struct LazyEntryFacts {
+  std::unique_ptr<std::once_flag> once = std::make_unique<std::once_flag>();
+  std::unique_ptr<EntryFacts> facts;
+};
+
 // The loaded catalog. Entries keep the order of the files they came from.
 class Catalog {
  public:
@@ -424,9 +434,13 @@ class Catalog {
   // The family of a GPU (its architecture); nullptr when the catalog has none (the loader
   // refuses a GPU without one).
   const Family* family(std::string_view architecture) const;
-  const Family* family_of(const Gpu& gpu) const { return family(gpu.architecture); }
+  // family(gpu.architecture), found once per GPU of `gpus` (LazyEntryFacts).
+  const Family* family_of(const Gpu& gpu) const;
+  // gpu(offer.gpu), found once per offer of `offers` (LazyEntryFacts).
+  const Gpu* offer_gpu(const Offer& offer) const;
 
-  // Builds the name indexes; the loader calls it once the vectors are final. A name that
+  // Builds the name indexes, and forgets entry facts found before; the loader calls it once the
+  // vectors are final. A name that
   // already stands for another entry of the same kind is left out and reported to `on_clash`
   // with the kind ("gpu"), the entry's index, the field it came from ("id", "name" or
   // "aliases"), the name and the other entry's id. Without it, each kind's index is built at its
@@ -439,8 +453,15 @@ class Catalog {
   void build_indexes(const ClashHandler& on_clash = {});
 
  private:
+  friend std::string_view offer_link_kind(const Offer& offer, const Catalog& catalog);
+  // The facts, found at the first question; nullptr once the offers, GPUs, interconnects or
+  // families are no longer the vectors they were found in (another buffer or size: a catalog
+  // built by hand and added to later), whose questions are answered by a scan instead.
+  const EntryFacts* entry_facts() const;
+
   mutable LazyNameIndex gpu_index_, cpu_index_, offer_index_, region_index_, interconnect_index_,
       system_index_, circuit_index_, psu_index_, nic_index_, board_index_, chassis_index_;
+  mutable LazyEntryFacts entry_facts_;
 };
 
 // A dated price older than a limit: the entry, which price, and its date.

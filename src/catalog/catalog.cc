@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string_view>
+#include <unordered_map>
 
 #include "catalog/name_index.h"
 
@@ -76,15 +78,84 @@ std::optional<double> pcie_gbps(const Catalog& catalog, int gen, int lanes) {
          std::pow(2.0, gen - nearest_gen);
 }
 
-std::string offer_link_kind(const Offer& offer, const Catalog& catalog) {
-  if (offer.gpu_count <= 1 || offer.gpu_link.empty()) return "";
-  const Gpu* gpu = catalog.gpu(offer.gpu);
+// The facts of the offers and GPUs of the vectors they were found in (Catalog::entry_facts).
+struct EntryFacts {
+  // Where an offer's link kind comes from (offer_link_kind).
+  enum class Link : unsigned char { kNone, kPcie, kInfinityFabric, kGpus };
+  struct OfferFacts {
+    const Gpu* gpu = nullptr;
+    Link link = Link::kNone;
+  };
+
+  explicit EntryFacts(const Catalog& catalog);
+  // Whether the catalog's vectors are still those the facts were found in.
+  bool describe(const Catalog& catalog) const {
+    return seen(catalog.gpus, gpus_) && seen(catalog.offers, offers_) &&
+           seen(catalog.interconnects, interconnects_) && seen(catalog.families, families_);
+  }
+
+  static Link link_of(const Offer& offer, const Gpu* gpu, const Catalog& catalog);
+  static std::string_view text(Link link, const Gpu* gpu);
+
+  std::vector<OfferFacts> offers;       // by the offer's position
+  std::vector<const Family*> families;  // by the GPU's position
+
+ private:
+  template <class T>
+  using Seen = std::pair<const T*, size_t>;  // a vector's buffer and size
+  template <class T>
+  static bool seen(const std::vector<T>& entries, Seen<T> was) {
+    return entries.data() == was.first && entries.size() == was.second;
+  }
+  Seen<Gpu> gpus_;
+  Seen<Offer> offers_;
+  Seen<Interconnect> interconnects_;
+  Seen<Family> families_;
+};
+
+EntryFacts::EntryFacts(const Catalog& catalog)
+    : gpus_(catalog.gpus.data(), catalog.gpus.size()),
+      offers_(catalog.offers.data(), catalog.offers.size()),
+      interconnects_(catalog.interconnects.data(), catalog.interconnects.size()),
+      families_(catalog.families.data(), catalog.families.size()) {
+  std::unordered_map<std::string_view, const Gpu*> by_id;  // the first of an id, as gpu() finds
+  for (const Gpu& gpu : catalog.gpus) by_id.try_emplace(gpu.id, &gpu);
+  offers.reserve(catalog.offers.size());
+  for (const Offer& offer : catalog.offers) {
+    const auto found = by_id.find(offer.gpu);
+    const Gpu* gpu = found == by_id.end() ? nullptr : found->second;
+    // A price list names the sizes of one GPU one after the other, on the same link.
+    const Offer* last = offers.empty() ? nullptr : &offer - 1;
+    const bool as_last = last && offers.back().gpu == gpu && last->gpu_link == offer.gpu_link &&
+                         (last->gpu_count > 1) == (offer.gpu_count > 1);
+    offers.push_back({gpu, as_last ? offers.back().link : link_of(offer, gpu, catalog)});
+  }
+  families.reserve(catalog.gpus.size());
+  for (const Gpu& gpu : catalog.gpus) families.push_back(catalog.family(gpu.architecture));
+}
+
+EntryFacts::Link EntryFacts::link_of(const Offer& offer, const Gpu* gpu, const Catalog& catalog) {
+  if (offer.gpu_count <= 1 || offer.gpu_link.empty()) return Link::kNone;
   for (const auto& ic : catalog.interconnects) {
     if (ic.id != offer.gpu_link) continue;
-    if (ic.family == "nvlink" && gpu) return gpu->gpu_link;  // nvlink-bridge or nvswitch
-    if (ic.family == "infinity-fabric") return "infinity-fabric";
+    if (ic.family == "nvlink" && gpu) return Link::kGpus;  // nvlink-bridge or nvswitch
+    if (ic.family == "infinity-fabric") return Link::kInfinityFabric;
   }
-  return "pcie";
+  return Link::kPcie;
+}
+
+std::string_view EntryFacts::text(Link link, const Gpu* gpu) {
+  switch (link) {
+    case Link::kNone:
+      return "";
+    case Link::kPcie:
+      return "pcie";
+    case Link::kInfinityFabric:
+      return "infinity-fabric";
+    case Link::kGpus:
+      return gpu->gpu_link;
+  }
+  return "";
 }
 
 std::vector<StalePrice> stale_prices(const Catalog& catalog, const Date& today, long max_age_days) {
@@ -181,6 +252,7 @@ const T* find_id(const std::vector<T>& entries, std::string_view id) {
 }  // namespace
 
 void Catalog::build_indexes(const ClashHandler& on_clash) {
+  entry_facts_ = LazyEntryFacts{};  // any found before the vectors were final
   gpu_index_.index = index_entries(kGpuKind, gpus, on_clash);
   cpu_index_.index = index_entries(kCpuKind, cpus, on_clash);
   offer_index_.index = index_entries(kOfferKind, offers, on_clash);
@@ -248,6 +320,51 @@ std::vector<PcieSlot> Board::slots() const {
     if (auto s = parse_pcie_slot(text)) out.push_back(*s);
   }
   return out;
+}
+
+namespace {
+
+// The position of `entry` in `entries`, or nullopt when it is not one of them (a copy).
+template <class T>
+std::optional<size_t> position(const std::vector<T>& entries, const T& entry) {
+  const std::less<const T*> before;
+  if (before(&entry, entries.data()) || !before(&entry, entries.data() + entries.size()))
+    return std::nullopt;
+  return static_cast<size_t>(&entry - entries.data());
+}
+
+}  // namespace
+
+const EntryFacts* Catalog::entry_facts() const {
+  std::call_once(*entry_facts_.once,
+                 [&] { entry_facts_.facts = std::make_unique<EntryFacts>(*this); });
+  return entry_facts_.facts->describe(*this) ? entry_facts_.facts.get() : nullptr;
+}
+
+std::string_view offer_link_kind(const Offer& offer, const Catalog& catalog) {
+  if (const EntryFacts* facts = catalog.entry_facts()) {
+    if (const auto at = position(catalog.offers, offer)) {
+      const EntryFacts::OfferFacts& found = facts->offers[*at];
+      return EntryFacts::text(found.link, found.gpu);
+    }
+  }
+  if (offer.gpu_count <= 1 || offer.gpu_link.empty()) return "";
+  const Gpu* gpu = catalog.gpu(offer.gpu);
+  return EntryFacts::text(EntryFacts::link_of(offer, gpu, catalog), gpu);
+}
+
+const Gpu* Catalog::offer_gpu(const Offer& offer) const {
+  if (const EntryFacts* facts = entry_facts()) {
+    if (const auto at = position(offers, offer)) return facts->offers[*at].gpu;
+  }
+  return gpu(offer.gpu);
+}
+
+const Family* Catalog::family_of(const Gpu& gpu) const {
+  if (const EntryFacts* facts = entry_facts()) {
+    if (const auto at = position(gpus, gpu)) return facts->families[*at];
+  }
+  return family(gpu.architecture);
 }
 
 const Gpu* Catalog::gpu(std::string_view id) const { return find_id(gpus, id); }

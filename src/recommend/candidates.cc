@@ -8,40 +8,6 @@
 #include "recommend/steps.h"
 
 namespace rigplan::recommend_steps {
-namespace {
-
-// The GPU and link kind (offer_link_kind) of each offer in turn, found again only when what they
-// read of an offer changes: its GPU's id, whether it has several GPUs, and their link. A price
-// list names the sizes of one GPU one after the other, so most offers reuse the last ones.
-class OfferGpus {
- public:
-  explicit OfferGpus(const Catalog& catalog) : catalog_(catalog) {}
-  const Gpu* gpu(const Offer& offer) {
-    if (!gpu_ || gpu_->id != offer.gpu) gpu_ = catalog_.gpu(offer.gpu);
-    return gpu_;
-  }
-  // After gpu(offer).
-  const std::string& link_kind(const Offer& offer) {
-    const bool several = offer.gpu_count > 1;
-    if (!linked_ || linked_gpu_ != gpu_ || several != (linked_->gpu_count > 1) ||
-        linked_->gpu_link != offer.gpu_link) {
-      link_ = offer_link_kind(offer, catalog_);
-      linked_ = &offer;
-      linked_gpu_ = gpu_;
-    }
-    return link_;
-  }
-
- private:
-  const Catalog& catalog_;
-  const Gpu* gpu_ = nullptr;
-  const Offer* linked_ = nullptr;  // the offer link_ was found for
-  const Gpu* linked_gpu_ = nullptr;
-  std::string link_;
-};
-
-}  // namespace
-
 std::vector<Candidate> owned_candidates(const Request& r, int* unpriced) {
   const Constraints& k = *r.constraints;
   std::vector<Candidate> out;
@@ -88,9 +54,8 @@ std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unc
   const Constraints& k = *r.constraints;
   std::vector<std::vector<Candidate>> out;
   out.reserve(r.catalog->offers.size());
-  OfferGpus found(*r.catalog);
   for (const Offer& offer : r.catalog->offers) {
-    const Gpu* gpu = found.gpu(offer);
+    const Gpu* gpu = r.catalog->offer_gpu(offer);
     if (!r.allowed(*gpu)) continue;
     const std::string_view pricings[] = {offer.billing == "serverless" ? "serverless" : "on-demand",
                                          "spot"};
@@ -100,7 +65,7 @@ std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unc
     for (int instances = 1; instances * offer.gpu_count <= most_gpus; instances *= 2) ++rungs;
     std::vector<Candidate> ladder;
     ladder.reserve(priced * static_cast<size_t>(rungs));
-    Topology topology{found.link_kind(offer), offer.gpu_count,
+    Topology topology{offer_link_kind(offer, *r.catalog), offer.gpu_count,
                       offer.fabric.empty() ? 0.0 : offer.fabric_gbps_per_gpu()};
     for (int instances = 1; instances * offer.gpu_count <= most_gpus; instances *= 2) {
       if (instances > 1 && offer.fabric.empty() && !r.demand->serving) {

@@ -211,7 +211,7 @@ namespace {
 Topology within_node(const Gpu& gpu, int count, const Topology& topology) {
   if (count > topology.gpus_per_node) return topology;
   const std::string_view kind = link_kind(gpu, topology.link);
-  return {kind == link_kind(gpu, "") ? std::string() : std::string(kind), count, std::nullopt};
+  return {kind == link_kind(gpu, "") ? std::string_view() : kind, count, std::nullopt};
 }
 
 }  // namespace
@@ -348,7 +348,7 @@ const RunFacts& DemandRuns::placed(const RunFacts& facts, const std::string& lin
   if (auto it = placed_.find(key); it != placed_.end()) return it->second;
   RunFacts out = facts;
   RunConfig& c = out.memory.config;
-  c.link = link.empty() ? topology.link : link;
+  c.link = link.empty() ? topology.link : std::string_view(link);
   c.gpus_per_node = topology.gpus_per_node;
   c.network_gbps_per_gpu = topology.network_gbps_per_gpu;
   return placed_.emplace(key, std::move(out)).first->second;

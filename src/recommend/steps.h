@@ -41,7 +41,7 @@ inline constexpr int kCounts[] = {1, 2, 4, 8, 16, 32, 64};
 // network between machines: a rented offer's cluster fabric (0: none, so no run spans its
 // instances), or for owned machines of 8 the default NIC per GPU (none).
 struct Topology {
-  std::string link;  // RunConfig::link; "": the GPU's own
+  std::string_view link;  // RunConfig::link (offer_link_kind); "": the GPU's own
   int gpus_per_node = kGpusPerMachine;
   std::optional<double> network_gbps_per_gpu;
 };

@@ -201,5 +201,48 @@ TEST(DefaultCatalog, FindsCpusByTheNamesPeopleType) {
   EXPECT_EQ((*cpu)->cores, 16);
 }
 
+TEST(DefaultCatalog, KnowsEachOffersGpuAndLink) {
+  const auto link = [](std::string_view id) {
+    return std::string(offer_link_kind(**catalog().find_offer(id), catalog()));
+  };
+  EXPECT_EQ(link("azure-standard-nd96isr-h100-v5"), "nvswitch");  // 8 x H100 SXM on NVLink 4
+  EXPECT_EQ(link("aws-g4dn.12xlarge-us-east-1"), "pcie");         // 4 x T4 on PCIe 3.0 x16
+  EXPECT_EQ(link("runpod-2x-mi300x-secure"), "infinity-fabric");
+  EXPECT_EQ(link("runpod-1x-mi300x-secure"), "");  // one GPU talks to no other
+  // Each offer's GPU, link kind and each GPU's family are found once for the catalog; a copy of
+  // an entry, which is none of the catalog's, is looked up by name: the answers agree.
+  for (const Offer& offer : catalog().offers) {
+    const Offer copy = offer;
+    EXPECT_EQ(catalog().offer_gpu(offer), catalog().gpu(offer.gpu)) << offer.id;
+    EXPECT_EQ(catalog().offer_gpu(copy), catalog().gpu(offer.gpu)) << offer.id;
+    EXPECT_EQ(offer_link_kind(offer, catalog()), offer_link_kind(copy, catalog())) << offer.id;
+  }
+  for (const Gpu& gpu : catalog().gpus) {
+    const Gpu copy = gpu;
+    ASSERT_NE(catalog().family_of(gpu), nullptr) << gpu.id;
+    EXPECT_EQ(catalog().family_of(gpu)->id, gpu.architecture);
+    EXPECT_EQ(catalog().family_of(gpu), catalog().family_of(copy)) << gpu.id;
+  }
+}
+
+TEST(DefaultCatalog, ACatalogAddedToAfterAQuestionAnswersForItsEntriesAsTheyAre) {
+  Catalog built;
+  built.gpus.push_back({.id = "a", .architecture = "ampere", .gpu_link = "nvlink-bridge"});
+  built.families.push_back({.id = "ampere"});
+  built.interconnects.push_back({.id = "nvlink-3", .family = "nvlink"});
+  built.offers.push_back({.id = "two-a", .gpu = "a", .gpu_count = 2, .gpu_link = "nvlink-3"});
+  EXPECT_EQ(built.offer_gpu(built.offers[0]), &built.gpus[0]);
+  EXPECT_EQ(offer_link_kind(built.offers[0], built), "nvlink-bridge");
+  EXPECT_EQ(built.family_of(built.gpus[0]), &built.families[0]);
+  // The vectors grow and move: the facts found before are not used.
+  for (int i = 0; i < 64; ++i) built.gpus.push_back({.id = "b", .architecture = "hopper"});
+  built.families.push_back({.id = "hopper"});
+  built.offers.push_back({.id = "two-b", .gpu = "b", .gpu_count = 2, .gpu_link = "pcie-4-x16"});
+  EXPECT_EQ(built.offer_gpu(built.offers[0]), &built.gpus[0]);
+  EXPECT_EQ(built.offer_gpu(built.offers[1]), &built.gpus[1]);
+  EXPECT_EQ(offer_link_kind(built.offers[1], built), "pcie");
+  EXPECT_EQ(built.family_of(built.gpus[64]), &built.families[1]);
+}
+
 }  // namespace
 }  // namespace rigplan
