@@ -50,10 +50,10 @@ std::vector<Candidate> owned_candidates(const Request& r, int* unpriced) {
   return out;
 }
 
-std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unclustered) {
+std::vector<Candidate> rented_candidates(const Request& r, int* unclustered) {
   const Constraints& k = *r.constraints;
-  std::vector<std::vector<Candidate>> out;
-  out.reserve(r.catalog->offers.size());
+  std::vector<Candidate> out;
+  out.reserve(2 * r.catalog->offers.size());  // most offers: one size, one or two pricings
   for (const Offer& offer : r.catalog->offers) {
     const Gpu* gpu = r.catalog->offer_gpu(offer);
     if (!r.allowed(*gpu)) continue;
@@ -61,19 +61,15 @@ std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unc
                                          "spot"};
     const size_t priced = offer.spot_price_per_hour_usd ? 2 : 1;
     const int most_gpus = std::max(k.max_gpus, offer.gpu_count);
-    int rungs = 0;
-    for (int instances = 1; instances * offer.gpu_count <= most_gpus; instances *= 2) ++rungs;
-    std::vector<Candidate> ladder;
-    ladder.reserve(priced * static_cast<size_t>(rungs));
-    Topology topology{offer_link_kind(offer, *r.catalog), offer.gpu_count,
-                      offer.fabric.empty() ? 0.0 : offer.fabric_gbps_per_gpu()};
+    const Topology topology{offer_link_kind(offer, *r.catalog), offer.gpu_count,
+                            offer.fabric.empty() ? 0.0 : offer.fabric_gbps_per_gpu()};
     for (int instances = 1; instances * offer.gpu_count <= most_gpus; instances *= 2) {
       if (instances > 1 && offer.fabric.empty() && !r.demand->serving) {
         *unclustered += static_cast<int>(priced);
         continue;
       }
       for (const std::string_view pricing : std::span(pricings, priced)) {
-        Candidate& c = ladder.emplace_back();
+        Candidate& c = out.emplace_back();
         c.kind = "rent";
         c.gpu = gpu;
         c.count = instances * offer.gpu_count;
@@ -83,7 +79,6 @@ std::vector<std::vector<Candidate>> rented_candidates(const Request& r, int* unc
         c.topology = topology;
       }
     }
-    out.push_back(std::move(ladder));
   }
   return out;
 }

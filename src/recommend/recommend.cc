@@ -26,17 +26,22 @@ Result<bool> consider(const Candidate& c, const Request& r, DemandRuns& runs,
   return o.fits && !(broken & pace_constraints());
 }
 
-Status consider_rented(const std::vector<std::vector<Candidate>>& ladders, const Request& r,
-                       DemandRuns& runs, std::vector<Option>& evaluated) {
-  for (const auto& ladder : ladders) {
-    int done_at = 0;  // usage and serving demands: the instances that first kept up
-    for (const Candidate& c : ladder) {
-      if (done_at && c.instances > done_at) break;
-      auto keeps_up = consider(c, r, runs, evaluated);
-      if (!keeps_up) return keeps_up.status();
-      if ((r.demand->hours_per_month || r.demand->serving) && *keeps_up && !done_at)
-        done_at = c.instances;
+// Each offer's ladder in turn (rented_candidates), up to the first size that keeps up for a usage
+// or serving demand.
+Status consider_rented(const std::vector<Candidate>& rented, const Request& r, DemandRuns& runs,
+                       std::vector<Option>& evaluated) {
+  const Offer* ladder = nullptr;  // the offer whose sizes are being considered
+  int done_at = 0;                // usage and serving demands: the instances that first kept up
+  for (const Candidate& c : rented) {
+    if (c.offer != ladder) {
+      ladder = c.offer;
+      done_at = 0;
     }
+    if (done_at && c.instances > done_at) continue;
+    auto keeps_up = consider(c, r, runs, evaluated);
+    if (!keeps_up) return keeps_up.status();
+    if ((r.demand->hours_per_month || r.demand->serving) && *keeps_up && !done_at)
+      done_at = c.instances;
   }
   return {};
 }
@@ -45,16 +50,14 @@ Status consider_rented(const std::vector<std::vector<Candidate>>& ladders, const
 Status consider_all(Request& r, DemandRuns& runs, bool rent, Recommendation& rec) {
   int unpriced = 0, unclustered = 0;
   const std::vector<Candidate> owned = owned_candidates(r, &unpriced);
-  std::vector<std::vector<Candidate>> ladders;
-  if (rent) ladders = rented_candidates(r, &unclustered);
-  size_t candidates = owned.size();
-  for (const auto& ladder : ladders) candidates += ladder.size();
+  std::vector<Candidate> rented;
+  if (rent) rented = rented_candidates(r, &unclustered);
   std::vector<Option> evaluated;
-  evaluated.reserve(candidates);
+  evaluated.reserve(owned.size() + rented.size());
   for (const Candidate& c : owned) {
     if (auto s = consider(c, r, runs, evaluated); !s) return s.status();
   }
-  if (Status s = consider_rented(ladders, r, runs, evaluated); !s.ok()) return s;
+  if (Status s = consider_rented(rented, r, runs, evaluated); !s.ok()) return s;
   if (unclustered > 0) {
     r.assumptions.push_back(fmt::format(
         "{} rented options of several instances were not offered: their provider sells them "

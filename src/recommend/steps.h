@@ -195,11 +195,11 @@ struct Candidate {
 // Owned candidates; `unpriced` counts the GPU x count x condition that have no price or system.
 std::vector<Candidate> owned_candidates(const Request& request, int* unpriced);
 
-// Rented candidates per offer, smallest first. Usage demands stop at the first size that does
-// the month's work in the month (more instances cost the same for it). Several instances of an
-// offer sold without a cluster fabric train no job together: only a service (independent
-// replicas) rents them; `unclustered` counts the sizes left out.
-std::vector<std::vector<Candidate>> rented_candidates(const Request& request, int* unclustered);
+// Rented candidates, offer by offer, each offer's sizes smallest first (its ladder). Usage demands
+// stop at the first size that does the month's work in the month (more instances cost the same
+// for it). Several instances of an offer sold without a cluster fabric train no job together:
+// only a service (independent replicas) rents them; `unclustered` counts the sizes left out.
+std::vector<Candidate> rented_candidates(const Request& request, int* unclustered);
 
 // How the demand's tasks run on a candidate: its fit, throughput (of the first task) and busy
 // hours per job (work) or per month (usage); owned and kept GPUs at the power limit.
