@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cost/cost_constants.h"
+#include "cost/rent_host.h"
 #include "rigplan/input.h"
 #include "util/strings.h"
 
@@ -255,23 +256,28 @@ double best_psu_efficiency(const Catalog& catalog) {
   return best > 0 ? best : 1;
 }
 
-Host host_for(const Catalog& catalog, const Gpu& gpu, int count) {
+Host host_for(const Catalog& catalog, int count, const RentHost& host_system) {
   const int in_machine = std::min(count, kGpusPerMachine);
   const double machines = std::max(1.0, static_cast<double>(count) / kGpusPerMachine);
-  if (const BaseSystem* s = base_system_for(catalog, gpu, in_machine)) {
+  const BaseSystem* s = host_system.system;
+  if (!s) return {0, best_psu_efficiency(catalog), 0};
+  if (!host_system.shared)
     return {s->base_power_w * machines, s->psu_efficiency, s->embodied_kgco2e * machines};
-  }
+  const double share = machines * in_machine / s->max_gpus;
+  return {s->base_power_w * share, s->psu_efficiency, s->embodied_kgco2e * share};
+}
+
+}  // namespace
+
+RentHost rent_host(const Catalog& catalog, const Gpu& gpu, int in_machine) {
+  if (const BaseSystem* s = base_system_for(catalog, gpu, in_machine)) return {s, false};
   const BaseSystem* larger = nullptr;
   for (const auto& s : catalog.systems) {
     const bool form = contains(s.gpu_form_factors, gpu.form_factor);
     if (form && s.max_gpus >= in_machine && (!larger || s.max_gpus < larger->max_gpus)) larger = &s;
   }
-  if (!larger) return {0, best_psu_efficiency(catalog), 0};
-  const double share = machines * in_machine / larger->max_gpus;
-  return {larger->base_power_w * share, larger->psu_efficiency, larger->embodied_kgco2e * share};
+  return {larger, true};
 }
-
-}  // namespace
 
 std::string_view rent_region(const Offer* offer, std::string_view region) {
   return offer && !offer->region.empty() ? std::string_view(offer->region) : region;
@@ -279,7 +285,14 @@ std::string_view rent_region(const Offer* offer, std::string_view region) {
 
 RentInputs rent_inputs(const Catalog& catalog, const Gpu& gpu, int count, double usd_per_hour,
                        double gpu_load, const Offer* offer, const SiteEnergy& dc) {
-  const Host host = host_for(catalog, gpu, count);
+  return rent_inputs(catalog, gpu, count, usd_per_hour, gpu_load, offer, dc,
+                     rent_host(catalog, gpu, std::min(count, kGpusPerMachine)));
+}
+
+RentInputs rent_inputs(const Catalog& catalog, const Gpu& gpu, int count, double usd_per_hour,
+                       double gpu_load, const Offer* offer, const SiteEnergy& dc,
+                       const RentHost& host_system) {
+  const Host host = host_for(catalog, count, host_system);
   const bool hyperscale =
       offer && offer->provider_kind == "hyperscaler" && dc.pue_from == kDefaultDcPue;
   RentInputs in;

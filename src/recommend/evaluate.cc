@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <string_view>
 #include <tuple>
 
 #include "cost/cost_constants.h"
+#include "cost/rent_host.h"
 #include "model/links.h"
 #include "model/run_speed.h"
 #include "recommend/steps.h"
@@ -120,6 +122,19 @@ Result<const SiteEnergy*> rent_site(const Request& r, const Offer& offer) {
   return &r.rent_sites.emplace_back(region, std::move(dc).value()).second;
 }
 
+// The host of `count` rented GPUs of a kind (one of the catalog's), found once per GPU and GPUs
+// per machine for the request.
+const RentHost& rent_host_of(const Request& r, const Gpu& gpu, int count) {
+  const std::vector<Gpu>& gpus = r.catalog->gpus;
+  assert(&gpu >= gpus.data() && &gpu < gpus.data() + gpus.size());
+  const int in_machine = std::min(count, kGpusPerMachine);
+  if (r.rent_hosts.empty()) r.rent_hosts.resize(gpus.size() * kGpusPerMachine);
+  auto& host = r.rent_hosts[static_cast<size_t>(&gpu - gpus.data()) * kGpusPerMachine +
+                            static_cast<size_t>(in_machine - 1)];
+  if (!host) host = rent_host(*r.catalog, gpu, in_machine);
+  return *host;
+}
+
 Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o) {
   const Offer& offer = *c.offer;
   const double usd_per_hour =
@@ -128,7 +143,8 @@ Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o
   if (r.rent_offer != &offer || r.rent_count != c.count) {
     auto dc = rent_site(r, offer);
     if (!dc) return dc.status();
-    r.rent_in = rent_inputs(*r.catalog, *c.gpu, c.count, usd_per_hour, r.gpu_load, &offer, **dc);
+    r.rent_in = rent_inputs(*r.catalog, *c.gpu, c.count, usd_per_hour, r.gpu_load, &offer, **dc,
+                            rent_host_of(r, *c.gpu, c.count));
     r.rent_offer = &offer;
     r.rent_count = c.count;
   }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "cost/cost_constants.h"
+#include "cost/rent_host.h"
 #include "model/run_speed.h"
 #include "rigplan/catalog_query.h"
 #include "rigplan/recommend.h"
@@ -76,6 +77,9 @@ struct Request {
   mutable const Offer* rent_offer = nullptr;
   mutable int rent_count = 0;
   mutable RentInputs rent_in;
+  // The hosts of rented GPUs (rent_host), by the GPU's position in the catalog and GPUs per
+  // machine (1 to kGpusPerMachine), each found once.
+  mutable std::vector<std::optional<RentHost>> rent_hosts;
 };
 
 // Checks the demand and the constraints; a malformed request is a kInvalidInput Status.
