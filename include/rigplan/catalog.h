@@ -440,13 +440,12 @@ class Catalog {
   const Gpu* offer_gpu(const Offer& offer) const;
 
   // Builds the name indexes, and forgets entry facts found before; the loader calls it once the
-  // vectors are final. A name that
-  // already stands for another entry of the same kind is left out and reported to `on_clash`
-  // with the kind ("gpu"), the entry's index, the field it came from ("id", "name" or
-  // "aliases"), the name and the other entry's id. Without it, each kind's index is built at its
-  // first lookup, with no clash reported: for the catalog read from the binary's image, whose
-  // names were checked when it was built, so that a command that looks up one GPU does not
-  // index 1,700 offers.
+  // vectors are final. A name that already stands for another entry of the same kind is left out
+  // and reported to `on_clash` with the kind ("gpu"), the entry's index, the field it came from
+  // ("id", "name" or "aliases"), the name and the other entry's id. Without it, each kind's index
+  // is built at its first lookup, with no clash reported: for the catalog read from the binary's
+  // image, whose names were checked when it was built, so that a command that looks up one GPU does
+  // not index 1,700 offers.
   using ClashHandler =
       std::function<void(std::string_view kind, size_t index, std::string_view field,
                          const std::string& name, const std::string& other_id)>;
