@@ -107,6 +107,10 @@ struct Cpu {
 
 class Catalog;
 
+// The most GPUs one instance of an offer may have: the loader's bound on gpu_count, which the
+// price-list importers check before a count becomes an int.
+inline constexpr int kMaxOfferGpus = 1024;
+
 struct Offer {
   std::string id;
   std::string provider;

@@ -201,7 +201,7 @@ const std::vector<FieldSpec<Offer>>& offer_fields() {
       {"instance", &O::instance, kRequired},
       {"region", &O::region, kOptional},
       {"gpu", &O::gpu, kRequired},
-      {"gpu_count", &O::gpu_count, kRequired, "", {}, at_least(1, 1024)},
+      {"gpu_count", &O::gpu_count, kRequired, "", {}, at_least(1, kMaxOfferGpus)},
       {"vcpus", &O::vcpus, kOptional, "", {}, at_least(1, 4096)},
       {"ram_gb", &O::ram_gb, kOptional, "GB", {}, positive(65'536)},
       {"price_per_hour_usd", &O::price_per_hour_usd, kRequired, "USD/h", {}, positive(10'000)},

@@ -105,17 +105,13 @@ class Row {
   const std::string& path_;
 };
 
-// The most GPUs one instance may have: the catalog's bound on an offer's gpu_count
-// (src/catalog/schema.cc), checked before the count becomes an int.
-constexpr double kMaxInstanceGpus = 1024;
-
 // An instance's GPU count from a cell already read as a number: a whole number from 1 to
-// kMaxInstanceGpus.
+// kMaxOfferGpus, checked before the count becomes an int.
 Result<int> gpu_count(const Row& row, int column, std::string_view what, std::optional<double> n) {
-  if (!n || *n < 1 || *n > kMaxInstanceGpus || *n != std::floor(*n)) {
+  if (!n || *n < 1 || *n > kMaxOfferGpus || *n != std::floor(*n)) {
     return row.error(column, fmt::format("{} '{}' is not accepted; expected a whole number from 1 "
                                          "to {}",
-                                         what, row.text(column), kMaxInstanceGpus));
+                                         what, row.text(column), kMaxOfferGpus));
   }
   return static_cast<int>(*n);
 }
