@@ -284,8 +284,8 @@ double slowness(const Option& option);
 // once; `evaluated` is left empty.
 void file_options(std::vector<Option>& evaluated, Recommendation& rec);
 
-// Sorts options and rejected options cheapest first (then fastest) and marks the cost/time
-// Pareto front.
+// Sorts the options cheapest first (then fastest), ties on cost to the common stack, and marks the
+// cost/time Pareto front; the rejected options stay as file_options filed them, cheapest first.
 void rank(Recommendation& rec);
 
 // Writes the sentences of the options an answer of the first `top` shows: each option's reason
