@@ -4,6 +4,7 @@
 // front. docs/recommend.md explains each step.
 #pragma once
 
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
@@ -83,6 +84,52 @@ struct Constraints {
   std::vector<std::string> have;
 };
 
+// The names of the constraints an option breaks (budget, power, fit, ...), in the order found,
+// each viewing a fixed word. Most options break one or two: those are held in place, with no
+// allocation for each of the thousands of options a search rejects; more are held in a vector.
+class ConstraintNames {
+ public:
+  using value_type = std::string_view;
+  using iterator = const std::string_view*;
+  using const_iterator = const std::string_view*;
+
+  ConstraintNames() = default;
+  ConstraintNames(std::initializer_list<std::string_view> names) {
+    for (const std::string_view name : names) push_back(name);
+  }
+  void push_back(std::string_view name) {
+    if (more_.empty() && held_ < kHeld) {
+      names_[held_++] = name;
+      return;
+    }
+    if (more_.empty()) {
+      more_.assign(names_, names_ + held_);
+      held_ = 0;
+    }
+    more_.push_back(name);
+  }
+  void emplace_back(std::string_view name) { push_back(name); }
+  const std::string_view* begin() const { return more_.empty() ? names_ : more_.data(); }
+  const std::string_view* end() const { return begin() + size(); }
+  size_t size() const { return more_.empty() ? held_ : more_.size(); }
+  bool empty() const { return size() == 0; }
+  std::string_view operator[](size_t i) const { return begin()[i]; }
+  std::string_view front() const { return *begin(); }
+  friend bool operator==(const ConstraintNames& a, const ConstraintNames& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr size_t kHeld = 2;
+  std::string_view names_[kHeld];
+  size_t held_ = 0;                     // of names_, while more_ is empty
+  std::vector<std::string_view> more_;  // every name, past kHeld of them
+};
+
 // One machine the demand could run on, and what running it there gives. Its names (kind, gpu,
 // condition, system, offer, pricing, provider, fabric, stack and binding) view the catalog's
 // entries and fixed words: an option is read while the catalog it was made from lives.
@@ -119,8 +166,8 @@ struct Option {
   // Its price's age past --max-price-age, a launch price, a caveat; written for the options an
   // answer shows (recommend()).
   std::string price_note;
-  std::vector<std::string> violations;    // constraints it breaks, one sentence each
-  std::vector<std::string_view> binding;  // names of those constraints: budget, power, fit, ...
+  std::vector<std::string> violations;  // constraints it breaks, one sentence each
+  ConstraintNames binding;              // names of those constraints: budget, power, fit, ...
   bool pareto = false;
   std::string reason;  // one line: why it ranks where it does
   // The software stack of its GPU's family (cuda, rocm, ...), whether it is the common one, and

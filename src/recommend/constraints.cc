@@ -172,7 +172,6 @@ void breaks(Option& o, std::string_view constraint, std::string why) {
 unsigned apply_constraints(const Candidate& c, const Request& r, Option& o) {
   const unsigned broken = broken_rows(c, r, o, std::make_index_sequence<std::size(kConstraints)>());
   if (!broken) return 0;
-  o.binding.reserve(o.binding.size() + static_cast<size_t>(std::popcount(broken)));
   for (unsigned rows = broken; rows; rows &= rows - 1)
     o.binding.emplace_back(kConstraints[std::countr_zero(rows)].name);
   return broken;

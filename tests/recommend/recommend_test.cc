@@ -204,7 +204,7 @@ TEST(Recommend, HaveThatCannotRunTheWorkloadIsRejected) {
   }
   ASSERT_FALSE(rec->rejected.empty());
   EXPECT_EQ(rec->rejected.front().kind, "keep");
-  EXPECT_EQ(rec->rejected.front().binding, std::vector<std::string_view>{"fit"});
+  EXPECT_EQ(rec->rejected.front().binding, ConstraintNames{"fit"});
   EXPECT_EQ(rec->have->keep_breaks, std::vector<std::string>{"fit"});
 }
 
@@ -410,7 +410,7 @@ TEST(Recommend, PricesMoreThanAYearOldRankOnlyWhenAllowed) {
   }
   const Option* stale = find_option(rec->rejected, "hyperbolic-1x-rtx-4090", "on-demand");
   ASSERT_NE(stale, nullptr);
-  EXPECT_EQ(stale->binding, std::vector<std::string_view>{"price_age"});
+  EXPECT_EQ(stale->binding, ConstraintNames{"price_age"});
   EXPECT_EQ(stale->violations[0],
             "priced 2025-06-01, 18 months old: more than a year (--allow-stale-prices ranks it)");
   EXPECT_TRUE(has_note(*rec, "options that meet every constraint are not ranked: their prices"))
@@ -635,7 +635,7 @@ TEST(Recommend, AnOptionWhoseEngineDoesNotRunOnItsStackIsRejected) {
   const auto pascal = std::find_if(rec->rejected.begin(), rec->rejected.end(),
                                    [](const Option& o) { return o.gpu == "gtx-1080-ti"; });
   ASSERT_NE(pascal, rec->rejected.end());
-  EXPECT_EQ(pascal->binding, std::vector<std::string_view>{"stack"});
+  EXPECT_EQ(pascal->binding, ConstraintNames{"stack"});
   EXPECT_EQ(pascal->reason.rfind("vllm does not run on gtx-1080-ti (NVIDIA Pascal, CUDA)", 0), 0u)
       << pascal->reason;
   ASSERT_FALSE(rec->options.empty());
