@@ -31,13 +31,27 @@ bool cheaper_key(const CostKey& x, const CostKey& y) {
   return x.time < y.time;
 }
 
+// Options a move reads ahead of the one it makes: a search's options fill a megabyte and are read
+// out of order (cheapest first), so each move would otherwise wait on memory the cache no longer
+// holds; fetching the option four moves ahead lets it arrive while the others move.
+constexpr size_t kFetchAhead = 4;
+constexpr size_t kCacheLineBytes = 64;  // x86-64 and most ARM cores
+
+void fetch(const Option& option) {
+  const char* bytes = reinterpret_cast<const char*>(&option);
+  for (size_t at = 0; at < sizeof(Option); at += kCacheLineBytes) __builtin_prefetch(bytes + at);
+}
+
 // Moves the options of `evaluated` at `keys` (in the order evaluated) to the end of `options`,
 // cheapest first, as a stable sort of them by cheaper: each option moves once.
 void move_by_cost(std::vector<Option>& evaluated, std::vector<CostKey>& keys,
                   std::vector<Option>& options) {
   std::stable_sort(keys.begin(), keys.end(), cheaper_key);
   options.reserve(options.size() + keys.size());
-  for (const CostKey& k : keys) options.push_back(std::move(evaluated[k.index]));
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (k + kFetchAhead < keys.size()) fetch(evaluated[keys[k + kFetchAhead].index]);
+    options.push_back(std::move(evaluated[keys[k].index]));
+  }
 }
 
 // Cheapest first, then fastest; options already in that order (file_options) stay in place.

@@ -619,6 +619,36 @@ TEST(Recommend, ATieOnCostGoesToTheCommonStack) {
   EXPECT_EQ(apart.options[0].gpu, "rx-7900-xtx");
 }
 
+// Filing: the options that break no constraint are ranked, the others rejected, each list cheapest
+// first, then fastest, and options alike in both keep the order they were evaluated in.
+TEST(Recommend, FilingSortsEachListCheapestFirstKeepingTiesInOrder) {
+  std::vector<Option> evaluated;
+  const auto add = [&](std::string_view gpu, double usd, double hours, bool rejected) {
+    evaluated.push_back(priced(gpu, "cuda", usd, hours));
+    if (rejected) evaluated.back().binding.push_back("budget");
+  };
+  add("a", 300, 5, true);
+  add("b", 100, 9, false);
+  add("c", 200, 1, true);
+  add("d", 300, 4, true);
+  add("e", 50, 2, false);
+  add("f", 200, 1, true);
+  add("g", 100, 3, true);
+  add("h", 300, 5, true);
+  Recommendation rec;
+  recommend_steps::file_options(evaluated, rec);
+  EXPECT_TRUE(evaluated.empty());
+  EXPECT_EQ(rec.evaluated, 8);
+  const auto gpus = [](const std::vector<Option>& options) {
+    std::string out;
+    for (const Option& o : options) out += o.gpu;
+    return out;
+  };
+  EXPECT_EQ(gpus(rec.options), "eb");
+  EXPECT_EQ(gpus(rec.rejected), "gcfdah");
+  for (const Option& o : rec.rejected) EXPECT_EQ(o.binding, ConstraintNames{"budget"}) << o.gpu;
+}
+
 // The stack constraint: vLLM does not run on Pascal, so serving on a GTX 1080 Ti is rejected for
 // it, with what runs there; the rest of the answer stands.
 TEST(Recommend, AnOptionWhoseEngineDoesNotRunOnItsStackIsRejected) {
