@@ -4,6 +4,7 @@
 // is GB/s (1e9 bytes per second) everywhere in rigplan. See docs/catalog.md.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -385,8 +386,10 @@ struct EntryFacts;
 
 // What is found of the catalog's offers and GPUs on every recommend: each offer's GPU and link
 // kind and each GPU's family, found once, at the first question (thread-safe, as LazyNameIndex).
+// `built` says they are, so that the lookups of every candidate skip std::call_once.
 struct LazyEntryFacts {
   std::unique_ptr<std::once_flag> once = std::make_unique<std::once_flag>();
+  std::unique_ptr<std::atomic<bool>> built = std::make_unique<std::atomic<bool>>(false);
   std::unique_ptr<EntryFacts> facts;
 };
 

@@ -89,7 +89,7 @@ struct EntryFacts {
 
   explicit EntryFacts(const Catalog& catalog);
   // Whether the catalog's vectors are still those the facts were found in.
-  bool describe(const Catalog& catalog) const {
+  bool matches(const Catalog& catalog) const {
     return seen(catalog.gpus, gpus_) && seen(catalog.offers, offers_) &&
            seen(catalog.interconnects, interconnects_) && seen(catalog.families, families_);
   }
@@ -102,10 +102,14 @@ struct EntryFacts {
 
  private:
   template <class T>
-  using Seen = std::pair<const T*, size_t>;  // a vector's buffer and size
+  using Seen = std::pair<const T*, const T*>;  // a vector's first and past-the-end entries
+  template <class T>
+  static Seen<T> span_of(const std::vector<T>& entries) {
+    return {std::to_address(entries.begin()), std::to_address(entries.end())};
+  }
   template <class T>
   static bool seen(const std::vector<T>& entries, Seen<T> was) {
-    return entries.data() == was.first && entries.size() == was.second;
+    return span_of(entries) == was;
   }
   Seen<Gpu> gpus_;
   Seen<Offer> offers_;
@@ -114,10 +118,10 @@ struct EntryFacts {
 };
 
 EntryFacts::EntryFacts(const Catalog& catalog)
-    : gpus_(catalog.gpus.data(), catalog.gpus.size()),
-      offers_(catalog.offers.data(), catalog.offers.size()),
-      interconnects_(catalog.interconnects.data(), catalog.interconnects.size()),
-      families_(catalog.families.data(), catalog.families.size()) {
+    : gpus_(span_of(catalog.gpus)),
+      offers_(span_of(catalog.offers)),
+      interconnects_(span_of(catalog.interconnects)),
+      families_(span_of(catalog.families)) {
   std::unordered_map<std::string_view, const Gpu*> by_id;  // the first of an id, as gpu() finds
   for (const Gpu& gpu : catalog.gpus) by_id.try_emplace(gpu.id, &gpu);
   offers.reserve(catalog.offers.size());
@@ -336,9 +340,13 @@ std::optional<size_t> position(const std::vector<T>& entries, const T& entry) {
 }  // namespace
 
 const EntryFacts* Catalog::entry_facts() const {
-  std::call_once(*entry_facts_.once,
-                 [&] { entry_facts_.facts = std::make_unique<EntryFacts>(*this); });
-  return entry_facts_.facts->describe(*this) ? entry_facts_.facts.get() : nullptr;
+  if (!entry_facts_.built->load(std::memory_order_acquire)) {
+    std::call_once(*entry_facts_.once, [&] {
+      entry_facts_.facts = std::make_unique<EntryFacts>(*this);
+      entry_facts_.built->store(true, std::memory_order_release);
+    });
+  }
+  return entry_facts_.facts->matches(*this) ? entry_facts_.facts.get() : nullptr;
 }
 
 std::string_view offer_link_kind(const Offer& offer, const Catalog& catalog) {
