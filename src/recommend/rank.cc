@@ -180,7 +180,7 @@ void rank(Recommendation& rec) {
 }
 
 void describe(const Request& r, size_t top, bool reasons_written, Recommendation& rec) {
-  const std::string per = rec.demand.work ? "" : " a month";
+  const std::string per = r.demand->work ? "" : " a month";
   for (size_t i = 0; i < rec.options.size() && !reasons_written; ++i) {
     Option& o = rec.options[i];
     if (i < top || o.pareto) o.reason = with_stack_note(reason(rec.options, i, per), o);
@@ -198,7 +198,7 @@ void describe(const Request& r, size_t top, bool reasons_written, Recommendation
 
 void relax(const Request& r, Recommendation& rec) {
   if (!rec.options.empty()) return;
-  const std::string per = rec.demand.work ? "" : " a month";
+  const std::string per = r.demand->work ? "" : " a month";
   for (const Constraint& constraint : constraints()) {
     const auto it = std::find_if(rec.rejected.begin(), rec.rejected.end(), [&](const Option& o) {
       return o.binding.size() == 1 && o.binding[0] == constraint.name;

@@ -142,9 +142,7 @@ Result<Recommendation> search(const Demand& demand, const Constraints& constrain
   if (!request) return request.status();
   Request& r = *request;
   if (Status s = resolve_work(r, runs); !s.ok()) return s;
-  Recommendation rec;
-  rec.demand = demand;
-  rec.constraints = constraints;
+  Recommendation rec;  // its demand and constraints are recommend()'s to copy
   rec.site = r.office;
   // A service's throughput is the output tokens it generates at the rate asked.
   rec.unit = demand.serving ? "output tokens/s" : demand.tasks[0].workload.throughput_unit + "/s";
@@ -170,7 +168,12 @@ Result<Recommendation> recommend(const Demand& demand, const Constraints& constr
                                  const Catalog& catalog, const Calibration& calibration,
                                  size_t top) {
   DemandRuns runs(demand, catalog, calibration);
-  return search(demand, constraints, catalog, calibration, runs, Scope::kAll, top);
+  auto rec = search(demand, constraints, catalog, calibration, runs, Scope::kAll, top);
+  if (rec) {
+    rec->demand = demand;
+    rec->constraints = constraints;
+  }
+  return rec;
 }
 
 }  // namespace rigplan

@@ -599,7 +599,9 @@ TEST(Recommend, ATieOnCostGoesToTheCommonStack) {
                  priced("rtx-3090", "cuda", 1020, 12)};
   rec.options[0].stack_note = "ROCm on AMD RDNA 3, a less common stack than CUDA";
   recommend_steps::rank(rec);
-  recommend_steps::describe(recommend_steps::Request{}, 10, false, rec);
+  recommend_steps::Request request;  // a job: its time, not a month's
+  request.demand = &rec.demand;
+  recommend_steps::describe(request, 10, false, rec);
   ASSERT_EQ(rec.options.size(), 3u);
   EXPECT_EQ(rec.options[0].gpu, "rtx-4090");
   EXPECT_EQ(rec.options[1].gpu, "rx-7900-xtx");
