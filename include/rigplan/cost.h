@@ -91,7 +91,9 @@ Result<SiteEnergy> site_energy(const Catalog& catalog, std::string_view region, 
 Result<SiteEnergy> owner_site(const Catalog& catalog, std::string_view region, bool rack,
                               std::optional<double> usd_per_kwh, std::optional<double> pue);
 
-// Share of a GPU's purchase value left after `years` (kValueRetention* by segment).
+// Share of a GPU's purchase value it keeps each year (kValueRetention* by segment).
+double value_retention(const Gpu& gpu);
+// Share of a GPU's purchase value left after `years`: value_retention(gpu) ^ years.
 double resale_fraction(const Gpu& gpu, double years);
 
 // Owning one machine over a horizon.

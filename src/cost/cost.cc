@@ -207,11 +207,14 @@ Result<SiteEnergy> owner_site(const Catalog& catalog, std::string_view region, b
   return site;
 }
 
+double value_retention(const Gpu& gpu) {
+  return gpu.segment == "consumer"      ? kValueRetentionConsumer
+         : gpu.segment == "workstation" ? kValueRetentionWorkstation
+                                        : kValueRetentionDatacenter;
+}
+
 double resale_fraction(const Gpu& gpu, double years) {
-  const double retention = gpu.segment == "consumer"      ? kValueRetentionConsumer
-                           : gpu.segment == "workstation" ? kValueRetentionWorkstation
-                                                          : kValueRetentionDatacenter;
-  return std::pow(retention, years);
+  return std::pow(value_retention(gpu), years);
 }
 
 OwnCost own_cost(const OwnInputs& in, double horizon_years, double busy_hours) {
@@ -500,7 +503,7 @@ OwnInputs owned_inputs(const CostRequest& r, const Gpu& gpu, const CostCompariso
   in.capex_usd = out.owned.capex_usd;
   in.gpu_value_usd =
       r.capex_usd ? *r.capex_usd * kPriceOverrideGpuShare : r.count * out.owned.gpu_price.usd;
-  in.retention_per_year = resale_fraction(gpu, 1);
+  in.retention_per_year = value_retention(gpu);
   in.wall_w = out.power.wall_w;
   in.usd_per_kwh = *out.site.usd_per_kwh;
   in.pue = out.site.pue;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
 #include <string_view>
 #include <tuple>
 
@@ -91,7 +92,7 @@ void cost_owned(const Candidate& c, const Request& r, double hours, Option& o) {
   OwnInputs in;
   in.capex_usd = o.capex_usd;
   in.gpu_value_usd = c.count * sys.gpu_price.usd;
-  in.retention_per_year = resale_fraction(*c.gpu, 1);
+  in.retention_per_year = value_retention(*c.gpu);
   in.wall_w = o.wall_w;
   in.usd_per_kwh = *site.usd_per_kwh;
   in.pue = site.pue;
@@ -179,12 +180,12 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
   auto runs = demand_runs.runs(*c.gpu, c.count, c.topology);
   if (!runs) return runs.status();
   const bool owned = c.owned || c.kind == "keep";
-  const double speed = owned ? power_limit_speed(r.constraints->power_limit) : 1.0;
+  const double speed = owned ? r.owned_speed : 1.0;
   o.fits = true;
   double hours = 0;
   std::string partly;
-  for (size_t i = 0; i < (*runs)->size(); ++i) {
-    const TaskRun& run = (**runs)[i];
+  for (size_t i = 0; i < (*runs)->tasks.size(); ++i) {
+    const TaskRun& run = (*runs)->tasks[i];
     o.memory_gb = std::max(o.memory_gb, run.memory_gb);
     if (!run.stack_partly.empty()) partly = run.stack_partly;
     if (!run.stack_refusal.empty()) {
@@ -210,7 +211,7 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
     }
     hours += r.work[i] / (run.throughput * speed) / 3600;
   }
-  note_stack(r.catalog->family_of(*c.gpu), partly, o);
+  note_stack((*runs)->family, partly, o);
   // A service is up its hours whatever its load.
   if (r.demand->serving) return r.demand->serving->hours_per_month;
   return hours;
@@ -232,17 +233,34 @@ Topology within_node(const Gpu& gpu, int count, const Topology& topology) {
 
 }  // namespace
 
-Result<const std::vector<TaskRun>*> DemandRuns::runs(const Gpu& gpu, int count,
-                                                     const Topology& asked) {
+size_t DemandRuns::RunsKeyHash::operator()(const RunsKey& k) const noexcept {
+  // Fibonacci hashing of the GPU's address, mixed with the count and the placement.
+  constexpr size_t kGolden = 0x9E3779B97F4A7C15u;
+  return (reinterpret_cast<uintptr_t>(k.gpu) * kGolden) ^ (static_cast<size_t>(k.count) << 16) ^
+         static_cast<size_t>(k.placement);
+}
+
+Result<const GpuRuns*> DemandRuns::runs(const Gpu& gpu, int count, const Topology& asked) {
+  const LastAsked& last = last_asked_;
+  if (last.gpu == &gpu && last.count == count && last.topology.link == asked.link &&
+      last.topology.gpus_per_node == asked.gpus_per_node &&
+      last.topology.network_gbps_per_gpu == asked.network_gbps_per_gpu)
+    return last.runs;
   const Topology topology = within_node(gpu, count, asked);
-  const int placement = topology_index(topology);
-  const auto key = std::make_tuple(&gpu, count, placement);
-  if (auto it = cache_.find(key); it != cache_.end()) return &it->second;
-  std::vector<TaskRun> out(demand_.tasks.size());
-  for (size_t i = 0; i < demand_.tasks.size(); ++i) {
-    if (Status s = run_task(i, gpu, count, topology, placement, out[i]); !s.ok()) return s;
+  const RunsKey key{&gpu, count, topology_index(topology)};
+  auto it = cache_.find(key);
+  if (it == cache_.end()) {
+    GpuRuns made;
+    made.tasks.resize(demand_.tasks.size());
+    for (size_t i = 0; i < demand_.tasks.size(); ++i) {
+      if (Status s = run_task(i, gpu, count, topology, key.placement, made.tasks[i]); !s.ok())
+        return s;
+    }
+    made.family = catalog_.family_of(gpu);
+    it = cache_.emplace(key, std::move(made)).first;
   }
-  return &cache_.emplace(key, std::move(out)).first->second;
+  last_asked_ = {&gpu, count, asked, &it->second};
+  return &it->second;
 }
 
 namespace {

@@ -157,6 +157,7 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
     if (!found) return found.status();
     r.only_system = *found;
   }
+  r.owned_speed = power_limit_speed(k.power_limit);
   r.gpu_load =
       gpu_power_utilisation(workload_class(demand.tasks[0].workload), demand.tasks[0].run.mode);
   for (const Task& task : demand.tasks) {
@@ -220,7 +221,7 @@ Status resolve_work(Request& r, DemandRuns& runs) {
   double shares = 0;
   for (const auto& t : demand.tasks) shares += t.share;
   for (size_t i = 0; i < demand.tasks.size(); ++i) {
-    const TaskRun& run = (**ref_runs)[i];
+    const TaskRun& run = (*ref_runs)->tasks[i];
     if (!run.fits) {
       return Status::invalid_input(fmt::format(
           "the reference GPU {} cannot hold {} ({:.1f} GB); name one that can with --reference",

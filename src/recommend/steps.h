@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "cost/cost_constants.h"
@@ -62,6 +63,7 @@ struct Request {
   std::vector<GpuCount> have;               // --have resolved; empty: none given
   bool allowed(const Gpu& gpu) const;
   double gpu_load = 1;       // average share of board power while running the demand
+  double owned_speed = 1;    // owned and kept GPUs' speed at --power-limit (power_limit_speed)
   std::vector<double> work;  // per task, in its unit: for the job, or per month (usage)
   std::vector<std::string> assumptions;
   // The note on a price's age past --max-price-age ("" within it), by the price's date, made
@@ -97,6 +99,12 @@ struct TaskRun {
   std::string why_not;                       // why it does not run, when not for memory
   std::string stack_refusal;  // the run's software does not run on the GPU's stack (check_stack)
   std::string stack_partly;   // software of the run that runs there only partly
+};
+
+// How the demand's tasks run on a GPU x count x topology, and the GPU's family (its stack).
+struct GpuRuns {
+  std::vector<TaskRun> tasks;  // by task
+  const Family* family = nullptr;
 };
 
 // Orders the keys of DemandRuns, which store names as std::string, and the keys it looks them
@@ -136,7 +144,7 @@ class DemandRuns {
  public:
   DemandRuns(const Demand& demand, const Catalog& catalog, const Calibration& calibration)
       : demand_(demand), catalog_(catalog), calibration_(calibration) {}
-  Result<const std::vector<TaskRun>*> runs(const Gpu& gpu, int count, const Topology& topology);
+  Result<const GpuRuns*> runs(const Gpu& gpu, int count, const Topology& topology);
 
  private:
   Status run_task(size_t task_index, const Gpu& gpu, int count, const Topology& topology,
@@ -162,8 +170,27 @@ class DemandRuns {
   // The topologies asked about, each once (topology_index).
   std::vector<Topology> topologies_;
   int last_topology_ = -1;  // the last one found
-  // By GPU, count and topology_index.
-  std::map<std::tuple<const Gpu*, int, int>, std::vector<TaskRun>> cache_;
+  // A GPU, count and topology_index: the key of the runs made (cache_).
+  struct RunsKey {
+    const Gpu* gpu;
+    int count;
+    int placement;
+    bool operator==(const RunsKey&) const = default;
+  };
+  struct RunsKeyHash {
+    size_t operator()(const RunsKey& k) const noexcept;
+  };
+  // The runs made: one hash probe per candidate (most candidates find their runs made for an
+  // earlier one: a GPU's other pricing, condition or offer).
+  std::unordered_map<RunsKey, GpuRuns, RunsKeyHash> cache_;
+  // The last runs asked for, as asked (before within_node): an offer's on-demand and spot
+  // pricings, and a GPU's new and used conditions, ask one after the other.
+  struct LastAsked {
+    const Gpu* gpu = nullptr;
+    int count = 0;
+    Topology topology;
+    const GpuRuns* runs = nullptr;
+  } last_asked_;
   // By task, count, strategy and, for inference, the GPU (nullptr: training, any GPU).
   std::map<std::tuple<size_t, int, std::string, const Gpu*>, RunFacts, NameViewLess> facts_;
   // By the facts placed and topology_index.
