@@ -161,18 +161,6 @@ Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o
   return {};
 }
 
-// The option's stack, and what to say of it: a less common stack, or software of the demand
-// that runs there only partly.
-void note_stack(const Family* family, const std::string& partly, Option& o) {
-  if (!family) return;
-  o.stack = family->stack;
-  o.common_stack = family->common_stack;
-  std::string& note = o.stack_note;  // the notes joined by "; "
-  note.clear();
-  if (!family->common_stack) note = stack_summary(*family);
-  if (!partly.empty()) (family->common_stack ? note : note += "; ") += partly;
-}
-
 }  // namespace
 
 Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& demand_runs,
@@ -183,11 +171,9 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
   const double speed = owned ? r.owned_speed : 1.0;
   o.fits = true;
   double hours = 0;
-  std::string partly;
   for (size_t i = 0; i < (*runs)->tasks.size(); ++i) {
     const TaskRun& run = (*runs)->tasks[i];
     o.memory_gb = std::max(o.memory_gb, run.memory_gb);
-    if (!run.stack_partly.empty()) partly = run.stack_partly;
     if (!run.stack_refusal.empty()) {
       o.fits = false;
       breaks(o, "stack", run.stack_refusal);
@@ -196,11 +182,7 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
     if (!run.fits) {
       o.fits = false;
       o.strategy = run.strategy;
-      breaks(o, "fit",
-             !run.why_not.empty() ? run.why_not
-                                  : fmt::format("{} needs {:.1f} GB per GPU of {} GB",
-                                                r.demand->tasks[i].workload.id, run.memory_gb,
-                                                format_number(c.gpu->memory_gb)));
+      breaks(o, "fit", run.why_not);
       continue;
     }
     if (i == 0) {
@@ -211,7 +193,11 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
     }
     hours += r.work[i] / (run.throughput * speed) / 3600;
   }
-  note_stack((*runs)->family, partly, o);
+  if (const Family* family = (*runs)->family) {
+    o.stack = family->stack;
+    o.common_stack = family->common_stack;
+    o.stack_note = (*runs)->stack_note;
+  }
   // A service is up its hours whatever its load.
   if (r.demand->serving) return r.demand->serving->hours_per_month;
   return hours;
@@ -232,6 +218,26 @@ Topology within_node(const Gpu& gpu, int count, const Topology& topology) {
 }
 
 }  // namespace
+
+// What the options of `runs` say: why a task does not fit the GPU's memory, and the GPU's stack
+// (a less common one, or software of the demand that runs there only partly, the last task's
+// that does), each written once for every candidate of the GPU x count x topology.
+void DemandRuns::note_runs(const Gpu& gpu, GpuRuns& runs) const {
+  std::string partly;
+  for (size_t i = 0; i < runs.tasks.size(); ++i) {
+    TaskRun& run = runs.tasks[i];
+    if (!run.stack_partly.empty()) partly = run.stack_partly;
+    if (run.stack_refusal.empty() && !run.fits && run.why_not.empty()) {
+      run.why_not = fmt::format("{} needs {:.1f} GB per GPU of {} GB", demand_.tasks[i].workload.id,
+                                run.memory_gb, format_number(gpu.memory_gb));
+    }
+  }
+  runs.family = catalog_.family_of(gpu);
+  if (!runs.family) return;
+  std::string& note = runs.stack_note;  // the notes joined by "; "
+  if (!runs.family->common_stack) note = stack_summary(*runs.family);
+  if (!partly.empty()) (runs.family->common_stack ? note : note += "; ") += partly;
+}
 
 size_t DemandRuns::RunsKeyHash::operator()(const RunsKey& k) const noexcept {
   // Fibonacci hashing of the GPU's address, mixed with the count and the placement.
@@ -256,7 +262,7 @@ Result<const GpuRuns*> DemandRuns::runs(const Gpu& gpu, int count, const Topolog
       if (Status s = run_task(i, gpu, count, topology, key.placement, made.tasks[i]); !s.ok())
         return s;
     }
-    made.family = catalog_.family_of(gpu);
+    note_runs(gpu, made);
     it = cache_.emplace(key, std::move(made)).first;
   }
   last_asked_ = {&gpu, count, asked, &it->second};

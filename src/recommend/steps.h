@@ -96,15 +96,17 @@ struct TaskRun {
   double throughput = 0;
   std::string unit;
   std::optional<ServingPrediction> serving;  // a serving job, at its request rate
-  std::string why_not;                       // why it does not run, when not for memory
+  std::string why_not;                       // why it does not run (memory, the fabric)
   std::string stack_refusal;  // the run's software does not run on the GPU's stack (check_stack)
   std::string stack_partly;   // software of the run that runs there only partly
 };
 
-// How the demand's tasks run on a GPU x count x topology, and the GPU's family (its stack).
+// How the demand's tasks run on a GPU x count x topology, and the GPU's family (its stack) with
+// what to say of it for the demand: a less common stack, software that runs there only partly.
 struct GpuRuns {
   std::vector<TaskRun> tasks;  // by task
   const Family* family = nullptr;
+  std::string stack_note;
 };
 
 // Orders the keys of DemandRuns, which store names as std::string, and the keys it looks them
@@ -156,6 +158,7 @@ class DemandRuns {
   const RunFacts& placed(const RunFacts& facts, const std::string& link, const Topology& topology,
                          int topology_index);
   Result<RunSpeed> speed(const Workload& w, const Gpu& gpu, const RunFacts& facts);
+  void note_runs(const Gpu& gpu, GpuRuns& runs) const;
 
   std::vector<Strategy>& strategies_for(size_t task_index, const Gpu& gpu, int count);
   // The stack check of a task on a GPU: the software a task's runs need does not depend on the
