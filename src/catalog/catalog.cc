@@ -350,13 +350,13 @@ const EntryFacts* Catalog::entry_facts() const {
 }
 
 std::string_view offer_link_kind(const Offer& offer, const Catalog& catalog) {
+  if (offer.gpu_count <= 1 || offer.gpu_link.empty()) return "";  // most offers: one GPU
   if (const EntryFacts* facts = catalog.entry_facts()) {
     if (const auto at = position(catalog.offers, offer)) {
       const EntryFacts::OfferFacts& found = facts->offers[*at];
       return EntryFacts::text(found.link, found.gpu);
     }
   }
-  if (offer.gpu_count <= 1 || offer.gpu_link.empty()) return "";
   const Gpu* gpu = catalog.gpu(offer.gpu);
   return EntryFacts::text(EntryFacts::link_of(offer, gpu, catalog), gpu);
 }

@@ -247,8 +247,11 @@ size_t DemandRuns::RunsKeyHash::operator()(const RunsKey& k) const noexcept {
 }
 
 Result<const GpuRuns*> DemandRuns::runs(const Gpu& gpu, int count, const Topology& asked) {
+  // The same link is the same view of the catalog (a different view of the same words only
+  // misses this shortcut).
   const LastAsked& last = last_asked_;
-  if (last.gpu == &gpu && last.count == count && last.topology.link == asked.link &&
+  if (last.gpu == &gpu && last.count == count && last.topology.link.data() == asked.link.data() &&
+      last.topology.link.size() == asked.link.size() &&
       last.topology.gpus_per_node == asked.gpus_per_node &&
       last.topology.network_gbps_per_gpu == asked.network_gbps_per_gpu)
     return last.runs;
