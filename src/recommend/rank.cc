@@ -19,7 +19,7 @@ bool cheaper(const Option& x, const Option& y) {
 }
 
 // What options are ranked by (cheaper), read once from each: sorting these instead of the options
-// reads no option twice, and an option is 704 bytes.
+// reads no option twice, and an option is most of a kilobyte.
 struct CostKey {
   double cost_usd;  // total_cost_usd
   double time;      // slowness()
