@@ -12,24 +12,23 @@
 namespace rigplan::recommend_steps {
 namespace {
 
-// Cheapest first, then fastest.
-bool cheaper(const Option& x, const Option& y) {
-  if (x.total_cost_usd != y.total_cost_usd) return x.total_cost_usd < y.total_cost_usd;
-  return slowness(x) < slowness(y);
-}
-
-// What options are ranked by (cheaper), read once from each: sorting these instead of the options
-// reads no option twice, and an option is most of a kilobyte.
+// What options are ranked by, read once from each: sorting these instead of the options reads no
+// option twice, and an option is most of a kilobyte.
 struct CostKey {
   double cost_usd;  // total_cost_usd
   double time;      // slowness()
   size_t index;     // in the options evaluated
 };
 
+CostKey key_of(const Option& o, size_t index) { return {o.total_cost_usd, slowness(o), index}; }
+
+// Cheapest first, then fastest.
 bool cheaper_key(const CostKey& x, const CostKey& y) {
   if (x.cost_usd != y.cost_usd) return x.cost_usd < y.cost_usd;
   return x.time < y.time;
 }
+
+bool cheaper(const Option& x, const Option& y) { return cheaper_key(key_of(x, 0), key_of(y, 0)); }
 
 // Options a move reads ahead of the one it makes: a search's options fill a megabyte and are read
 // out of order (cheapest first), so each move would otherwise wait on memory the cache no longer
@@ -59,8 +58,7 @@ void sort_by_cost(std::vector<Option>& options) {
   if (std::is_sorted(options.begin(), options.end(), cheaper)) return;
   std::vector<Option> unsorted = std::move(options);
   std::vector<CostKey> keys(unsorted.size());
-  for (size_t i = 0; i < keys.size(); ++i)
-    keys[i] = {unsorted[i].total_cost_usd, slowness(unsorted[i]), i};
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = key_of(unsorted[i], i);
   options.clear();
   move_by_cost(unsorted, keys, options);
 }
@@ -165,7 +163,7 @@ void file_options(std::vector<Option>& evaluated, Recommendation& rec) {
   rejected.reserve(evaluated.size());
   for (size_t i = 0; i < evaluated.size(); ++i) {
     const Option& o = evaluated[i];
-    (o.binding.empty() ? feasible : rejected).push_back({o.total_cost_usd, slowness(o), i});
+    (o.binding.empty() ? feasible : rejected).push_back(key_of(o, i));
   }
   move_by_cost(evaluated, feasible, rec.options);
   move_by_cost(evaluated, rejected, rec.rejected);
