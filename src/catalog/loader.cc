@@ -17,6 +17,7 @@
 #include "rigplan/catalog.h"
 #include "rigplan/input.h"
 #include "rigplan/schema.h"
+#include "util/ids.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -217,14 +218,7 @@ constexpr std::string_view kKinds[] = {
     "psu", "nic", "board", "chassis", "part",         "psu_efficiency", "family"};
 using RawEntries = std::map<std::string_view, std::vector<RawEntry>>;
 
-bool valid_id(std::string_view id) {
-  // [a-z0-9][a-z0-9.-]*, by hand: std::regex recurses per character and overflows the stack on
-  // ids of some ten thousand characters.
-  const auto plain = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  return !id.empty() && id.size() <= input::kMaxNameBytes && plain(id.front()) &&
-         std::all_of(id.begin(), id.end(),
-                     [&](char c) { return plain(c) || c == '.' || c == '-'; });
-}
+bool valid_id(std::string_view id) { return id.size() <= input::kMaxNameBytes && id_shaped(id); }
 
 // Pass 1: parses a file and appends its entries, by kind.
 void collect(const CatalogFile& file, RawEntries& out, Problems& problems) {

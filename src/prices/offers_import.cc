@@ -11,10 +11,14 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "prices/price_list_rules.h"
+#include "rigplan/input.h"
 #include "rigplan/prices.h"
+#include "rigplan/schema.h"
 #include "util/csv.h"
+#include "util/ids.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -78,6 +82,14 @@ class Row {
     if (column < 0 || column >= static_cast<int>(record_.fields.size())) return "";
     return std::string(trim(record_.fields[column]));
   }
+  // A cell that names something (a provider, an instance type, a GPU, a region): at most
+  // input::kMaxNameBytes, so that ids and notes made from it stay bounded.
+  Result<std::string> name(int column, std::string_view what) const {
+    std::string t = text(column);
+    if (t.size() <= input::kMaxNameBytes) return t;
+    return error(column, fmt::format("{} '{}' is {} bytes long; at most {} are accepted", what,
+                                     shown(t), t.size(), input::kMaxNameBytes));
+  }
   Status error(int column, std::string_view message) const {
     return Status::invalid_input(
         fmt::format("{}:{}:{}: {}", path_, record_.line, column + 1, message));
@@ -89,7 +101,8 @@ class Row {
     double value = 0;
     auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
     if (ec != std::errc() || ptr != t.data() + t.size() || !std::isfinite(value) || value < 0) {
-      return error(column, fmt::format("{} '{}' is not accepted; expected a number >= 0", what, t));
+      return error(column,
+                   fmt::format("{} '{}' is not accepted; expected a number >= 0", what, shown(t)));
     }
     return std::optional<double>(value);
   }
@@ -111,7 +124,7 @@ Result<int> gpu_count(const Row& row, int column, std::string_view what, std::op
   if (!n || *n < 1 || *n > kMaxOfferGpus || *n != std::floor(*n)) {
     return row.error(column, fmt::format("{} '{}' is not accepted; expected a whole number from 1 "
                                          "to {}",
-                                         what, row.text(column), kMaxOfferGpus));
+                                         what, shown(row.text(column)), kMaxOfferGpus));
   }
   return static_cast<int>(*n);
 }
@@ -127,11 +140,17 @@ std::string to_upper(std::string text) {
 // GPU memory per GPU in GB from the GpuInfo cell of a row ("... 'SizeInMiB': 16384 ..."); none
 // when the cell gives no size, an error when the size is not a number > 0.
 Result<std::optional<double>> gpu_info_memory_gb(const Row& row, int column) {
-  static const std::regex kSize("'SizeInMiB':\\s*([0-9.]+)");
+  // 'SizeInMiB':\s*([0-9.]+), read by hand: std::regex recurses per character of a long run.
+  constexpr std::string_view kKey = "'SizeInMiB':";
   const std::string info = row.text(column);
-  std::smatch m;
-  if (!std::regex_search(info, m, kSize)) return std::optional<double>();
-  const std::string size = m[1].str();
+  std::string size;
+  for (size_t key = info.find(kKey); key != std::string::npos && size.empty();
+       key = info.find(kKey, key + 1)) {
+    const size_t at =
+        std::min(info.find_first_not_of(" \t\n\v\f\r", key + kKey.size()), info.size());
+    size = info.substr(at, info.find_first_not_of("0123456789.", at) - at);
+  }
+  if (size.empty()) return std::optional<double>();
   double mib = 0;
   auto [ptr, ec] = std::from_chars(size.data(), size.data() + size.size(), mib);
   if (ec != std::errc() || ptr != size.data() + size.size() || !std::isfinite(mib) || mib <= 0) {
@@ -174,7 +193,8 @@ Result<Date> listing_date(const Row& row, int column, const ReadContext& rc) {
     const std::string t = row.text(column);
     auto d = Date::parse(t);
     if (!d)
-      return row.error(column, fmt::format("as_of '{}' is not a date; expected YYYY-MM-DD", t));
+      return row.error(column,
+                       fmt::format("as_of '{}' is not a date; expected YYYY-MM-DD", shown(t)));
     return *d;
   }
   return rc.options.as_of ? *rc.options.as_of : rc.file.modified;
@@ -187,12 +207,11 @@ Status check_provider(const std::string& provider, const Row& row, int column,
         fmt::format("{}: cannot tell the provider of line {}: pass --provider (known: {})",
                     rc.file.path, row.line(), known_providers(rc.rules)));
   }
-  static const std::regex kId("[a-z0-9][a-z0-9.-]*");
-  if (!std::regex_match(provider, kId)) {
+  if (provider.size() > input::kMaxNameBytes || !id_shaped(provider)) {
     return row.error(std::max(column, 0),
-                     fmt::format("provider '{}' is not accepted; expected lowercase letters, "
-                                 "digits, '-' and '.'",
-                                 provider));
+                     fmt::format("provider '{}' is not accepted; expected at most {} lowercase "
+                                 "letters, digits, '-' and '.'",
+                                 shown(provider), input::kMaxNameBytes));
   }
   return {};
 }
@@ -228,6 +247,18 @@ Result<SkypilotColumns> skypilot_columns(const Columns& cols) {
                          .repo = cols.find({"source_repo"}),
                          .path = cols.find({"path"}),
                          .commit = cols.find({"commit"})};
+}
+
+// The instance type, the GPU and the region of a row, each at most input::kMaxNameBytes.
+Status read_skypilot_names(const Row& row, const SkypilotColumns& c, Listing& l) {
+  for (auto [field, column, what] : {std::tuple{&l.instance, c.instance, "InstanceType"},
+                                     std::tuple{&l.accelerator, c.accelerator, "AcceleratorName"},
+                                     std::tuple{&l.region, c.region, "Region"}}) {
+    auto name = row.name(column, what);
+    if (!name.ok()) return name.status();
+    *field = std::move(name).value();
+  }
+  return {};
 }
 
 // The prices, vCPUs and memory of a row; false when it is not sold on demand (SkyPilot leaves
@@ -314,9 +345,7 @@ Status read_skypilot(const std::vector<CsvRecord>& records, const ReadContext& r
     providers.insert(l.provider);
     l.file = rc.file.path;
     l.line = row.line();
-    l.instance = row.text(c->instance);
-    l.accelerator = row.text(c->accelerator);
-    l.region = row.text(c->region);
+    if (Status s = read_skypilot_names(row, *c, l); !s.ok()) return s;
     auto priced = read_skypilot_prices(row, *c, rc, l);
     if (!priced.ok()) return priced.status();
     if (!*priced) continue;
@@ -389,6 +418,18 @@ Status read_own_numbers(const Row& row, const OwnCsvColumns& c, Listing& l) {
   return {};
 }
 
+// The instance type and the GPU of a row, each at most input::kMaxNameBytes.
+Status read_own_names(const Row& row, const OwnCsvColumns& c, Listing& l) {
+  auto instance = row.name(c.instance, "instance");
+  if (!instance.ok()) return instance.status();
+  if (instance->empty()) return row.error(c.instance, "instance is empty");
+  auto gpu = row.name(c.gpu, "gpu");
+  if (!gpu.ok()) return gpu.status();
+  l.instance = std::move(instance).value();
+  l.accelerator = std::move(gpu).value();
+  return {};
+}
+
 // What the user states beside the numbers: a catalog region, the date of the price, a source,
 // notes and the links.
 Status read_own_details(const Row& row, const OwnCsvColumns& c, const ReadContext& rc, Listing& l) {
@@ -424,9 +465,7 @@ Status read_own_csv(const std::vector<CsvRecord>& records, const ReadContext& rc
     providers.insert(l.provider);
     l.file = rc.file.path;
     l.line = row.line();
-    l.instance = row.text(c->instance);
-    if (l.instance.empty()) return row.error(c->instance, "instance is empty");
-    l.accelerator = row.text(c->gpu);
+    if (Status s = read_own_names(row, *c, l); !s.ok()) return s;
     if (Status s = read_own_numbers(row, *c, l); !s.ok()) return s;
     if (Status s = read_own_details(row, *c, rc, l); !s.ok()) return s;
     ++rc.input.gpu_rows;
@@ -494,7 +533,7 @@ Link derive_link(const Gpu& gpu, int count, const Catalog& catalog) {
                 ""};
       }
     }
-    return {"", "", fmt::format("the catalog has no interconnect '{}'", id)};
+    return {"", "", fmt::format("the catalog has no interconnect '{}'", shown(id))};
   }
   // SXM, OAM and superchip modules on one board: the GPU's own link, by its bandwidth.
   const std::string family = gpu.gpu_link == "infinity-fabric" ? "infinity-fabric" : "nvlink";
@@ -806,12 +845,24 @@ std::string output_name(const OfferImportOptions& options, const std::string& pr
   return fmt::format("offers-{}.toml", offer_id(join(stems, "-"), "", ""));
 }
 
-Status check_format(const OfferImportOptions& options) {
-  if (options.format == "skypilot" || options.format == "csv") return {};
+// --format, and --provider-kind as the catalog's offers accept it (an imported file that the
+// catalog then refuses would break every later command).
+Status check_options(const OfferImportOptions& options) {
   const std::vector<std::string> formats = {"skypilot", "csv"};
-  return Status::invalid_input(fmt::format("--format '{}' is not accepted; expected {}{}",
-                                           options.format, quoted_list(formats),
-                                           did_you_mean(options.format, formats)));
+  if (options.format != "skypilot" && options.format != "csv") {
+    return Status::invalid_input(fmt::format("--format '{}' is not accepted; expected {}{}",
+                                             shown(options.format), quoted_list(formats),
+                                             did_you_mean(options.format, formats)));
+  }
+  if (options.provider_kind.empty()) return {};
+  const auto& fields = offer_fields();
+  const auto spec = std::find_if(fields.begin(), fields.end(),
+                                 [](const auto& f) { return f.key == "provider_kind"; });
+  const std::vector<std::string> kinds(spec->choices.begin(), spec->choices.end());
+  if (std::find(kinds.begin(), kinds.end(), options.provider_kind) != kinds.end()) return {};
+  return Status::invalid_input(fmt::format("--provider-kind '{}' is not accepted; expected {}{}",
+                                           shown(options.provider_kind), quoted_list(kinds),
+                                           did_you_mean(options.provider_kind, kinds)));
 }
 
 // The kind of a provider's offers: as --provider-kind says, else as the rules know the provider.
@@ -849,7 +900,7 @@ void file_offer(Offer offer, const std::string& provider, const std::string& nam
 
 Result<OfferImport> import_offers(const std::vector<PriceListFile>& files,
                                   const OfferImportOptions& options, const Catalog& catalog) {
-  if (Status s = check_format(options); !s.ok()) return s;
+  if (Status s = check_options(options); !s.ok()) return s;
   std::vector<CatalogFile> rule_files = options.rules;
   for (auto& f : embedded_price_list_rules()) rule_files.push_back(std::move(f));
   auto rules = load_price_list_rules(rule_files, catalog);

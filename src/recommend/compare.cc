@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <regex>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "rigplan/input.h"
 #include "util/strings.h"
@@ -22,14 +24,37 @@ struct Entry {
   bool operator==(const Entry& o) const { return gpu == o.gpu && count == o.count; }
 };
 
+// "2x rtx-3090", "2 x rtx-3090" or "2×rtx-3090" split into the count and the name, or nullopt:
+// ^\s*([-+0-9.eE]+)\s*(x|×)\s*(.+)$, read by hand, since std::regex recurses per character and
+// overflows the stack on a long name.
+std::optional<std::pair<std::string, std::string>> split_count(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  const auto skip = [&](size_t from, std::string_view chars) {
+    return std::min(text.find_first_not_of(chars, from), text.size());
+  };
+  const size_t count = skip(0, kSpace);
+  const size_t count_end = skip(count, "-+0123456789.eE");
+  if (count_end == count) return std::nullopt;
+  std::string_view rest = text.substr(skip(count_end, kSpace));
+  constexpr std::string_view kTimes = "×";
+  if (rest.starts_with('x')) {
+    rest.remove_prefix(1);
+  } else if (rest.starts_with(kTimes)) {
+    rest.remove_prefix(kTimes.size());
+  } else {
+    return std::nullopt;
+  }
+  const std::string_view name = rest.substr(std::min(rest.find_first_not_of(kSpace), rest.size()));
+  if (name.empty() || name.find_first_of("\n\r") != std::string_view::npos) return std::nullopt;
+  return std::pair{std::string(text.substr(count, count_end - count)), std::string(name)};
+}
+
 // The count of "2x rtx-3090", "2 x rtx-3090" or "2×rtx-3090", checked as predict's --gpus.
 Result<Entry> parse_entry(const std::string& text, const Catalog& catalog) {
-  static const std::regex kCounted(R"(^\s*([-+0-9.eE]+)\s*(x|×)\s*(.+)$)");
-  std::smatch m;
   Entry e;
   std::string name = text;
-  if (std::regex_match(text, m, kCounted)) {
-    const std::string count = m[1].str();
+  if (const auto counted = split_count(text)) {
+    const std::string& count = counted->first;
     char* end = nullptr;
     const double value = std::strtod(count.c_str(), &end);
     const std::string why =
@@ -42,7 +67,7 @@ Result<Entry> parse_entry(const std::string& text, const Catalog& catalog) {
     }
     e.count = static_cast<int>(value);
     e.counted = true;
-    name = m[3].str();
+    name = counted->second;
   }
   auto g = catalog.find_gpu(trim(name));
   if (!g) return g.status();

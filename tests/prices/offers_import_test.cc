@@ -322,6 +322,53 @@ TEST(OffersImport, RefusesAGpuInfoSizeThatIsNoNumber) {
             "accepted; expected a number > 0");
 }
 
+// A megabyte in one cell is refused with a message that quotes 64 bytes of it. The provider
+// check and the GpuInfo size were regular expressions, which recurse per character: a 1 MiB
+// provider or a 1 MiB run of digits or spaces after 'SizeInMiB' ended the process (SIGSEGV), and
+// a 2 KB provider was quoted whole (a fuzz finding, fuzz/corpus/price_list/).
+TEST(OffersImport, AMegabyteCellIsRefusedWithAShortMessage) {
+  const OfferImportOptions csv{.format = "csv", .provider_kind = "gpu-cloud"};
+  const std::string mib(1 << 20, 'a');
+  const std::string quoted = std::string(64, 'a') + "...";
+  const std::string own = "provider,instance,gpu,count,price\n";
+  EXPECT_EQ(import_error({text_file("q.csv", own + mib + ",y,rtx-4090,1,1.5\n")}, csv),
+            "q.csv:2:1: provider '" + quoted +
+                "' is not accepted; expected at most 256 lowercase letters, digits, '-' and '.'");
+  EXPECT_EQ(import_error({text_file("q.csv", own + "x," + mib + ",rtx-4090,1,1.5\n")}, csv),
+            "q.csv:2:2: instance '" + quoted + "' is 1048576 bytes long; at most 256 are accepted");
+  EXPECT_EQ(import_error({text_file("q.csv", own + "x,y," + mib + ",1,1.5\n")}, csv),
+            "q.csv:2:3: gpu '" + quoted + "' is 1048576 bytes long; at most 256 are accepted");
+  EXPECT_EQ(import_error({text_file("q.csv", own + "x,y,rtx-4090,1," + mib + "\n")}, csv),
+            "q.csv:2:5: price '" + quoted + "' is not accepted; expected a number >= 0");
+  const std::string sky = "InstanceType,AcceleratorName,AcceleratorCount,GpuInfo,Price,Region\n";
+  const OfferImportOptions aws{.format = "skypilot"};
+  EXPECT_EQ(import_error({text_file("aws/vms.csv", sky + mib + ",H100,1,,0.5,us-east-1\n")}, aws),
+            "aws/vms.csv:2:1: InstanceType '" + quoted +
+                "' is 1048576 bytes long; at most 256 are accepted");
+  EXPECT_EQ(import_error({text_file("aws/vms.csv", sky + "x,H100,1,,0.5," + mib + "\n")}, aws),
+            "aws/vms.csv:2:6: Region '" + quoted +
+                "' is 1048576 bytes long; at most 256 are "
+                "accepted");
+  // The size after a megabyte of spaces is still read; a megabyte of digits is no number.
+  EXPECT_EQ(import_error({text_file("aws/vms.csv", sky + "x,H100,1,\"'SizeInMiB':" +
+                                                       std::string(1 << 20, ' ') + ".\",0.5,\n")},
+                         aws),
+            "aws/vms.csv:2:4: GpuInfo's SizeInMiB '.' is not accepted; expected a number > 0");
+  EXPECT_EQ(import_error({text_file("aws/vms.csv", sky + "x,H100,1,\"'SizeInMiB': " +
+                                                       std::string(1 << 20, '7') + "\",0.5,\n")},
+                         aws),
+            "aws/vms.csv:2:4: GpuInfo's SizeInMiB '" + std::string(32, '7') +
+                "' is not accepted; expected a number > 0");
+}
+
+// An offer's kind is one the catalog loads: an import that wrote another would break every later
+// command.
+TEST(OffersImport, RefusesAProviderKindTheCatalogDoesNotLoad) {
+  EXPECT_EQ(import_error({}, {.format = "csv", .provider_kind = "gpu_cloud"}),
+            "--provider-kind 'gpu_cloud' is not accepted; expected 'hyperscaler', 'gpu-cloud', "
+            "'marketplace' or 'serverless' (did you mean 'gpu-cloud'?)");
+}
+
 TEST(OffersImport, KeepsTheCatalogsNewerPrice) {
   // offers.toml prices lambda-gpu-1x-h100-sxm5 on 2026-05-07; a 2025 list does not replace it.
   const std::string text =

@@ -111,5 +111,22 @@ TEST(Compare, ACountOutOfRangeIsRefusedWithTheField) {
   }
 }
 
+TEST(Compare, EverySpellingOfACountAndAMegabyteName) {
+  for (const std::string entry : {"2x rtx-3090", " 2 × rtx-3090", "2×rtx-3090", "2x\trtx-3090"}) {
+    const Comparison c = compare("resnet50", {entry, "rtx-4090"}, RunConfig{});
+    ASSERT_EQ(c.gpus.size(), 2u) << entry;
+    EXPECT_EQ(c.gpus[0].gpu->id, "rtx-3090") << entry;
+    EXPECT_EQ(c.gpus[0].count, 2) << entry;
+  }
+  // The name after the count was matched by a regular expression that recursed per character:
+  // a 1 MiB name overflowed the stack (SIGSEGV).
+  auto c = compare_gpus(*default_zoo().find("resnet50").value(),
+                        {{"2x " + std::string(1 << 20, 'a')}, "", RunConfig{}}, default_catalog(),
+                        embedded_calibration());
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "unknown GPU '" + std::string(64, 'a') + "...'; `rigplan gpus list` shows them all");
+}
+
 }  // namespace
 }  // namespace rigplan
