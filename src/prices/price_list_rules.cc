@@ -73,30 +73,46 @@ const std::vector<FieldSpec<RegionRule>>& region_rule_fields() {
   return kFields;
 }
 
-// A regular expression of a rule, or a problem at its field.
+// The longest pattern of a rule: std::regex compiles by recursive descent, a level per character
+// of a run, and a 1 MiB pattern overflowed the stack. The shipped rules' longest is 55 bytes.
+constexpr size_t kMaxPatternBytes = 256;
+
+// A regular expression of a rule, or a problem at its field. It runs in libstdc++'s polynomial
+// mode (a breadth-first automaton; no back-references), in which no pattern backtracks
+// exponentially (".*.*...x" ran for minutes on a 250-byte instance type) and matching does not
+// recurse per character of the instance type.
 std::optional<std::regex> compile(const std::string& pattern, const EntryContext& ctx) {
   if (pattern.empty()) return std::nullopt;
+  if (pattern.size() > kMaxPatternBytes) {
+    ctx.error("instance", fmt::format("'{}' is {} bytes long; at most {} are accepted",
+                                      shown(pattern), pattern.size(), kMaxPatternBytes));
+    return std::nullopt;
+  }
   try {
-    return std::regex(pattern, std::regex::icase | std::regex::ECMAScript);
+    return std::regex(
+        pattern, std::regex::icase | std::regex::ECMAScript | std::regex_constants::__polynomial);
   } catch (const std::regex_error& e) {
-    ctx.error("instance", fmt::format("'{}' is not a regular expression: {}", pattern, e.what()));
+    ctx.error("instance",
+              fmt::format("'{}' is not a regular expression: {}", shown(pattern), e.what()));
     return std::nullopt;
   }
 }
 
 template <class T>
-void decode_section(const toml::table& root, std::string_view key,
+void decode_section(toml::table& root, std::string_view key,
                     const std::vector<FieldSpec<T>>& fields, std::vector<T>& out,
                     Problems& problems, const auto& check) {
-  const toml::node* node = root.get(key);
+  toml::node* node = root.get(key);
   if (!node) return;
-  const auto* array = node->as_array();
+  auto* array = node->as_array();
   if (!array || !array->is_array_of_tables()) {
     problems.add(node->source(), fmt::format("'{}' must be a list of [[{}]] tables", key, key));
     return;
   }
-  for (const auto& item : *array) {
-    const RawEntry raw{*item.as_table(), ""};
+  for (auto& item : *array) {
+    // Moved, not copied: a copy of a toml++ node drops where it was read, and every problem would
+    // say "<input>:0:0" instead of the rules file's line.
+    const RawEntry raw{std::move(*item.as_table()), ""};
     const EntryContext ctx(key, raw, problems);
     T rule;
     decode_fields(ctx, raw.table, fields, rule, std::span<const std::string_view>{});

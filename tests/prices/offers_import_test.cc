@@ -369,6 +369,39 @@ TEST(OffersImport, RefusesAProviderKindTheCatalogDoesNotLoad) {
             "'marketplace' or 'serverless' (did you mean 'gpu-cloud'?)");
 }
 
+// A rules file (--rules) is the user's input too: its problems name its line, its patterns are
+// bounded (the regex compiler recursed per character: a 1 MiB pattern ended the process) and run
+// without backtracking (this one ran for minutes on a 250-byte instance type).
+TEST(OffersImport, ARulesFileIsCheckedAndItsPatternsRunInPolynomialTime) {
+  const auto rules = [](const std::string& pattern) {
+    return CatalogFile{"rules.toml",
+                       "[[gpu_name]]\nname = \"RTX 4090\"\ngpu = \"rtx-3090\"\n"
+                       "instance = \"" +
+                           pattern + "\"\nwhy = \"a test\"\n"};
+  };
+  OfferImportOptions csv{.format = "csv", .provider_kind = "gpu-cloud"};
+  const std::string a250(250, 'a');
+  const auto list = text_file("q.csv", "provider,instance,gpu,count,price\nx," + a250 +
+                                           ",RTX 4090,1,1.5\nx," + a250 + "x,RTX 4090,1,1.5\n");
+  csv.rules = {rules("(")};
+  EXPECT_EQ(import_error({list}, csv),
+            "rules.toml:4:12: gpu_name: field 'instance': '(' is not a regular expression: "
+            "Mismatched '(' and ')' in regular expression\n1 problem in 1 file");
+  csv.rules = {rules(std::string(1 << 20, 'a'))};
+  EXPECT_EQ(import_error({list}, csv),
+            "rules.toml:4:12: gpu_name: field 'instance': '" + std::string(64, 'a') +
+                "...' is 1048576 bytes long; at most 256 are accepted\n1 problem in 1 file");
+  std::string backtracks;
+  for (int i = 0; i < 24; ++i) backtracks += ".*";
+  csv.rules = {rules(backtracks + "x$")};
+  auto in = import_offers({list}, csv, catalog());
+  ASSERT_TRUE(in.ok()) << in.status().message();
+  ASSERT_EQ(offer_count(*in), 2u);
+  for (const Offer& o : in->files[0].offers) {
+    EXPECT_EQ(o.gpu, o.instance.ends_with('x') ? "rtx-3090" : "rtx-4090") << o.instance;
+  }
+}
+
 TEST(OffersImport, KeepsTheCatalogsNewerPrice) {
   // offers.toml prices lambda-gpu-1x-h100-sxm5 on 2026-05-07; a 2025 list does not replace it.
   const std::string text =
