@@ -75,7 +75,7 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
     if (!parsed) continue;
     toml::table& root = *parsed;
     for (auto&& [key, node] : root) {
-      const auto* array = node.as_array();
+      auto* array = node.as_array();
       const bool arch = key.str() == "arch", band = key.str() == "band",
                  workload = key.str() == "workload", engine = key.str() == "engine";
       if ((!arch && !band && !workload && !engine) || !array || !array->is_array_of_tables()) {
@@ -85,8 +85,9 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
                                  key.str()));
         continue;
       }
-      for (const auto& item : *array) {
-        const RawEntry raw{*item.as_table(), ""};
+      for (auto& item : *array) {
+        // Moved: a copy of a toml++ node drops where it was read ("<input>:0:0").
+        const RawEntry raw{std::move(*item.as_table()), ""};
         const EntryContext ctx(key.str(), raw, problems);
         if (arch) {
           ArchCalibration a;
