@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "util/strings.h"
+
 namespace rigplan {
 namespace {
 
@@ -151,7 +153,7 @@ Status check_unet(const DiffusionComponent& u) {
     return Status::invalid_input(
         fmt::format("component '{}' (unet) needs in_channels, cross_attention_dim and [[level]] "
                     "tables whose attention heads divide their channels",
-                    u.name));
+                    shown(u.name)));
   }
   return {};
 }
@@ -301,7 +303,7 @@ Status check_transformer(const DiffusionComponent& c) {
         fmt::format("component '{}' ({}) needs hidden_size, num_layers, num_heads dividing "
                     "hidden_size, latent_channels, text_tokens, joint_attention_dim and "
                     "pooled_projection_dim",
-                    c.name, c.kind));
+                    shown(c.name), c.kind));
   }
   return {};
 }
@@ -393,7 +395,7 @@ Status text_encoder(Builder& b, const DiffusionComponent& e) {
     return Status::invalid_input(fmt::format(
         "component '{}' ({}) needs hidden_size, num_layers, num_heads, ffn_size, vocab_size and "
         "tokens",
-        e.name, e.kind));
+        shown(e.name), e.kind));
   }
   const bool t5 = e.kind == "t5-encoder";
   const int d = e.hidden_size;
@@ -438,8 +440,9 @@ void vae_attention(Builder& b, const std::string& name, int c, int hw) {
 // are cached); the decoder only at inference.
 Status vae(Builder& b, const DiffusionComponent& v, int resolution) {
   if (v.levels.empty() || v.latent_channels <= 0 || v.in_channels <= 0) {
-    return Status::invalid_input(fmt::format(
-        "component '{}' (vae) needs in_channels, latent_channels and [[level]] tables", v.name));
+    return Status::invalid_input(
+        fmt::format("component '{}' (vae) needs in_channels, latent_channels and [[level]] tables",
+                    shown(v.name)));
   }
   const int levels = static_cast<int>(v.levels.size());
   int hw = resolution, out = v.levels.front().channels;
@@ -490,6 +493,10 @@ Status vae(Builder& b, const DiffusionComponent& v, int resolution) {
   return {};
 }
 
+// The most [[level]] tables of a component. The models here have three or four; each level
+// halves the feature map, so eight take a 1,024 px image below one latent pixel.
+constexpr size_t kMaxLevels = 8;
+
 }  // namespace
 
 Result<std::vector<Layer>> diffusion_layers(const DiffusionConfig& config) {
@@ -498,7 +505,13 @@ Result<std::vector<Layer>> diffusion_layers(const DiffusionConfig& config) {
   int downsample = 1;
   int text_tokens = 0;
   for (const auto& c : config.components) {
-    if (c.kind == "vae") downsample = 1 << (static_cast<int>(c.levels.size()) - 1);
+    if (c.levels.size() > kMaxLevels) {
+      return Status::invalid_input(
+          fmt::format("component '{}' has {} [[level]] tables; at most {} are accepted",
+                      shown(c.name), c.levels.size(), kMaxLevels));
+    }
+    if (c.kind == "vae" && !c.levels.empty())
+      downsample = 1 << (static_cast<int>(c.levels.size()) - 1);
     if (c.kind == "clip-text" && text_tokens == 0) text_tokens = c.tokens;
   }
   if (config.resolution % (downsample * 2) != 0) {

@@ -280,7 +280,7 @@ Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
     EntryContext("workload", raws[index], problems)
         .error(field, fmt::format("'{}' also names workload '{}'; ids, names and aliases must be "
                                   "unique",
-                                  name, other_id));
+                                  shown(name), other_id));
   });
   if (!problems.empty()) return problems.to_status();
   return zoo;

@@ -5,6 +5,7 @@
 
 #include "rigplan/workload.h"
 #include "test_support.h"
+#include "workload/diffusion.h"
 #include "workload/resnet.h"
 
 namespace rigplan {
@@ -149,6 +150,27 @@ TEST(Diffusion, ResolutionRebuildsTheLayers) {
   EXPECT_EQ(llm.status().message(),
             "--resolution applies to image models built from their configuration (the diffusion "
             "models and the ResNets); llama-2-7b has a fixed input shape");
+}
+
+// An autoencoder without [[level]] tables shifted by -1 (UBSan, a fuzz finding of
+// workload_toml); one with forty would shift past 31 bits.
+TEST(Diffusion, AnAutoencoderNeedsOneToEightLevels) {
+  DiffusionConfig config = *(**zoo().find("sdxl")).diffusion;
+  auto vae = std::find_if(config.components.begin(), config.components.end(),
+                          [](const DiffusionComponent& c) { return c.kind == "vae"; });
+  ASSERT_NE(vae, config.components.end());
+  ASSERT_EQ(vae->levels.size(), 4u);
+  const auto levels = vae->levels;
+  vae->levels.clear();
+  auto none = diffusion_layers(config);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(),
+            "component 'vae' (vae) needs in_channels, latent_channels and [[level]] tables");
+  vae->levels.assign(9, levels.back());
+  auto nine = diffusion_layers(config);
+  ASSERT_FALSE(nine.ok());
+  EXPECT_EQ(nine.status().message(),
+            "component 'vae' has 9 [[level]] tables; at most 8 are accepted");
 }
 
 TEST(ResNet, GeneratesTheTorchvisionFamily) {
