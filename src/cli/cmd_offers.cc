@@ -71,7 +71,7 @@ void run_import(CliContext& ctx, ImportOptions& o) {
     o.options.as_of = Date::parse(o.as_of);
     if (!o.options.as_of) {
       ctx.exit_code = ctx.fail(Status::invalid_input(
-          fmt::format("--as-of '{}' is not a date; expected YYYY-MM-DD", o.as_of)));
+          fmt::format("--as-of '{}' is not a date; expected YYYY-MM-DD", shown(o.as_of))));
       return;
     }
   }

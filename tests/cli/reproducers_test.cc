@@ -341,18 +341,20 @@ TEST(Reproducers, AMegabyteInAnyTextOptionGetsAShortAnswer) {
       {"gpus", "list"},
       {"gpus", "show", "rtx-4090"},
       {"offers", "list"},
+      {"offers", "import", "--format", "csv", "--dry-run", "prices.csv"},
       {"regions", "list"},
   };
   // Options naming files: the user's own paths, which the system bounds.
-  const std::vector<std::string> kPaths = {"--html",    "--hf-config", "--build",
-                                           "--catalog", "--overlay",   "--workloads"};
+  const std::vector<std::string> kPaths = {"--html",    "--hf-config", "--build", "--catalog",
+                                           "--overlay", "--workloads", "--rules", "--out"};
   const std::string huge(1 << 20, 'x');
   int checked = 0;
   for (const auto& base : kCommands) {
     cli::CliContext ctx{};
     const auto app = cli::make_command_line(ctx);
     CLI::App* command = app->get_subcommand(base[0]);
-    if (base.size() > 1 && (base[1] == "propose" || base[1] == "list" || base[1] == "show"))
+    if (base.size() > 1 &&
+        (base[1] == "propose" || base[1] == "list" || base[1] == "show" || base[1] == "import"))
       command = command->get_subcommand(base[1]);
     for (const CLI::Option* option : command->get_options()) {
       const std::string name = option->get_name();
