@@ -25,6 +25,17 @@ namespace {
 using namespace toml_decode;
 
 // Entity-specific consistency rules. Each reports through the context and returns nothing.
+// NVIDIA's compute capability, "major.minor" (8.9, 12.0), which the model compares as a number.
+bool cuda_capability(std::string_view text) {
+  const auto number = [](std::string_view d) {
+    return !d.empty() && d.size() <= 3 &&
+           std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const size_t dot = text.find('.');
+  return dot != std::string_view::npos && number(text.substr(0, dot)) &&
+         number(text.substr(dot + 1));
+}
+
 void check_entry(const Gpu& g, const EntryContext& ctx) {
   const std::pair<std::string_view, const std::optional<double>*> tensor_rates[] = {
       {"tf32_tflops", &g.tf32_tflops},
@@ -74,11 +85,16 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
     ctx.error("module", fmt::format("a module on a '{}' part; only sxm and oam parts have one",
                                     g.form_factor));
   } else if (!g.module.empty() && (g.form_factor == "oam") != (g.module == "oam")) {
-    ctx.error("module", fmt::format("'{}' is not a module of a '{}' part; expected {}", g.module,
-                                    g.form_factor,
+    ctx.error("module", fmt::format("'{}' is not a module of a '{}' part; expected {}",
+                                    shown(g.module), g.form_factor,
                                     g.form_factor == "oam" ? "'oam'"
                                                            : "'sxm2', 'sxm3', 'sxm4', 'sxm5' or "
                                                              "'sxm6'"));
+  }
+  if (g.vendor == "nvidia" && !cuda_capability(g.compute_capability)) {
+    ctx.error("compute_capability",
+              fmt::format("'{}' is not accepted for an NVIDIA GPU; expected major.minor, as 8.9",
+                          shown(g.compute_capability)));
   }
   if (g.slot_width && g.form_factor != "pcie" && g.form_factor != "laptop") {
     ctx.error("slot_width", fmt::format("a slot width on a '{}' part; only pcie and laptop cards "

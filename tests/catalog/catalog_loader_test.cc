@@ -138,6 +138,16 @@ TEST(CatalogLoader, RequiresTheModuleOfAnSxmGpu) {
             "1 problem in 1 file");
 }
 
+// The model reads an NVIDIA GPU's compute capability as a number (whether a Pascal card has
+// dp4a for int8), with std::stod, which throws on text.
+TEST(CatalogLoader, RequiresAnNvidiaComputeCapabilityThatIsANumber) {
+  EXPECT_EQ(
+      problems(with_gpu_edit("compute_capability = \"8.0\"", "compute_capability = \"sm80\"")),
+      "gpus.toml:47:22: gpu 'a100-sxm4-80gb': field 'compute_capability': 'sm80' is not "
+      "accepted for an NVIDIA GPU; expected major.minor, as 8.9\n"
+      "1 problem in 1 file");
+}
+
 TEST(CatalogLoader, RequiresADateWithEveryPrice) {
   EXPECT_EQ(problems(with_gpu_edit("street_price_date = 2025-01-01\n", "")),
             "gpus.toml:72:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': a price needs its "
