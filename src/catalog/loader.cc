@@ -24,7 +24,6 @@ namespace rigplan {
 namespace {
 using namespace toml_decode;
 
-// Entity-specific consistency rules. Each reports through the context and returns nothing.
 // NVIDIA's compute capability, "major.minor" (8.9, 12.0), which the model compares as a number.
 bool cuda_capability(std::string_view text) {
   const auto number = [](std::string_view d) {
@@ -36,6 +35,7 @@ bool cuda_capability(std::string_view text) {
          number(text.substr(dot + 1));
 }
 
+// Entity-specific consistency rules. Each reports through the context and returns nothing.
 void check_entry(const Gpu& g, const EntryContext& ctx) {
   const std::pair<std::string_view, const std::optional<double>*> tensor_rates[] = {
       {"tf32_tflops", &g.tf32_tflops},
