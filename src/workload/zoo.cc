@@ -42,7 +42,8 @@ void check_layer(const Layer& layer, const toml::table& table, const EntryContex
   if (conv && layer.kernel == 0 && !(layer.kernel_h && layer.kernel_w)) {
     ctx.error_in(table, "a convolution needs 'kernel', or 'kernel_h' and 'kernel_w'");
   }
-  if (conv && layer.in_channels % layer.groups != 0) {
+  // 0 groups is reported as out of range by the field; it is not divided by.
+  if (conv && layer.groups > 0 && layer.in_channels % layer.groups != 0) {
     ctx.error(
         table.get("groups") ? "groups" : "",
         fmt::format("{} groups do not divide {} input channels", layer.groups, layer.in_channels));
@@ -55,7 +56,9 @@ void check_transformer(const TransformerConfig& t, const EntryContext& ctx) {
                                        "the model's heads are not hidden_size / num_heads wide",
                                        t.num_heads, t.hidden_size));
   }
-  if (t.num_kv_heads && (*t.num_kv_heads > t.num_heads || t.num_heads % *t.num_kv_heads != 0)) {
+  // 0 key/value heads is reported as out of range by the field; it is not divided by.
+  if (t.num_kv_heads.value_or(0) > 0 &&
+      (*t.num_kv_heads > t.num_heads || t.num_heads % *t.num_kv_heads != 0)) {
     ctx.error("num_kv_heads", fmt::format("{} key/value heads must divide the {} attention heads",
                                           *t.num_kv_heads, t.num_heads));
   }

@@ -173,6 +173,24 @@ TEST(Diffusion, AnAutoencoderNeedsOneToEightLevels) {
             "component 'vae' has 9 [[level]] tables; at most 8 are accepted");
 }
 
+// A count out of range is reported by its field, and not divided by: 0 key/value heads divided
+// the attention heads by zero (UBSan, a fuzz finding of workload_toml).
+TEST(Zoo, ZeroKeyValueHeadsAreOutOfRangeNotADivisionByZero) {
+  const std::string text =
+      "[[workload]]\nid = \"tiny\"\nname = \"Tiny\"\ntask = \"llm\"\npublished_params = 1000\n"
+      "params_source = \"a test\"\n"
+      "default_precision = \"bf16\"\ndefault_batch = 1\nthroughput_unit = \"tokens\"\n"
+      "source = \"a test\"\nconfidence = \"recall\"\n[workload.transformer]\n"
+      "arch = \"decoder\"\nhidden_size = 64\nnum_layers = 2\nnum_heads = 4\n"
+      "num_kv_heads = 0\nffn_size = 128\nffn_type = \"swiglu\"\nvocab_size = 100\n"
+      "tied_embeddings = false\nposition = \"rope\"\nmax_positions = 64\nnorm = \"rmsnorm\"\n";
+  auto zoo = load_zoo({{"w.toml", text}});
+  ASSERT_FALSE(zoo.ok());
+  EXPECT_EQ(zoo.status().message(),
+            "w.toml:17:16: workload 'tiny': transformer: field 'num_kv_heads': 0 is out of range; "
+            "expected >= 1 and <= 10000\n1 problem in 1 file");
+}
+
 TEST(ResNet, GeneratesTheTorchvisionFamily) {
   // torchvision's published parameter counts.
   const std::pair<int, long long> kCounts[] = {
