@@ -76,6 +76,9 @@ struct Gpu {
   int pcie_lanes = 0;
   std::string gpu_link;  // none, nvlink-bridge, nvswitch, infinity-fabric
   std::optional<double> gpu_link_bw_gbps;
+  // GPUs one NVLink/NVSwitch domain joins as the product is sold (GB200 NVL72: 72); absent: an
+  // HGX board's 8 (perf_constants::kGpusPerNode). Only on a GPU with gpu_link = "nvswitch".
+  std::optional<int> nvlink_domain_gpus;
   Provenance provenance;
 };
 

@@ -13,7 +13,7 @@ using image::Reader;
 using image::Writer;
 
 // The first bytes of an image; the number changes with the layout.
-constexpr std::string_view kMagic = "rigplan catalog image 3\n";
+constexpr std::string_view kMagic = "rigplan catalog image 4\n";
 
 // Calls f(entries, fields) for each kind of entry, in the order of Catalog's members.
 template <class C, class F>

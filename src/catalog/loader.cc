@@ -76,6 +76,12 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
   if (!g.gpu_link.empty() && g.gpu_link != "none" && !g.gpu_link_bw_gbps) {
     ctx.error("gpu_link", fmt::format("'{}' needs 'gpu_link_bw_gbps'", shown(g.gpu_link)));
   }
+  if (g.nvlink_domain_gpus && g.gpu_link != "nvswitch") {
+    ctx.error("nvlink_domain_gpus",
+              fmt::format("an NVLink domain on a GPU with gpu_link = '{}'; only \"nvswitch\" "
+                          "joins one",
+                          shown(g.gpu_link)));
+  }
   const bool socketed = g.form_factor == "sxm" || g.form_factor == "oam";
   if (socketed && g.module.empty()) {
     ctx.error("module", fmt::format("a '{}' GPU needs 'module', the generation of baseboard it "

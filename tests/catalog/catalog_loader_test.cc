@@ -170,6 +170,25 @@ TEST(CatalogLoader, RejectsALinkBandwidthWithoutALink) {
       "1 problem in 1 file");
 }
 
+// An NVLink domain (GB200 NVL72: 72 GPUs) is joined by NVSwitch; a domain of one is no domain.
+TEST(CatalogLoader, ReadsAnNvlinkDomainOnlyOnANvswitchGpu) {
+  auto domain = load_catalog(with_gpu_edit("gpu_link_bw_gbps = 600\n",
+                                           "gpu_link_bw_gbps = 600\nnvlink_domain_gpus = 72\n"));
+  ASSERT_TRUE(domain.ok()) << domain.status().message();
+  EXPECT_EQ(domain->gpu("a100-sxm4-80gb")->nvlink_domain_gpus, 72);
+  EXPECT_FALSE(domain->gpu("rtx-4090")->nvlink_domain_gpus.has_value());
+  EXPECT_EQ(problems(with_gpu_edit("gpu_link_bw_gbps = 600\n",
+                                   "gpu_link_bw_gbps = 600\nnvlink_domain_gpus = 1\n")),
+            "gpus.toml:72:22: gpu 'a100-sxm4-80gb': field 'nvlink_domain_gpus': 1 is out of "
+            "range; expected >= 2 and <= 1024\n"
+            "1 problem in 1 file");
+  EXPECT_EQ(
+      problems(with_gpu_edit("gpu_link = \"none\"", "gpu_link = \"none\"\nnvlink_domain_gpus = 8")),
+      "gpus.toml:35:22: gpu 'rtx-4090': field 'nvlink_domain_gpus': an NVLink domain on a "
+      "GPU with gpu_link = 'none'; only \"nvswitch\" joins one\n"
+      "1 problem in 1 file");
+}
+
 TEST(CatalogLoader, ReadsAnOffersLinksAndFabric) {
   auto files = with_world_edit("gpu_link = \"nvlink-3\"\n",
                                "gpu_link = \"nvlink-3\"\nfabric = \"ib-hdr\"\n"
