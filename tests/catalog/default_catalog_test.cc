@@ -129,6 +129,46 @@ TEST(DefaultCatalog, AgreesWithTheDatasheets) {
   }
 }
 
+// One GPU of a GB200 NVL72 and of a GB300 NVL72 rack (data/catalog/gpus_datacenter.toml, whose
+// notes say which source each figure follows): Epoch's per-GPU figures, ml-engineering's dense
+// TFLOPS, NVLink 5 at 1,800 GB/s among the rack's 72 GPUs.
+TEST(DefaultCatalog, HoldsTheGpusOfNvl72RacksWithTheirNvlinkDomain) {
+  const Gpu* gb200 = catalog().gpu("gb200-nvl72");
+  ASSERT_NE(gb200, nullptr);
+  EXPECT_EQ(gb200->architecture, "blackwell");
+  EXPECT_EQ(gb200->compute_capability, "10.0");
+  EXPECT_DOUBLE_EQ(*gb200->bf16_tflops, 2500);  // Epoch, ml-engineering, MAMF's peak
+  EXPECT_DOUBLE_EQ(*gb200->fp4_tflops, 10000);  // 1,440 PFLOPS sparse a rack / 72 / 2
+  EXPECT_DOUBLE_EQ(gb200->fp32_tflops, 80);     // ml-engineering (Epoch's 90: see notes)
+  EXPECT_DOUBLE_EQ(gb200->memory_gb, 186);      // Epoch, ml-engineering, gpuhunt
+  EXPECT_DOUBLE_EQ(gb200->mem_bandwidth_gbps, 8000);
+  EXPECT_DOUBLE_EQ(gb200->board_power_w, 1200);  // Epoch tdp_w
+  EXPECT_EQ(gb200->gpu_link, "nvswitch");
+  EXPECT_DOUBLE_EQ(*gb200->gpu_link_bw_gbps, 1800);
+  EXPECT_EQ(gb200->nvlink_domain_gpus, 72);
+  const Gpu* gb300 = catalog().gpu("gb300-nvl72");
+  ASSERT_NE(gb300, nullptr);
+  EXPECT_EQ(gb300->compute_capability, "10.3");
+  EXPECT_DOUBLE_EQ(*gb300->bf16_tflops, 2500);
+  EXPECT_DOUBLE_EQ(*gb300->fp4_tflops, 15000);  // Blackwell Ultra: 1.5x GB200's FP4
+  EXPECT_DOUBLE_EQ(*gb300->int8_tops, 165);     // Epoch (ml-engineering's 5000 repeats GB200)
+  EXPECT_DOUBLE_EQ(gb300->memory_gb, 288);
+  EXPECT_DOUBLE_EQ(gb300->board_power_w, 1400);
+  EXPECT_EQ(gb300->nvlink_domain_gpus, 72);
+  // An HGX board's GPU names no domain: 8.
+  EXPECT_FALSE(catalog().gpu("b200-sxm-192gb")->nvlink_domain_gpus.has_value());
+  for (const auto& [name, id] : {std::pair{"GB200", "gb200-nvl72"},
+                                 {"gb200 nvl72", "gb200-nvl72"},
+                                 {"GB300", "gb300-nvl72"},
+                                 {"B200", "b200-sxm-192gb"}}) {
+    auto found = catalog().find_gpu(name);
+    ASSERT_TRUE(found.ok()) << name << ": " << found.status().message();
+    EXPECT_EQ((*found)->id, id) << name;
+  }
+  // B300 is the HGX B300 board's GPU, another product: not an alias of GB300.
+  EXPECT_FALSE(catalog().find_gpu("B300").ok());
+}
+
 // PCIe rates come from data/catalog/interconnects.toml: a row as it stands (PCIe 4.0 x16
 // 31.5 GB/s), a width it lacks scaled from the generation's x16 row (x2: 31.5 / 16 x 2), and a
 // generation it lacks from the nearest one (PCIe 2.0 x16: half of 3.0's 15.75).
