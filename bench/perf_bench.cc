@@ -74,4 +74,21 @@ void BM_TrainPlanGpt3On512A100(benchmark::State& state) {
 }
 BENCHMARK(BM_TrainPlanGpt3On512A100)->Unit(benchmark::kMillisecond);
 
+// The same search on 576 GB200, 8 NVL72 racks: tensor parallelism may span a rack's 72 GPUs
+// (the divisors of 96 heads up to 72 rather than 8), so more splits are tried.
+void BM_TrainPlanGpt3On576Gb200(benchmark::State& state) {
+  const auto catalog = rigplan::load_catalog(rigplan::embedded_catalog());
+  const auto zoo = rigplan::load_zoo(rigplan::embedded_workloads());
+  const auto calibration = rigplan::embedded_calibration();
+  rigplan::TrainPlanRequest request;
+  request.run.gpus = 576;
+  request.run.global_batch = 1536;
+  for (auto _ : state) {
+    auto plan = rigplan::plan_training(**zoo->find("gpt3-175b"), *catalog->gpu("gb200-nvl72"),
+                                       request, calibration, *catalog);
+    benchmark::DoNotOptimize(plan);
+  }
+}
+BENCHMARK(BM_TrainPlanGpt3On576Gb200)->Unit(benchmark::kMillisecond);
+
 }  // namespace

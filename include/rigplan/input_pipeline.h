@@ -133,8 +133,9 @@ Result<double> reference_demand(const PipelineInput& input, const Gpu& gpu, cons
 // the step takes max(GPU step, samples per step / pipeline rate), and an input-bound run has
 // bound "input" and a term "input_wait". A workload without an input, or a run that is not
 // training, is returned with a note that its pipeline is not modelled. A run over several
-// machines (more GPUs than node_gpus) has the CPU in each. A loader that is not one
-// of the workload's input is a kInvalidInput Status.
+// machines (more GPUs than the run's gpus_per_node, else 8: a machine is never a whole NVLink
+// rack) has the CPU in each. A loader that is not one of the workload's input is a
+// kInvalidInput Status.
 Result<Prediction> with_input_pipeline(const Workload& workload, Prediction prediction,
                                        const HostSpec& host, const InputPipelines& pipelines);
 

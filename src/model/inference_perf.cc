@@ -220,14 +220,14 @@ Times prefill(const Model& m, double prompts, double length) {
 void set_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalog& catalog) {
   const int group = m.tp * m.pp;
   if (group == 1) return;
-  const Link link = link_for(gpu, c, std::min(group, node_gpus(c)), catalog);
+  const Link link = link_for(gpu, c, std::min(group, node_gpus(gpu, c)), catalog);
   m.link = link.name;
   m.allreduce_gbps = link.busbw_gbps;
   m.handoff_gbps = link.busbw_gbps;
   m.allreduce_latency_s = link.kind == "pcie"        ? ic::kAllReducePcieS
                           : link.kind == "pcie-host" ? ic::kAllReduceHostS
                                                      : ic::kAllReduceNvlinkS;
-  if (group > node_gpus(c)) {
+  if (group > node_gpus(gpu, c)) {
     // predict checked the fabric before it came here.
     const auto network = network_for(c, catalog);
     const double per_gpu = network ? network->gbps_per_gpu : pc::kNetworkGbpsPerGpu;

@@ -288,12 +288,13 @@ Result<Prediction> with_input_pipeline(const Workload& w, Prediction p, const Ho
                                p.config.mode));
     return p;
   }
-  // Each machine of the run has its own CPU and feeds its own GPUs.
-  const int machine_gpus = std::min(p.config.gpus, node_gpus(p.config));
-  const int machines = (p.config.gpus + machine_gpus - 1) / machine_gpus;
+  // Each machine of the run has its own CPU and feeds its own GPUs; an NVLink domain larger than
+  // a machine (a GB200 NVL72 rack) is fed by many hosts, so a machine here is never the domain.
+  const int in_machine = std::min(p.config.gpus, machine_gpus(p.config));
+  const int machines = (p.config.gpus + in_machine - 1) / in_machine;
   const double demand = p.samples_per_step / p.step_time_s / machines;
   PipelineEstimate e =
-      estimate_pipeline(**loader, *host.cpu, host.cpu_count, machine_gpus, demand, pipelines);
+      estimate_pipeline(**loader, *host.cpu, host.cpu_count, in_machine, demand, pipelines);
   e.machines = machines;
   if (e.bound) {
     const double step = p.samples_per_step / (e.rate * machines);

@@ -42,7 +42,11 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gb
           lane_gbps * (p2p ? pc::kPcieP2pEfficiency : pc::kPcieHostEfficiency)};
 }
 
-int node_gpus(const RunConfig& c) {
+int node_gpus(const Gpu& g, const RunConfig& c) {
+  return c.gpus_per_node > 0 ? c.gpus_per_node : g.nvlink_domain_gpus.value_or(pc::kGpusPerNode);
+}
+
+int machine_gpus(const RunConfig& c) {
   return c.gpus_per_node > 0 ? c.gpus_per_node : pc::kGpusPerNode;
 }
 

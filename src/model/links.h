@@ -33,8 +33,14 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog&
 // it up once per GPU.
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gbps);
 
-// The GPUs of one machine of the run (its gpus_per_node, else an HGX node's 8).
-int node_gpus(const RunConfig& c);
+// The GPUs one NVLink/NVSwitch domain of the run joins, beyond which its collectives cross the
+// network: the run's gpus_per_node (an instance, a machine), else the GPU's nvlink_domain_gpus
+// (a GB200 NVL72 rack: 72), else an HGX node's 8 (kGpusPerNode).
+int node_gpus(const Gpu& g, const RunConfig& c);
+
+// The GPUs of one host machine, whose CPUs feed them: the run's gpus_per_node, else an HGX
+// node's 8. An NVLink domain larger than a machine (a rack) is not one host.
+int machine_gpus(const RunConfig& c);
 
 // The network between a run's machines: its name as reported and its bandwidth per GPU and
 // direction, GB/s. An offer's network_gbps_per_gpu, else the run's --fabric (a catalog

@@ -860,19 +860,21 @@ double pcie_of(const StepContext& s) {
 }
 
 Fabric node_link(const StepContext& s) {
-  const int node = node_gpus(s.c);
+  const int node = node_gpus(s.gpu, s.c);
   const Link link = link_for(s.gpu, s.c, std::min(s.c.gpus, node), pcie_of(s));
   return {link.name, link.busbw_gbps, pc::kIntraNodeLatencyS};
 }
 
 // The path of a group of `size` GPUs `stride` ranks apart. Ranks are laid out as Megatron-LM
-// orders them (tensor fastest, then context, data, pipeline), nodes hold consecutive ranks: a
-// group stays within a node when stride × size fits in one, else it crosses the network, each
-// GPU at its share of the node's NICs. `node_fabric`: the run's node_link.
+// orders them (tensor fastest, then context, data, pipeline), nodes hold consecutive ranks: the
+// groups stay within nodes when their span, stride × size, divides a node's GPUs; else some
+// group straddles two nodes (TP 16 in racks of 72: ranks 64-79) and its ring runs at the
+// network's rate, each GPU at its share of the node's NICs. `node_fabric`: the run's node_link.
 Fabric group_fabric(const StepContext& s, const Fabric& node_fabric, int stride, int size) {
   Fabric f = node_fabric;
-  const int node = node_gpus(s.c);
-  if (s.c.gpus <= node || static_cast<std::int64_t>(stride) * size <= node) return f;
+  const int node = node_gpus(s.gpu, s.c);
+  const std::int64_t span = static_cast<std::int64_t>(stride) * size;
+  if (s.c.gpus <= node || (span <= node && node % span == 0)) return f;
   f.busbw_gbps = std::min(f.busbw_gbps, s.network.gbps_per_gpu * pc::kNetworkEfficiency);
   f.latency_s = pc::kInterNodeLatencyS;
   f.link_name = s.network.name;

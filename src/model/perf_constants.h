@@ -50,6 +50,7 @@ constexpr double kIntraNodeLatencyS = 10e-6;
 constexpr double kInterNodeLatencyS = 20e-6;
 // GPUs per node of an HGX/DGX server: the baseboard's 8 SXM sockets (data/catalog/boards.toml,
 // sxm_sockets = 8; systems.toml rack-8gpu and hgx-8gpu); beyond it traffic crosses the network.
+// A GPU sold in a larger NVLink domain says so in the catalog (nvlink_domain_gpus: GB200 NVL72).
 constexpr int kGpusPerNode = 8;
 // The network between nodes when a run names none: one HDR InfiniBand port per GPU, the catalog's
 // ib-hdr (the DGX A100 reference architecture: 8 ConnectX-6 HDR compute ports per node;

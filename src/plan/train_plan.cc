@@ -171,7 +171,7 @@ std::vector<Candidate> search(const Workload& w, const Gpu& gpu, const RunConfig
   std::vector<Candidate> out;
   plan.least_memory_gb = 0;
   const TransformerConfig& t = *w.transformer;
-  for (const Split& s : model_splits(t, base.gpus, *base.seq_len, node_gpus(base))) {
+  for (const Split& s : model_splits(t, base.gpus, *base.seq_len, node_gpus(gpu, base))) {
     for (const RunConfig& c : layouts_of(t, base, s)) {
       auto facts = run_facts(w, gpu, c);
       if (!facts) continue;

@@ -1,0 +1,199 @@
+// GPU-to-GPU links and NVLink domains (src/model/links.h; docs/scaleout.md, "Topology: racks"):
+// a GB200 NVL72 rack keeps the collectives of its 72 GPUs on NVLink, where 72 HGX B200 GPUs are
+// 9 nodes of 8 joined by the network.
+#include "model/links.h"
+
+#include <gtest/gtest.h>
+
+#include "model/perf_constants.h"
+#include "rigplan/memory.h"
+#include "rigplan/perf.h"
+#include "rigplan/train_plan.h"
+#include "test_support.h"
+
+namespace rigplan {
+namespace {
+
+const Catalog& catalog() { return testing::default_catalog(); }
+const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
+
+double term(const Prediction& p, std::string_view name) {
+  for (const auto& t : p.terms) {
+    if (t.name == name) return t.seconds;
+  }
+  return 0;
+}
+
+// The path a prediction's note gives a collective: "data parallel 0.024 s over nvswitch, ...".
+std::string path_of(const std::string& note, std::string_view collective) {
+  const size_t at = note.find(std::string(collective) + " ");
+  if (at == std::string::npos) return "";
+  constexpr std::string_view kOver = " s over ";
+  const size_t over = note.find(kOver, at);
+  if (over == std::string::npos) return "";
+  const size_t from = over + kOver.size();
+  size_t end = note.find(", ", from);
+  // A network's name carries its share in parentheses, with a comma inside.
+  if (const size_t paren = note.find('(', from); paren < end) end = note.find(')', paren) + 1;
+  return note.substr(from, end == std::string::npos ? std::string::npos : end - from);
+}
+
+double compute_s(const Prediction& p) {
+  return term(p, "gemm") + term(p, "attention") + term(p, "elementwise") + term(p, "optimizer");
+}
+
+TEST(NvlinkDomain, ARunsMachineIsItsOwnElseTheGpusDomainElseAnHgxBoard) {
+  RunConfig c;
+  EXPECT_EQ(node_gpus(gpu("gb200-nvl72"), c), 72);
+  EXPECT_EQ(node_gpus(gpu("gb300-nvl72"), c), 72);
+  EXPECT_EQ(node_gpus(gpu("b200-sxm-192gb"), c), 8);
+  EXPECT_EQ(node_gpus(gpu("a100-sxm4-80gb"), c), 8);
+  // An instance of 4 GB200 (a compute tray) is a machine of 4, whatever the rack.
+  c.gpus_per_node = 4;
+  EXPECT_EQ(node_gpus(gpu("gb200-nvl72"), c), 4);
+  // The hosts that feed the GPUs are machines, never the whole rack.
+  EXPECT_EQ(machine_gpus(RunConfig{}), 8);
+  EXPECT_EQ(machine_gpus(c), 4);
+}
+
+TEST(NvlinkDomain, SeventyTwoGb200GpusShareOneNvlinkSwitchFabric) {
+  // NVLink 5: 1,800 GB/s per GPU both ways, 900 each way, at kNvlinkEfficiency 0.77 = 693 GB/s.
+  RunConfig c;
+  c.gpus = 72;
+  const Link link = link_for(gpu("gb200-nvl72"), c, 72, catalog());
+  EXPECT_EQ(link.name, "nvswitch");
+  EXPECT_DOUBLE_EQ(link.busbw_gbps, 1800.0 / 2 * perf_constants::kNvlinkEfficiency);
+  EXPECT_DOUBLE_EQ(link.busbw_gbps, 693.0);
+}
+
+// Llama 3.2 1B trained data-parallel on 72 GPUs, 8 sequences of 2,048 tokens each, BF16 mixed
+// precision: each GPU all-reduces its fp32 gradients, 2 × 4 B × params × 71/72 bytes
+// (ring all-reduce: reduce-scatter then all-gather) once per step.
+RunConfig data_parallel_on_72() {
+  RunConfig c;
+  c.gpus = 72;
+  c.batch = 8;
+  c.seq_len = 2048;
+  c.precision = "bf16";
+  return c;
+}
+
+const Workload& llama_1b() { return **testing::default_zoo().find("llama-3.2-1b"); }
+
+Prediction predict_on(const char* gpu_id, const RunConfig& c) {
+  auto p = predict(llama_1b(), gpu(gpu_id), c, embedded_calibration(), catalog());
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return std::move(p).value();
+}
+
+// Bytes a GPU sends in the step's gradient all-reduce.
+double all_reduce_bytes(const char* gpu_id) {
+  auto e = estimate_memory(llama_1b(), gpu(gpu_id), data_parallel_on_72(), false);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  return 2 * 4 * e->trainable_params * 71.0 / 72;
+}
+
+TEST(NvlinkDomain, AGb200RackKeepsADataParallelAllReduceOnNvlink) {
+  const Prediction rack = predict_on("gb200-nvl72", data_parallel_on_72());
+  EXPECT_NE(rack.note.find("data parallel 3.61e-05 s over nvswitch"), std::string::npos)
+      << rack.note;
+  EXPECT_EQ(rack.note.find("ib-hdr"), std::string::npos) << rack.note;
+  // About 9.8 GB a GPU over 693 GB/s is 14 ms (+ 2 × 71 hops × 10 µs), less than 0.9 of the
+  // backward pass it overlaps (2/3 of the compute, about 0.1 s): only DDP's last 25 MB bucket
+  // is exposed, 25e6 / 693e9 s = 36.1 µs.
+  const double bucket = 25e6 / (693.0 * 1e9);
+  EXPECT_NEAR(term(rack, "communication"), bucket, 1e-12);
+  const double traffic = all_reduce_bytes("gb200-nvl72");
+  EXPECT_LT(traffic / 693e9 + 2 * 71 * 10e-6, 0.9 * compute_s(rack) * 2 / 3);
+}
+
+TEST(NvlinkDomain, SeventyTwoB200GpusAreNineNodesJoinedByTheNetwork) {
+  const Prediction hgx = predict_on("b200-sxm-192gb", data_parallel_on_72());
+  EXPECT_NE(hgx.note.find("s over ib-hdr (a port per GPU, 25 GB/s per GPU)"), std::string::npos)
+      << hgx.note;
+  // The ring crosses the network at one HDR port per GPU: 25 GB/s × 0.9 = 22.5 GB/s, 20 µs a
+  // hop; the backward pass hides 0.9 × 2/3 of the compute.
+  const double traffic = all_reduce_bytes("b200-sxm-192gb");
+  const double all_reduce = traffic / 22.5e9 + 2 * 71 * 20e-6;
+  EXPECT_NEAR(term(hgx, "communication"), all_reduce - 0.9 * compute_s(hgx) * 2 / 3, 1e-9);
+  EXPECT_GT(term(hgx, "communication"), 0.3);  // about 9.8 GB / 22.5 GB/s = 0.43 s, less overlap
+  // GB200 in instances of 8 (gpus_per_node, as recommend sets it for an offer) cross it as well.
+  RunConfig split = data_parallel_on_72();
+  split.gpus_per_node = 8;
+  EXPECT_NE(predict_on("gb200-nvl72", split).note.find("over ib-hdr"), std::string::npos);
+}
+
+TEST(NvlinkDomain, ACommunicationBoundStepIsFasterOnARackThanOnNineNodes) {
+  // Step = compute + exposed all-reduce. GB200: 2,500 BF16 TFLOPS to B200's 2,250, so its
+  // compute is at most B200's, plus 36 µs of all-reduce; B200: its compute plus about
+  // 0.43 s - 0.9 × 2/3 of its compute (> 0.3 s, above). The rack's step is shorter by more than
+  // the exposed all-reduce of the nodes.
+  const Prediction rack = predict_on("gb200-nvl72", data_parallel_on_72());
+  const Prediction hgx = predict_on("b200-sxm-192gb", data_parallel_on_72());
+  EXPECT_LE(compute_s(rack), compute_s(hgx));
+  EXPECT_NEAR(rack.step_time_s, compute_s(rack) + term(rack, "communication"), 1e-12);
+  EXPECT_NEAR(hgx.step_time_s, compute_s(hgx) + term(hgx, "communication"), 1e-12);
+  EXPECT_GT(hgx.step_time_s - rack.step_time_s, 0.3);
+  EXPECT_GT(rack.throughput, hgx.throughput);
+}
+
+TEST(NvlinkDomain, TwoRacksCrossTheNetworkBetweenThem) {
+  // 144 GB200: the data-parallel ring spans two NVLink domains of 72.
+  RunConfig c = data_parallel_on_72();
+  c.gpus = 144;
+  c.fabric = "ib-ndr";  // ConnectX-7, 400 Gb/s per GPU
+  const Prediction p = predict_on("gb200-nvl72", c);
+  EXPECT_NE(p.note.find("s over ib-ndr (a port per GPU, 50 GB/s per GPU)"), std::string::npos)
+      << p.note;
+}
+
+TEST(NvlinkDomain, AGroupThatDoesNotTileANodeCrossesTheNetwork) {
+  // GPT-3 175B (96 heads) on 48 A100, nodes of 8: TP 8 groups are ranks 0-7, 8-15, ... each in a
+  // node; TP 6 groups are 0-5, 6-11, ..., and 6-11 spans two nodes, so its ring runs over HDR.
+  // Rack-sized groups alike: TP 16 in racks of 72 leaves ranks 64-79 across two racks.
+  const auto tensor_path = [](int tp) {
+    RunConfig c;
+    c.gpus = 48;
+    c.tensor_parallel = tp;
+    c.pipeline_parallel = 48 / tp;
+    c.global_batch = 48;
+    c.micro_batch = 1;
+    c.seq_len = 2048;
+    c.known_to_fit = true;  // compared as if it ran, as validate does a measured run
+    auto p = predict(**testing::default_zoo().find("gpt3-175b"), gpu("a100-sxm4-80gb"), c,
+                     embedded_calibration(), catalog());
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    return p.ok() ? path_of(p->note, "tensor parallel") : "";
+  };
+  EXPECT_EQ(tensor_path(8), "nvswitch");
+  EXPECT_EQ(tensor_path(6), "ib-hdr (a port per GPU, 25 GB/s per GPU)");
+}
+
+TEST(NvlinkDomain, TheLayoutSearchKeepsDataParallelGroupsInsideRacks) {
+  // GPT-3 175B on 8 racks joined by NDR: the fastest layout found puts TP × CP × DP = 72 GPUs in
+  // each rack, so its gradients are reduced over NVLink and only the pipeline's activations
+  // cross between racks (docs/scaleout.md, "Topology: racks").
+  TrainPlanRequest request;
+  request.run.gpus = 576;
+  request.run.global_batch = 1536;
+  request.run.fabric = "ib-ndr";
+  request.top = 1;
+  const Workload& gpt3 = **testing::default_zoo().find("gpt3-175b");
+  auto rack = plan_training(gpt3, gpu("gb200-nvl72"), request, embedded_calibration(), catalog());
+  ASSERT_TRUE(rack.ok()) << rack.status().message();
+  ASSERT_EQ(rack->layouts.size(), 1u);
+  const Prediction& best = rack->layouts[0].prediction;
+  const RunConfig& c = rack->layouts[0].run;
+  const int dp = c.gpus / (c.tensor_parallel * c.pipeline_parallel * c.context_parallel);
+  EXPECT_EQ(c.tensor_parallel * c.context_parallel * dp, 72) << best.note;
+  EXPECT_EQ(path_of(best.note, "data parallel"), "nvswitch") << best.note;
+  EXPECT_EQ(path_of(best.note, "pipeline sends"), "ib-ndr (a port per GPU, 50 GB/s per GPU)")
+      << best.note;
+  auto nodes =
+      plan_training(gpt3, gpu("b200-sxm-192gb"), request, embedded_calibration(), catalog());
+  ASSERT_TRUE(nodes.ok()) << nodes.status().message();
+  EXPECT_LT(best.step_time_s, nodes->layouts[0].prediction.step_time_s);
+}
+
+}  // namespace
+}  // namespace rigplan
