@@ -156,7 +156,7 @@ Result<std::optional<double>> gpu_info_memory_gb(const Row& row, int column) {
   if (ec != std::errc() || ptr != size.data() + size.size() || !std::isfinite(mib) || mib <= 0) {
     return row.error(column, fmt::format("GpuInfo's SizeInMiB '{}' is not accepted; expected a "
                                          "number > 0",
-                                         size.substr(0, 32)));
+                                         shown(size)));
   }
   return std::optional<double>(mib * 1.048576 / 1000);  // MiB -> GB
 }

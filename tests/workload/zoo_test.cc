@@ -191,6 +191,20 @@ TEST(Zoo, ZeroKeyValueHeadsAreOutOfRangeNotADivisionByZero) {
             "expected >= 1 and <= 10000\n1 problem in 1 file");
 }
 
+TEST(Zoo, ZeroConvolutionGroupsAreOutOfRangeNotADivisionByZero) {
+  const std::string text =
+      "[[workload]]\nid = \"tiny-cnn\"\nname = \"Tiny CNN\"\ntask = \"vision\"\n"
+      "published_params = 144\nparams_source = \"a test\"\ndefault_precision = \"fp16\"\n"
+      "default_batch = 1\nthroughput_unit = \"images\"\nsource = \"a test\"\n"
+      "confidence = \"recall\"\n[[workload.layers]]\nop = \"conv2d\"\nin_channels = 4\n"
+      "out_channels = 4\nkernel = 3\ngroups = 0\nout_h = 8\nout_w = 8\n";
+  auto zoo = load_zoo({{"w.toml", text}});
+  ASSERT_FALSE(zoo.ok());
+  EXPECT_EQ(zoo.status().message(),
+            "w.toml:17:10: workload 'tiny-cnn': layer 1: field 'groups': 0 is out of range; "
+            "expected >= 1 and <= 1000000\n1 problem in 1 file");
+}
+
 TEST(ResNet, GeneratesTheTorchvisionFamily) {
   // torchvision's published parameter counts.
   const std::pair<int, long long> kCounts[] = {
