@@ -40,6 +40,13 @@ struct TrainPlan {
   double least_memory_gb = 0;         // the smallest footprint per GPU seen (when none fits)
 };
 
+// The layouts plan_training tries for `base` (a transformer's training run with its gpus,
+// seq_len and global_batch set) on GPUs of `gpu` (whose NVLink domain bounds tensor parallelism
+// when base.gpus_per_node is 0), in its order: every split of the model, the GPUs and the global
+// batch, whole, none checked for memory yet.
+std::vector<RunConfig> training_layouts(const TransformerConfig& transformer, const Gpu& gpu,
+                                        const RunConfig& base);
+
 // The search over `request.run.gpus` GPUs of `gpu`. A malformed request (no transformer, a
 // precision or fabric that does not exist) is kInvalidInput; nothing fitting is a result with
 // an empty `layouts` and `least_memory_gb`.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <numeric>
 
 #include "model/links.h"
@@ -163,6 +164,20 @@ Result<RunConfig> base_run(const Workload& w, const Gpu& gpu, const TrainPlanReq
   if (auto network = network_for(base, catalog); !network) return network.status();
   return base;
 }
+
+}  // namespace
+
+std::vector<RunConfig> training_layouts(const TransformerConfig& t, const Gpu& gpu,
+                                        const RunConfig& base) {
+  std::vector<RunConfig> out;
+  for (const Split& s : model_splits(t, base.gpus, *base.seq_len, node_gpus(gpu, base))) {
+    std::vector<RunConfig> split = layouts_of(t, base, s);
+    std::move(split.begin(), split.end(), std::back_inserter(out));
+  }
+  return out;
+}
+
+namespace {
 
 // Every layout: the fitting ones' speeds, and the counts.
 std::vector<Candidate> search(const Workload& w, const Gpu& gpu, const RunConfig& base,

@@ -181,6 +181,7 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
     }
     if (!run.fits) {
       o.fits = false;
+      o.layout = run.layout;
       o.strategy = run.strategy;
       breaks(o, "fit", run.why_not);
       continue;
@@ -188,6 +189,7 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
     if (i == 0) {
       o.throughput = run.throughput * speed;
       o.unit = run.unit;
+      o.layout = run.layout;
       o.strategy = run.strategy;
       o.serving = run.serving;
     }
@@ -272,12 +274,10 @@ Result<const GpuRuns*> DemandRuns::runs(const Gpu& gpu, int count, const Topolog
   return &it->second;
 }
 
-namespace {
-
-// Sets `run` to how a strategy runs, clearing what an earlier strategy left there.
 void set_run(TaskRun& run, bool fits, const std::string& strategy, double memory_gb,
-             double throughput = 0) {
+             double throughput) {
   run.fits = fits;
+  run.layout = false;
   run.strategy = strategy;
   run.memory_gb = memory_gb;
   run.throughput = throughput;
@@ -286,10 +286,9 @@ void set_run(TaskRun& run, bool fits, const std::string& strategy, double memory
   run.why_not.clear();
 }
 
-}  // namespace
-
 // The first strategy that fits (a serving job: that fits and meets the job), else the last
-// that fits, else the last one tried; into `best`, a new TaskRun.
+// that fits, else the last one tried; into `best`, a new TaskRun. A job larger than one machine
+// takes the fastest layout of train-plan's search instead when it is faster (run_layouts).
 Status DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count, const Topology& topology,
                             int topology_index, TaskRun& best) {
   const Task& task = demand_.tasks[task_index];
@@ -333,6 +332,9 @@ Status DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count, const 
     if (best.fits && (!job || (best.serving && meets(*best.serving, *job)))) break;
   }
   if (stack) best.stack_partly = stack->partly;
+  // A job larger than one machine: the fastest of train-plan's layouts, when faster still.
+  if (searches_layouts(task_index, count, topology))
+    return run_layouts(task_index, gpu, count, topology, best);
   return {};
 }
 

@@ -91,6 +91,7 @@ Result<Request> check_request(const Demand& demand, const Constraints& constrain
 // How one task runs on `count` GPUs of a kind.
 struct TaskRun {
   bool fits = false;
+  bool layout = false;  // the strategy is a layout of train-plan's search (run_layouts)
   std::string strategy;
   double memory_gb = 0;
   double throughput = 0;
@@ -132,6 +133,15 @@ struct NameViewLess {
   }
 };
 
+// Sets `run` to how a strategy runs, clearing what an earlier strategy left there.
+void set_run(TaskRun& run, bool fits, const std::string& strategy, double memory_gb,
+             double throughput = 0);
+
+// A parallel layout as an option names it (its strategy): "tp-2 pp-2 dp-8 zero-1, micro-batch
+// 2, selective recompute": the degrees above 1 (data parallel always), the ZeRO stage above 0,
+// the micro-batch and a recompute other than none; sequence parallelism goes with tp > 1.
+std::string layout_label(const RunConfig& layout);
+
 // A configuration tried for a task on a count, and the facts of its training run once made: they
 // do not depend on the GPU or the topology.
 struct Strategy {
@@ -159,6 +169,20 @@ class DemandRuns {
                          int topology_index);
   Result<RunSpeed> speed(const Workload& w, const Gpu& gpu, const RunFacts& facts);
   void note_runs(const Gpu& gpu, GpuRuns& runs) const;
+
+  // Jobs larger than one machine (layouts.cc): whether a task on `count` GPUs of the topology
+  // searches train-plan's layouts, the layouts with their facts, and the fastest that fits.
+  struct Layout {
+    RunFacts facts;  // its configuration carries the links of the candidate last predicted
+    bool first_of_group = false;  // the first of the layout's recompute variants
+  };
+  bool searches_layouts(size_t task_index, int count, const Topology& topology) const;
+  Result<std::vector<Layout>*> layouts_for(size_t task_index, const Gpu& gpu, int count,
+                                           int gpus_per_node, bool split_sequences);
+  Result<Layout*> fastest_layout(size_t task_index, const Gpu& gpu, const Topology& topology,
+                                 std::vector<Layout>& layouts, RunSpeed& fastest_speed);
+  Status run_layouts(size_t task_index, const Gpu& gpu, int count, const Topology& topology,
+                     TaskRun& best);
 
   std::vector<Strategy>& strategies_for(size_t task_index, const Gpu& gpu, int count);
   // The stack check of a task on a GPU: the software a task's runs need does not depend on the
@@ -202,6 +226,9 @@ class DemandRuns {
   std::map<std::tuple<size_t, int, bool>, std::vector<Strategy>> strategies_;
   // By task and GPU.
   std::map<std::pair<size_t, const Gpu*>, StackCheck> stacks_;
+  // By task, count, GPUs per machine and whether they split sequences: train-plan's layouts
+  // (layouts_for).
+  std::map<std::tuple<size_t, int, int, bool>, std::vector<Layout>> layouts_;
   SharedFacts shared_facts_;  // of the facts above
   OperatorTimes times_;       // of the facts above, on each GPU
 };

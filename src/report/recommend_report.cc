@@ -209,7 +209,8 @@ std::string time_cell(const Option& o, bool usage) {
 }
 
 // One row of the options table.
-std::vector<std::string> option_row(const Recommendation& r, const Option& o, bool usage) {
+std::vector<std::string> option_row(const Recommendation& r, const Option& o, bool usage,
+                                    bool with_strategy) {
   const size_t rank = static_cast<size_t>(&o - r.options.data()) + 1;
   std::vector<std::string> row = {std::to_string(rank), what(o),
                                   o.kind == "own"    ? system_label(o)
@@ -231,6 +232,7 @@ std::vector<std::string> option_row(const Recommendation& r, const Option& o, bo
                            fmt::format("{:.0f}", o.energy_kwh), fmt::format("{:.0f}", o.co2_kg),
                            priced(o), std::string(o.pareto ? "*" : "")})
     row.push_back(std::move(cell));
+  if (with_strategy) row.push_back(o.strategy);
   return row;
 }
 
@@ -258,8 +260,14 @@ Table options_table(const Recommendation& r, size_t top, bool usage) {
                                   {"priced"},
                                   {"front"}})
     columns.push_back(c);
+  // A job larger than a machine runs in a layout of train-plan's search: the table names each
+  // option's strategy when one of them does.
+  const std::vector<const Option*> listed = shown(r, top);
+  const bool with_strategy =
+      std::any_of(listed.begin(), listed.end(), [](const Option* o) { return o->layout; });
+  if (with_strategy) columns.push_back({"strategy"});
   Table table(columns);
-  for (const Option* o : shown(r, top)) table.add_row(option_row(r, *o, usage));
+  for (const Option* o : listed) table.add_row(option_row(r, *o, usage, with_strategy));
   return table;
 }
 
@@ -305,7 +313,7 @@ std::vector<std::string> option_html_row(const Recommendation& r, const Option& 
   const size_t rank = static_cast<size_t>(&o - r.options.data()) + 1;
   std::vector<std::string> row = {
       std::to_string(rank),
-      what(o),
+      o.layout ? fmt::format("{} ({})", what(o), o.strategy) : what(o),
       o.kind == "own" ? system_label(o) : std::string(o.provider),
       fmt::format("{:.4g} {}", o.throughput, o.unit),
       o.serving ? time_cell(o, usage) : fmt::format("{:.1f}", o.time_to_result_h),
