@@ -129,8 +129,14 @@ struct Step {
 // Operators of one forward pass of a transformer over `tokens` tokens of length `seq`.
 // Without sequence parallelism (`sp`) every tensor-parallel rank runs the norms, residual adds
 // and dropouts of the whole hidden state (Korthikanti et al. 2022).
+// A mixture of experts routes each token to top_k of its experts; with the routing balanced each
+// expert's GEMMs take tokens · top_k / experts rows. Expert parallelism over `ep` GPUs leaves
+// experts / ep experts on each GPU, each fed the tokens of all ep GPUs of its group (the
+// all-to-all of expert_parallel_s): ep times the rows, 1/ep of the experts, so a GPU's expert
+// FLOPs are those of ep = 1 in fewer, taller GEMMs (DeepSpeed-MoE, Rajbhandari et al. 2022 §4;
+// Megatron-Core MoE).
 void transformer_ops(const TransformerConfig& t, double tokens, double seq, double beta, bool flash,
-                     int tp, bool sp, std::vector<Op>& ops) {
+                     int tp, bool sp, int ep, std::vector<Op>& ops) {
   const double d = t.hidden_size, f = t.ffn_size;
   const double q = static_cast<double>(t.num_heads) * t.head_size();
   const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
@@ -139,11 +145,12 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
   for (const auto& lin : layer_linears(t)) {
     const bool mlp = lin.name == "gate" || lin.name == "up" || lin.name == "down";
     const double experts = mlp ? t.experts() : 1;
-    const double rows = mlp ? tokens * t.top_k() / experts : tokens;
+    const double group = mlp ? ep : 1;  // the GPUs whose tokens each local expert runs
+    const double rows = mlp ? tokens * t.top_k() / experts * group : tokens;
     ops.push_back(
         gemm(rows, static_cast<double>(lin.out) / (lin.name == "down" || lin.name == "o" ? 1 : tp),
              static_cast<double>(lin.in) / (lin.name == "down" || lin.name == "o" ? tp : 1), beta,
-             layers * experts));
+             layers * experts / group));
   }
   // Attention: scores and context, 4·s·q FLOPs per token (halved by causal masking).
   Op attention;
@@ -431,6 +438,7 @@ struct StepShape {
   bool train = false;
   bool frozen = false;  // the base weights are not trained (LoRA, QLoRA)
   int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
+  int ep = 1;  // expert parallel: a mixture's experts split over ep of the dp × cp GPUs
   double batch = 1, seq = 1;
   // Sequences of one pipeline micro-batch, and the micro-batches of a replica's step (without a
   // --micro-batch: the batch is one, and a pipeline assumes kMicroBatchesPerStage per stage).
@@ -450,6 +458,7 @@ StepShape step_shape(const Workload& w, const RunConfig& c) {
   s.pp = c.pipeline_parallel;
   s.cp = c.context_parallel;
   s.vp = c.virtual_stages;
+  s.ep = c.expert_parallel;
   s.dp = c.gpus / (s.tp * s.pp * s.cp);
   s.batch = *c.batch;
   s.micro_given = c.micro_batch.has_value();
@@ -523,7 +532,7 @@ Result<StepOperators> step_operators(const StepShape& s) {
     // One micro-batch's operators, run once per micro-batch. Context parallelism gives each GPU
     // seq/cp of every sequence's queries, attending over the whole sequence.
     transformer_ops(*s.w.transformer, s.micro * s.seq / s.cp, s.seq, s.beta, s.c.flash_attention,
-                    s.tp, s.c.sequence_parallel, out.ops);
+                    s.tp, s.c.sequence_parallel, s.ep, out.ops);
     for (auto& op : out.ops) op.count *= s.micro_batches;
     // Training pipelines keep every stage busy with micro-batches (the bubble is added by
     // pipeline_bubble); inference over split layers (llama.cpp-style) runs the stages one after
@@ -551,7 +560,7 @@ struct OperatorsKey {
   const Workload* w = nullptr;
   bool train = false, flash = false, sequence_parallel = false;
   double beta = 0, batch = 0, seq = 0, micro = 0, micro_batches = 0;
-  int tp = 0, pp = 0, cp = 0;
+  int tp = 0, pp = 0, cp = 0, ep = 0;
   std::vector<std::string> train_components, cached_components;  // plan_components reads them
   bool operator==(const OperatorsKey&) const = default;
 };
@@ -568,6 +577,7 @@ OperatorsKey operators_key(const StepShape& s) {
           s.tp,
           s.pp,
           s.cp,
+          s.ep,
           s.c.train_components,
           s.c.cached_components};
 }
@@ -939,6 +949,29 @@ double context_parallel_s(const StepContext& s, const Fabric& f) {
   return per * (s.train ? 3 : 1) * s.micro_batches * t.total_layers() / s.pp;
 }
 
+// Expert parallelism (DeepSpeed-MoE, Rajbhandari et al. 2022 §4; GShard, Lepikhin et al. 2020;
+// Megatron-Core MoE's alltoall token dispatcher): each MoE layer's forward sends every token's
+// hidden state to the GPUs of its top_k experts with one all-to-all and brings the experts'
+// outputs back with another (kAllToAllsPerMoeLayer); the backward pass sends their gradients the
+// same ways, and a fully recomputed forward dispatches again. In each, a GPU keeps 1/ep of its
+// routed tokens and sends (ep − 1)/ep of tokens · top_k · h · β at the link's bus bandwidth
+// (nccl-tests' all-to-all bus bandwidth is the algorithm bandwidth × (n − 1)/n), with ep − 1
+// pairwise exchanges of latency each. Its tokens: a micro-batch's seq/cp of each sequence,
+// split over the tensor-parallel GPUs by sequence parallelism (which Megatron-Core requires for
+// MoE with TP; without it each rank is counted as sending all of them). Counted as not
+// overlapped: neither Megatron-Core nor DeepSpeed-MoE overlaps the all-to-all with compute by
+// default. Seconds per step.
+double expert_parallel_s(const StepContext& s, const Fabric& f) {
+  const TransformerConfig& t = *s.w.transformer;
+  const double tokens = s.micro * s.seq / s.cp / (s.c.sequence_parallel ? s.tp : 1);
+  const double bytes = (s.ep - 1.0) / s.ep * tokens * t.top_k() * t.hidden_size * s.beta;
+  const double per = bytes / (f.busbw_gbps * 1e9) + (s.ep - 1) * f.latency_s;
+  // Forward; training adds the backward (the transposed all-to-alls) and, under full recompute,
+  // the forward again.
+  const double passes = 1 + (s.train ? 1 + (s.c.checkpointing ? 1 : 0) : 0);
+  return per * pc::kAllToAllsPerMoeLayer * passes * s.micro_batches * t.total_layers() / s.pp;
+}
+
 // Micro-batches a pipeline's replica runs per step: as given, or kMicroBatchesPerStage per stage.
 double pipeline_micro_batches(const StepContext& s) {
   return s.micro_given ? s.micro_batches : s.pp * pc::kMicroBatchesPerStage;
@@ -990,6 +1023,13 @@ Communication communication(const StepContext& s, double compute_s) {
   if (s.cp > 1 && s.w.transformer) {
     const Fabric f = group_fabric(s, node, s.tp, s.cp);
     out.add("context parallel", context_parallel_s(s, f), f);
+  }
+  // The ep GPUs of an expert group are carved from the context- and data-parallel ranks
+  // (resolve_parallel_layout), next to the tensor-parallel ones as Megatron-Core's expert ranks
+  // are ordered (parallel_state: expert tensor parallel = tp, then ep): tp ranks apart.
+  if (s.ep > 1 && s.w.transformer) {
+    const Fabric f = group_fabric(s, node, s.tp, s.ep);
+    out.add("expert parallel", expert_parallel_s(s, f), f);
   }
   if (s.pp > 1 && s.train) {
     out.pipeline_factor = pipeline_bubble(s);

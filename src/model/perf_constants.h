@@ -63,6 +63,11 @@ constexpr double kNetworkGbpsPerGpu = 25;
 constexpr double kBackwardOverlap = 0.9;
 // DDP's gradient bucket: bucket_cap_mb = 25 by default (PyTorch DistributedDataParallel docs).
 constexpr double kDdpBucketBytes = 25e6;
+// All-to-alls of one MoE layer's forward under expert parallelism: one dispatches each token's
+// hidden state to its top-k experts' GPUs, one combines their outputs back (GShard, Lepikhin et
+// al. 2020 §2.2; DeepSpeed-MoE, Rajbhandari et al. 2022 §4; Megatron-Core MoE's alltoall
+// dispatcher: token_permutation and token_unpermutation).
+constexpr double kAllToAllsPerMoeLayer = 2;
 // Pipeline micro-batches per step when not given: 4 per stage, an assumption of rigplan (a common
 // 1F1B setting; the bubble is (stages - 1) / (micro-batches + stages - 1), Narayanan et al. 2021).
 constexpr int kMicroBatchesPerStage = 4;

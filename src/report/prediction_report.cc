@@ -25,10 +25,12 @@ Json serving_json(const ServingPrediction& s) {
 // A training run's parallel layout beyond data parallelism, as Megatron-LM names it.
 std::string layout_text(const RunConfig& c) {
   const int split = c.tensor_parallel * c.pipeline_parallel * c.context_parallel;
-  if (split == 1) return "";
+  if (split == 1 && c.expert_parallel == 1) return "";
   std::string out = fmt::format(", TP {} × PP {}", c.tensor_parallel, c.pipeline_parallel);
   if (c.context_parallel > 1) out += fmt::format(" × CP {}", c.context_parallel);
   out += fmt::format(" × DP {}", c.gpus / split);
+  // Expert parallelism splits the experts over ep of the data- × context-parallel GPUs.
+  if (c.expert_parallel > 1) out += fmt::format(", EP {}", c.expert_parallel);
   if (c.virtual_stages > 1) out += fmt::format(", {} chunks a stage", c.virtual_stages);
   if (c.micro_batch) out += fmt::format(", micro-batch {}", *c.micro_batch);
   if (c.sequence_parallel) out += ", sequence parallel";

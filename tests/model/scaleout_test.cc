@@ -254,6 +254,95 @@ TEST(TrainPlan, FindsAFittingLayoutForGpt3OnAThousandGpusAndRefusesWhatItCannotS
             "train-plan searches transformer layouts; resnet50 is not a transformer");
 }
 
+// Mixtral 8x7B (8 experts, top-2, hidden 4096, 32 MoE layers) trained on 8 H100 SXM, a node of
+// NVSwitch: 8 sequences of 4,096 tokens per GPU in bf16, as if it fit (all 46.7B parameters'
+// optimizer state on each GPU does not: this compares the step's terms, as validate does a
+// measured run).
+RunConfig mixtral_on_h100(int gpus, int ep) {
+  RunConfig c;
+  c.gpus = gpus;
+  c.expert_parallel = ep;
+  c.batch = 8;
+  c.seq_len = 4096;
+  c.known_to_fit = true;
+  return c;
+}
+
+Prediction predict_mixtral(const RunConfig& c) {
+  auto p = predict(workload("mixtral-8x7b"), gpu("h100-sxm5-80gb"), c, embedded_calibration(),
+                   catalog());
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return std::move(p).value();
+}
+
+TEST(ExpertParallel, TwoAllToAllsEachWayPerMoeLayerOverTheNodesNvswitch) {
+  // NVSwitch of H100 SXM: 900 GB/s both ways, 450 each, × kNvlinkEfficiency 0.77 = 346.5 GB/s.
+  const double busbw = 900e9 / 2 * 0.77;
+  // Data parallel over 8 GPUs: the fp32 gradients' all-reduce, 2 · 7/8 · 46.7e9 · 4 B over
+  // 346.5 GB/s ≈ 0.94 s, hides behind the backward of a step of over 4 s of compute, all but
+  // DDP's last 25 MB bucket: that is all of the ep 1 run's communication.
+  const double bucket = 25e6 / busbw;
+  const Prediction ep1 = predict_mixtral(mixtral_on_h100(8, 1));
+  EXPECT_NEAR(term(ep1, "communication"), bucket, 1e-12);
+  EXPECT_EQ(ep1.note.find("expert parallel"), std::string::npos) << ep1.note;
+  // EP 8: each GPU sends 7/8 of its 8 · 4,096 = 32,768 tokens × top-2 × 4,096 × 2 B =
+  // 469,762,048 B an all-to-all, 1.3557 ms at 346.5 GB/s, plus 7 exchanges of 10 µs: 1.4257 ms;
+  // 2 all-to-alls forward and 2 backward in each of 32 layers: 128 × 1.4257 ms = 0.1825 s.
+  const double all_to_all = 7.0 / 8 * 32768 * 2 * 4096 * 2 / busbw + 7 * 10e-6;
+  const Prediction ep8 = predict_mixtral(mixtral_on_h100(8, 8));
+  EXPECT_NEAR(term(ep8, "communication") - bucket, 128 * all_to_all, 1e-9);
+  EXPECT_NEAR(128 * all_to_all, 0.182494, 1e-6);
+  EXPECT_NE(ep8.note.find("expert parallel 0.182 s over nvswitch"), std::string::npos) << ep8.note;
+  // Full recompute dispatches and combines once more in the recomputed forward: 6 a layer.
+  RunConfig full = mixtral_on_h100(8, 8);
+  full.recompute = "full";
+  RunConfig full_ep1 = mixtral_on_h100(8, 1);
+  full_ep1.recompute = "full";
+  EXPECT_NEAR(term(predict_mixtral(full), "communication") -
+                  term(predict_mixtral(full_ep1), "communication"),
+              192 * all_to_all, 1e-9);
+}
+
+TEST(ExpertParallel, EachGpuRunsItsExpertsOnTheTokensOfItsGroupAtTheSameFlops) {
+  // 8 experts on each GPU with 1/8 of 32,768 × 2 routed rows each, or 1 expert on each GPU with
+  // all 8,192 rows of the group: the same GEMM FLOPs, in a GEMM of 8,192 rows and not eight of
+  // 1,024.
+  const Prediction ep1 = predict_mixtral(mixtral_on_h100(8, 1));
+  const Prediction ep8 = predict_mixtral(mixtral_on_h100(8, 8));
+  double flops1 = 0, flops8 = 0;
+  for (const auto& t : ep1.terms) flops1 += t.name == "gemm" ? t.flops : 0;
+  for (const auto& t : ep8.terms) flops8 += t.name == "gemm" ? t.flops : 0;
+  EXPECT_GT(flops1, 0);
+  EXPECT_DOUBLE_EQ(flops8, flops1);
+  // Fewer kernels of the same work: never slower.
+  EXPECT_LE(term(ep8, "gemm"), term(ep1, "gemm"));
+}
+
+TEST(ExpertParallel, AGroupSpanningTwoNodesCrossesTheNetwork) {
+  // 16 H100 in 2 nodes of 8, TP 2 with sequence parallelism: ranks 0-1 are a TP pair and an
+  // expert group takes ep of them 2 apart. EP 4 spans 8 ranks, one node; EP 8 spans 16, both.
+  RunConfig in_node = mixtral_on_h100(16, 4);
+  in_node.tensor_parallel = 2;
+  in_node.sequence_parallel = true;
+  RunConfig across = in_node;
+  across.expert_parallel = 8;
+  // EP 4 in a node: 3/4 of 8 · 4,096 / 2 = 16,384 tokens × 2 × 4,096 × 2 B = 201,326,592 B at
+  // 346.5 GB/s, plus 3 hops of 10 µs: 0.61103 ms; × 128: 0.0782 s.
+  const Prediction inside = predict_mixtral(in_node);
+  EXPECT_NEAR(128 * (3.0 / 4 * 16384 * 2 * 4096 * 2 / 346.5e9 + 3 * 10e-6), 0.078212, 1e-6);
+  EXPECT_NE(inside.note.find("expert parallel 0.0782 s over nvswitch"), std::string::npos)
+      << inside.note;
+  // EP 8 across nodes: 7/8 of 32,768 / 2 = 16,384 tokens × 2 × 4,096 × 2 B = 234,881,024 B at
+  // min(346.5, 25 × 0.9) = 22.5 GB/s of HDR per GPU, plus 7 hops of 20 µs: 10.579 ms; × 128:
+  // 1.354 s.
+  const Prediction outside = predict_mixtral(across);
+  EXPECT_NEAR(128 * (7.0 / 8 * 16384 * 2 * 4096 * 2 / 22.5e9 + 7 * 20e-6), 1.35414, 1e-5);
+  EXPECT_NE(
+      outside.note.find("expert parallel 1.35 s over ib-hdr (a port per GPU, 25 GB/s per GPU)"),
+      std::string::npos)
+      << outside.note;
+}
+
 constexpr const char* kLayoutHeader =
     "group,ref,gpu,num_gpus,workload,mode,precision,weights,method,optimizer,lora_rank,"
     "batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source,tp,pp,cp,ep,vp,micro_batch,"
