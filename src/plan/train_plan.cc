@@ -52,12 +52,25 @@ std::vector<Split> model_splits(const TransformerConfig& t, int gpus, int seq, i
   return out;
 }
 
-// The remaining choices of one split: virtual stages, micro-batch, recompute, ZeRO stage.
+// Expert-parallel degrees of a split with `dp` data-parallel replicas: the divisors of the
+// experts that also divide dp × cp, whose GPUs an expert group is carved from
+// (resolve_parallel_layout). A dense model (one "expert") has only 1.
+std::vector<int> expert_degrees(const TransformerConfig& t, int dp, int cp) {
+  std::vector<int> out;
+  for (int ep : divisors(t.experts(), t.experts())) {
+    if ((static_cast<std::int64_t>(dp) * cp) % ep == 0) out.push_back(ep);
+  }
+  return out;
+}
+
+// The remaining choices of one split: expert parallel, virtual stages, micro-batch, recompute,
+// ZeRO stage.
 std::vector<RunConfig> layouts_of(const TransformerConfig& t, const RunConfig& base, Split s) {
   std::vector<RunConfig> out;
   const int dp = base.gpus / (s.tp * s.pp * s.cp);
   if (*base.global_batch % dp != 0) return out;
   const int replica_batch = *base.global_batch / dp;
+  const std::vector<int> experts = expert_degrees(t, dp, s.cp);
   std::vector<int> stages = {1};
   if (s.pp > 1) {
     for (int v = 2; v <= kMaxVirtualStages; ++v) {
@@ -66,22 +79,25 @@ std::vector<RunConfig> layouts_of(const TransformerConfig& t, const RunConfig& b
   }
   // Megatron-LM does not combine pipelines with ZeRO-3; FSDP runs without them.
   const std::vector<int> zeros = s.pp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 3};
-  for (int vp : stages) {
-    for (int micro : kMicroBatches) {
-      if (replica_batch % micro != 0) continue;
-      for (const char* recompute : {"none", "selective", "full"}) {
-        for (int zero : zeros) {
-          RunConfig c = base;
-          c.tensor_parallel = s.tp;
-          c.pipeline_parallel = s.pp;
-          c.context_parallel = s.cp;
-          c.virtual_stages = vp;
-          c.micro_batch = micro;
-          c.recompute = recompute;
-          c.checkpointing = false;
-          c.sequence_parallel = s.tp > 1;  // never slower, and less memory (Korthikanti et al.)
-          c.zero = zero;
-          out.push_back(std::move(c));
+  for (int ep : experts) {
+    for (int vp : stages) {
+      for (int micro : kMicroBatches) {
+        if (replica_batch % micro != 0) continue;
+        for (const char* recompute : {"none", "selective", "full"}) {
+          for (int zero : zeros) {
+            RunConfig c = base;
+            c.tensor_parallel = s.tp;
+            c.pipeline_parallel = s.pp;
+            c.context_parallel = s.cp;
+            c.expert_parallel = ep;
+            c.virtual_stages = vp;
+            c.micro_batch = micro;
+            c.recompute = recompute;
+            c.checkpointing = false;
+            c.sequence_parallel = s.tp > 1;  // never slower, and less memory (Korthikanti et al.)
+            c.zero = zero;
+            out.push_back(std::move(c));
+          }
         }
       }
     }

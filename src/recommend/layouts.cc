@@ -1,7 +1,7 @@
 // A training job larger than one machine: the layouts of train-plan's search (tensor, pipeline,
-// context and data parallel, virtual stages, micro-batch, recompute, ZeRO; training_layouts),
-// the fastest of them that fits the candidate's GPU over its links and fabric (docs/recommend.md,
-// "Jobs larger than a machine").
+// context, data and, for a mixture of experts, expert parallel, virtual stages, micro-batch,
+// recompute, ZeRO; training_layouts), the fastest of them that fits the candidate's GPU over its
+// links and fabric (docs/recommend.md, "Jobs larger than a machine").
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,7 +24,7 @@ int recompute_rank(std::string_view recompute) {
 // What a layout is apart from its recompute.
 auto siblings(const RunConfig& c) {
   return std::make_tuple(c.tensor_parallel, c.pipeline_parallel, c.context_parallel,
-                         c.virtual_stages, c.micro_batch.value_or(0), c.zero);
+                         c.expert_parallel, c.virtual_stages, c.micro_batch.value_or(0), c.zero);
 }
 
 }  // namespace
@@ -41,6 +41,7 @@ std::string layout_label(const RunConfig& c) {
   degree("cp", c.context_parallel);
   fmt::format_to(it, "dp-{}",
                  c.gpus / (c.tensor_parallel * c.pipeline_parallel * c.context_parallel));
+  if (c.expert_parallel > 1) fmt::format_to(it, " ep-{}", c.expert_parallel);
   if (c.zero > 0) fmt::format_to(it, " zero-{}", c.zero);
   if (c.micro_batch) fmt::format_to(it, ", micro-batch {}", *c.micro_batch);
   if (!c.recompute.empty() && c.recompute != "none")
@@ -56,7 +57,7 @@ bool DemandRuns::searches_layouts(size_t task_index, int count, const Topology& 
   return count > topology.gpus_per_node && topology.network_gbps_per_gpu != 0.0 &&
          task.workload.transformer && !demand_.serving && run.mode == "train" &&
          run.method == "full" && run.offload == "none" && run.tensor_parallel == 1 &&
-         run.pipeline_parallel == 1 && run.context_parallel == 1;
+         run.pipeline_parallel == 1 && run.context_parallel == 1 && run.expert_parallel == 1;
 }
 
 // The layouts of a task on `count` GPUs in machines of `gpus_per_node`, with their facts: those

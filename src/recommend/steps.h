@@ -138,7 +138,8 @@ void set_run(TaskRun& run, bool fits, const std::string& strategy, double memory
              double throughput = 0);
 
 // A parallel layout as an option names it (its strategy): "tp-2 pp-2 dp-8 zero-1, micro-batch
-// 2, selective recompute": the degrees above 1 (data parallel always), the ZeRO stage above 0,
+// 2, selective recompute": the degrees above 1 (data parallel always; expert parallel after it,
+// "dp-8 ep-4", its GPUs being data-parallel ones), the ZeRO stage above 0,
 // the micro-batch and a recompute other than none; sequence parallelism goes with tp > 1.
 std::string layout_label(const RunConfig& layout);
 

@@ -13,7 +13,9 @@ std::string layout_name(const RunConfig& c) {
   std::string out = fmt::format("TP {} PP {}", c.tensor_parallel, c.pipeline_parallel);
   if (c.virtual_stages > 1) out += fmt::format("×{}", c.virtual_stages);
   if (c.context_parallel > 1) out += fmt::format(" CP {}", c.context_parallel);
-  return out + fmt::format(" DP {}", dp);
+  out += fmt::format(" DP {}", dp);
+  if (c.expert_parallel > 1) out += fmt::format(" EP {}", c.expert_parallel);
+  return out;
 }
 
 Json layout_json(const Workload& workload, const Gpu& gpu, const LayoutOption& o) {
@@ -22,6 +24,7 @@ Json layout_json(const Workload& workload, const Gpu& gpu, const LayoutOption& o
             {"pp", c.pipeline_parallel},
             {"cp", c.context_parallel},
             {"dp", c.gpus / (c.tensor_parallel * c.pipeline_parallel * c.context_parallel)},
+            {"ep", c.expert_parallel},
             {"vp", c.virtual_stages},
             {"micro_batch", c.micro_batch.value_or(0)},
             {"recompute", c.recompute},

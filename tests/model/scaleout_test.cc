@@ -2,7 +2,9 @@
 // checked by hand, and the cluster validation set.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "rigplan/memory.h"
@@ -341,6 +343,54 @@ TEST(ExpertParallel, AGroupSpanningTwoNodesCrossesTheNetwork) {
       outside.note.find("expert parallel 1.35 s over ib-hdr (a port per GPU, 25 GB/s per GPU)"),
       std::string::npos)
       << outside.note;
+}
+
+TEST(ExpertParallel, TrainPlanSplitsAMixturesExpertsButNotADenseModel) {
+  RunConfig base;
+  base.gpus = 16;
+  base.global_batch = 16;
+  base.seq_len = 4096;
+  const auto ep_of = [](const std::vector<RunConfig>& layouts, int tp, int pp, int cp) {
+    std::set<int> out;
+    for (const RunConfig& c : layouts) {
+      if (c.tensor_parallel == tp && c.pipeline_parallel == pp && c.context_parallel == cp)
+        out.insert(c.expert_parallel);
+    }
+    return out;
+  };
+  const std::vector<RunConfig> moe =
+      training_layouts(*workload("mixtral-8x7b").transformer, gpu("h100-sxm5-80gb"), base);
+  // ep divides the 8 experts and dp · cp: DP 16 → 1, 2, 4, 8; TP 4 CP 2 DP 2 → 1, 2, 4; TP 8 PP 2
+  // DP 1 → 1.
+  EXPECT_EQ(ep_of(moe, 1, 1, 1), (std::set<int>{1, 2, 4, 8}));
+  EXPECT_EQ(ep_of(moe, 4, 1, 2), (std::set<int>{1, 2, 4}));
+  EXPECT_EQ(ep_of(moe, 8, 2, 1), (std::set<int>{1}));
+  // Each expert degree repeats the other choices: as many layouts with EP 8 as with EP 1 at DP 16.
+  const auto count = [&moe](int ep) {
+    return std::count_if(moe.begin(), moe.end(), [ep](const RunConfig& c) {
+      return c.tensor_parallel * c.pipeline_parallel * c.context_parallel == 1 &&
+             c.expert_parallel == ep;
+    });
+  };
+  EXPECT_GT(count(1), 0);
+  EXPECT_EQ(count(8), count(1));
+  // A dense model: the same base, no expert degree but 1.
+  const std::vector<RunConfig> dense =
+      training_layouts(*workload("llama-2-13b").transformer, gpu("h100-sxm5-80gb"), base);
+  ASSERT_FALSE(dense.empty());
+  EXPECT_TRUE(std::all_of(dense.begin(), dense.end(),
+                          [](const RunConfig& c) { return c.expert_parallel == 1; }));
+  // The search over 16 H100 evaluates and lists them: ZeRO-3 over 16 GPUs fits the 46.7B
+  // parameters' 16 B each (47 GB a GPU).
+  TrainPlanRequest request;
+  request.run = base;
+  request.top = 100'000;
+  auto plan = plan_training(workload("mixtral-8x7b"), gpu("h100-sxm5-80gb"), request,
+                            embedded_calibration(), catalog());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->evaluated, static_cast<long>(moe.size()));
+  EXPECT_TRUE(std::any_of(plan->layouts.begin(), plan->layouts.end(),
+                          [](const LayoutOption& o) { return o.run.expert_parallel == 8; }));
 }
 
 constexpr const char* kLayoutHeader =

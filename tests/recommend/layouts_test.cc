@@ -155,6 +155,9 @@ TEST(RecommendLayouts, LabelNamesEveryDegreeAboveOne) {
   c.zero = 0;
   c.recompute = "none";
   EXPECT_EQ(layout_label(c), "cp-2 dp-32, micro-batch 1");
+  // Expert parallelism splits the experts over data-parallel GPUs: named after them.
+  c.expert_parallel = 8;
+  EXPECT_EQ(layout_label(c), "cp-2 dp-32 ep-8, micro-batch 1");
 }
 
 }  // namespace
