@@ -69,6 +69,9 @@ inline constexpr NumberField kVirtualStages{"vp", 1, 1024, true};
 inline constexpr NumberField kMicroBatch{"micro-batch", 1, 1'000'000'000, true};
 inline constexpr NumberField kGlobalBatch{"global-batch", 1, 1'000'000'000, true};
 inline constexpr NumberField kGpusPerNic{"gpus-per-nic", 1, 64, true};
+// The GPUs of one node (a machine, an instance, an NVLink domain): an HGX board's 8, a GB200
+// NVL72 rack's 72; 1024 is beyond any NVLink domain announced (NVL576).
+inline constexpr NumberField kGpusPerNode{"gpus-per-node", 1, 1024, true};
 inline constexpr NumberField kLossChunks{"loss-chunks", 0, 1024, true};  // 0: a fused loss
 inline constexpr NumberField kGradAccum{"grad-accum", 1, 1'000'000, true};
 // Image models: a diffusion model's training resolution or a ResNet's image size (square).

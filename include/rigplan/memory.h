@@ -69,12 +69,13 @@ struct RunConfig {
   // GPU-to-GPU link for several GPUs: pcie, nvlink-bridge, nvswitch; default: the GPU's own
   // (gpu_link), PCIe when it has none.
   std::string link;
-  // Machines of several GPUs: the GPUs of one machine or cloud instance (0: the GPU's NVLink
-  // domain, nvlink_domain_gpus, as a GB200 NVL72 rack's 72, else an HGX node's 8; links.h
-  // node_gpus) and the network between machines, GB/s per GPU and direction (none: one 200
+  // Machines of several GPUs: the GPUs of one node, a machine or cloud instance whose GPUs the
+  // GPU-to-GPU link joins (--gpus-per-node; none: the GPU's NVLink domain, nvlink_domain_gpus, as
+  // a GB200 NVL72 rack's 72, else an HGX node's 8; links.h node_gpus; never more than the GPU's
+  // NVLink domain), and the network between machines, GB/s per GPU and direction (none: one 200
   // Gbit/s NIC per GPU, perf_constants.h kNetworkGbpsPerGpu). recommend sets them from a rented
   // offer's instance.
-  int gpus_per_node = 0;
+  std::optional<int> gpus_per_node;
   std::optional<double> network_gbps_per_gpu;
   // The network between machines as a catalog interconnect of the infiniband or ethernet family
   // (ib-hdr, ib-ndr, eth-400g, ...) and the GPUs that share one of its ports (1: a rail per GPU,

@@ -42,8 +42,8 @@ struct TrainPlan {
 
 // The layouts plan_training tries for `base` (a transformer's training run with its gpus,
 // seq_len and global_batch set) on GPUs of `gpu` (whose NVLink domain bounds tensor parallelism
-// when base.gpus_per_node is 0), in its order: every split of the model, the GPUs and the global
-// batch, whole, none checked for memory yet.
+// when base.gpus_per_node is not set), in its order: every split of the model, the GPUs and the
+// global batch, whole, none checked for memory yet.
 std::vector<RunConfig> training_layouts(const TransformerConfig& transformer, const Gpu& gpu,
                                         const RunConfig& base);
 

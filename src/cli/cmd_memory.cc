@@ -65,6 +65,9 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("!--no-flash", o.run.run.flash_attention,
                 "Attention without FlashAttention (keeps s×s scores)");
   cmd->add_option("--gpus", o.run.run.gpus, "GPUs")->capture_default_str();
+  cmd->add_option("--gpus-per-node", o.run.run.gpus_per_node,
+                  "GPUs per node (checked as predict checks it; the memory of a GPU does not "
+                  "depend on it)");
   cmd->add_flag("--explain", o.explain, "Show each term's formula with its values");
   cmd->add_option(
       "--html", o.html_file,

@@ -28,6 +28,10 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--gpus-per-nic", o.run.gpus_per_nic,
                   "GPUs sharing one port of the fabric (1: a rail per GPU)")
       ->capture_default_str();
+  cmd->add_option(
+      "--gpus-per-node", o.run.gpus_per_node,
+      "GPUs per node, joined by the GPU-to-GPU link; the network beyond (default: the GPU's "
+      "NVLink domain, 72 for a GB200 NVL72 rack, else 8; at most that domain)");
   cmd->add_option("--cpu", cpu_name,
                   "The machine's CPU (catalog id or name): the input pipeline it feeds bounds "
                   "the step");

@@ -26,6 +26,7 @@ constexpr const NumberField* kAll[] = {
     &kMicroBatch,
     &kGlobalBatch,
     &kGpusPerNic,
+    &kGpusPerNode,
     &kLossChunks,
     &kGradAccum,
     &kResolution,

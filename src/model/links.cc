@@ -43,11 +43,28 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gb
 }
 
 int node_gpus(const Gpu& g, const RunConfig& c) {
-  return c.gpus_per_node > 0 ? c.gpus_per_node : g.nvlink_domain_gpus.value_or(pc::kGpusPerNode);
+  return c.gpus_per_node ? *c.gpus_per_node : g.nvlink_domain_gpus.value_or(pc::kGpusPerNode);
 }
 
-int machine_gpus(const RunConfig& c) {
-  return c.gpus_per_node > 0 ? c.gpus_per_node : pc::kGpusPerNode;
+int machine_gpus(const RunConfig& c) { return c.gpus_per_node.value_or(pc::kGpusPerNode); }
+
+Status check_node(const Gpu& g, const RunConfig& c) {
+  if (!c.gpus_per_node || !g.nvlink_domain_gpus || *c.gpus_per_node <= *g.nvlink_domain_gpus)
+    return {};
+  return Status::invalid_input(
+      fmt::format("--gpus-per-node {} is more than the {} GPUs that {}'s NVLink domain joins "
+                  "(nvlink_domain_gpus); expected an integer from 1 to {}",
+                  *c.gpus_per_node, *g.nvlink_domain_gpus, g.id, *g.nvlink_domain_gpus));
+}
+
+std::string smaller_node_note(const Gpu& g, const RunConfig& c) {
+  if (!c.gpus_per_node || !g.nvlink_domain_gpus || *c.gpus_per_node >= *g.nvlink_domain_gpus ||
+      c.gpus <= *c.gpus_per_node)
+    return "";
+  return fmt::format(
+      "nodes of {} GPUs (gpus_per_node), each its own NVLink domain, not {}'s {}: collectives "
+      "beyond a node cross the network",
+      *c.gpus_per_node, g.id, *g.nvlink_domain_gpus);
 }
 
 Result<Network> network_for(const RunConfig& c, const Catalog& catalog, bool named) {

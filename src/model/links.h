@@ -38,6 +38,18 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gb
 // (a GB200 NVL72 rack: 72), else an HGX node's 8 (kGpusPerNode).
 int node_gpus(const Gpu& g, const RunConfig& c);
 
+// kInvalidInput when the run's gpus_per_node is more than the GPU's NVLink domain
+// (nvlink_domain_gpus): "--gpus-per-node 144 is more than the 72 GPUs that gb200-nvl72's NVLink
+// domain joins ...". A smaller one is accepted: nodes that small are NVLink domains of their own
+// (smaller_node_note). Without a catalog domain any node size is taken as asked: its GPUs joined
+// by the run's link (docs/scaleout.md, "Topology").
+Status check_node(const Gpu& g, const RunConfig& c);
+
+// What a prediction says of a run whose gpus_per_node splits the GPU's NVLink domain into
+// smaller nodes, when the run spans more than one: "nodes of 4 GPUs (gpus_per_node), each its own
+// NVLink domain, not gb200-nvl72's 72: ..."; else "".
+std::string smaller_node_note(const Gpu& g, const RunConfig& c);
+
 // The GPUs of one host machine, whose CPUs feed them: the run's gpus_per_node, else an HGX
 // node's 8. An NVLink domain larger than a machine (a rack) is not one host.
 int machine_gpus(const RunConfig& c);

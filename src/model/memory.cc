@@ -13,6 +13,7 @@
 
 #include "model/components.h"
 #include "model/inference_memory.h"
+#include "model/links.h"
 #include "model/memory_constants.h"
 #include "model/memory_numbers.h"
 #include "rigplan/engine.h"
@@ -833,6 +834,7 @@ Status check_run_numbers(const RunConfig& c) {
                            {&input::kVirtualStages, c.virtual_stages},
                            {&input::kMicroBatch, c.micro_batch},
                            {&input::kGlobalBatch, c.global_batch},
+                           {&input::kGpusPerNode, c.gpus_per_node},
                            {&input::kLossChunks, c.loss_chunks},
                            {&input::kGradAccum, c.grad_accum},
                            {&input::kLoraRank, c.lora_rank}});
@@ -1270,6 +1272,7 @@ Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const 
   auto resolved = resolve(workload, config, plan);
   if (!resolved) return resolved.status();
   Run& run = resolved.value();
+  if (Status s = check_node(gpu, run.c); !s.ok()) return s;
   run.params = params;
   run.capacity_gb = capacity_gb(gpu);
   run.explain = false;

@@ -1123,6 +1123,8 @@ void add_notes(const StepContext& s, double implementation, const Communication&
                implementation));
   }
   if (!comm.link_name.empty()) append_note(p, fmt::format("GPU-to-GPU: {}", comm.link_name));
+  if (const std::string nodes = smaller_node_note(s.gpu, s.c); !nodes.empty())
+    append_note(p, nodes);
   if (!comm.parts.empty()) append_note(p, "exposed: " + join(comm.parts, ", "));
   if (!s.train && s.pp > 1) {
     append_note(

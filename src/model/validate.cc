@@ -143,6 +143,7 @@ Status read_run_counts(const Row& row, RunConfig& c) {
   auto micro = row.count("micro_batch", input::kMicroBatch);
   auto global = row.count("global_batch", input::kGlobalBatch);
   auto per_nic = row.count("gpus_per_nic", input::kGpusPerNic);
+  auto per_node = row.count("gpus_per_node", input::kGpusPerNode);
   auto chunks = row.count("loss_chunks", input::kLossChunks);
   auto accum = row.count("grad_accum", input::kGradAccum);
   // Inference: the prompt, the tokens generated, the sequences in flight of a serving run.
@@ -150,7 +151,7 @@ Status read_run_counts(const Row& row, RunConfig& c) {
   auto output = row.count("output_len", input::kGenTokens);
   auto concurrency = row.count("concurrency", input::kBatch, /*zero_is_empty=*/true);
   for (const auto* r : {&rank, &batch, &seq, &gpus, &zero, &tp, &pp, &cp, &ep, &vp, &micro, &global,
-                        &per_nic, &chunks, &accum, &prompt, &output, &concurrency}) {
+                        &per_nic, &per_node, &chunks, &accum, &prompt, &output, &concurrency}) {
     if (!r->ok()) return r->status();
   }
   c.lora_rank = rank->value_or(c.lora_rank);
@@ -166,6 +167,7 @@ Status read_run_counts(const Row& row, RunConfig& c) {
   c.micro_batch = *micro;
   c.global_batch = *global;
   c.gpus_per_nic = per_nic->value_or(1);
+  c.gpus_per_node = *per_node;
   c.loss_chunks = chunks->value_or(c.loss_chunks);
   c.grad_accum = accum->value_or(1);
   // Inference: the prompt (at least one token of context), the tokens generated and the

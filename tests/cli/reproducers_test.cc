@@ -235,6 +235,33 @@ TEST(Reproducers, ChoicesFromTheCatalogAndLayoutsThatSplitTheModel) {
                   "--pp 3 must divide llama-2-7b's 32 layers; accepted: 1, 2, 4, 8, 16 or 32"});
 }
 
+TEST(Reproducers, GpusPerNodeIsRangeCheckedAndAtMostTheGpusNvlinkDomain) {
+  const std::vector<std::vector<std::string>> kCommands = {
+      {"predict", "llama-2-7b", "--gpu", "a100-sxm4-80gb", "--gpus", "8"},
+      {"memory", "llama-2-7b", "--gpu", "a100-sxm4-80gb", "--gpus", "8"},
+      {"train-plan", "llama-2-7b", "--gpu", "a100-sxm4-80gb", "--gpus", "8"}};
+  for (const auto& base : kCommands) {
+    for (const char* bad : {"0", "1025"}) {
+      std::vector<std::string> args = base;
+      args.insert(args.end(), {"--gpus-per-node", bad});
+      expect_refused({args, "--gpus-per-node " + std::string(bad) +
+                                " is out of range; expected an integer from 1 to 1024"});
+    }
+    std::vector<std::string> rack = base;
+    rack[3] = "gb200-nvl72";
+    rack.insert(rack.end(), {"--gpus-per-node", "144"});
+    expect_refused({rack,
+                    "--gpus-per-node 144 is more than the 72 GPUs that gb200-nvl72's NVLink domain "
+                    "joins (nvlink_domain_gpus); expected an integer from 1 to 72"});
+  }
+  // Nodes of 4: 8 GPUs are two nodes, and the gradients cross the network.
+  const Outcome r = rigplan({"predict", "llama-3.2-1b", "--gpu", "a100-sxm4-80gb", "--gpus", "8",
+                             "--gpus-per-node", "4", "--batch", "1", "--seq", "2048"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("s over ib-hdr (a port per GPU, 25 GB/s per GPU)"), std::string::npos)
+      << r.out;
+}
+
 TEST(Reproducers, ACatalogDirectoryWithoutCatalogFilesFails) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("rigplan-empty-catalog-" + std::to_string(::getpid()));

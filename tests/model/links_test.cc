@@ -3,7 +3,10 @@
 // 9 nodes of 8 joined by the network.
 #include "model/links.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <optional>
 
 #include "model/perf_constants.h"
 #include "rigplan/memory.h"
@@ -193,6 +196,143 @@ TEST(NvlinkDomain, TheLayoutSearchKeepsDataParallelGroupsInsideRacks) {
       plan_training(gpt3, gpu("b200-sxm-192gb"), request, embedded_calibration(), catalog());
   ASSERT_TRUE(nodes.ok()) << nodes.status().message();
   EXPECT_LT(best.step_time_s, nodes->layouts[0].prediction.step_time_s);
+}
+
+// --gpus-per-node (docs/scaleout.md, "Topology"): Llama 3.2 1B trained data-parallel on A100
+// SXM4 80 GB (NVSwitch, 600 GB/s both ways), 12 sequences of 2,048 tokens a GPU, BF16. The
+// backward pass (0.9 × 2/3 of the compute) hides the whole all-reduce on either path, so what is
+// left exposed is DDP's last 25 MB bucket, on the path the ring takes:
+//   NVSwitch: 25e6 B / (600 / 2 × 0.77 = 231 GB/s) = 0.1082 ms
+//   HDR:      25e6 B / (25 × 0.9 = 22.5 GB/s)       = 1.111 ms
+RunConfig data_parallel_a100(int gpus, std::optional<int> per_node) {
+  RunConfig c = data_parallel_on_72();
+  c.gpus = gpus;
+  c.batch = 12;  // the largest batch that fits an A100 80 GB with AdamW
+  c.gpus_per_node = per_node;
+  return c;
+}
+
+constexpr double kBucketOverNvswitch = 25e6 / 231e9;
+constexpr double kBucketOverHdr = 25e6 / 22.5e9;
+constexpr const char* kHdr = "ib-hdr (a port per GPU, 25 GB/s per GPU)";
+
+TEST(GpusPerNode, EightGpusInNodesOfFourReduceOverTheNetwork) {
+  // Default nodes of 8: the 8 GPUs are one node, the ring stays on NVSwitch.
+  const Prediction one_node = predict_on("a100-sxm4-80gb", data_parallel_a100(8, std::nullopt));
+  EXPECT_EQ(path_of(one_node.note, "data parallel"), "nvswitch") << one_node.note;
+  EXPECT_NEAR(term(one_node, "communication"), kBucketOverNvswitch, 1e-12);
+  EXPECT_NEAR(kBucketOverNvswitch, 0.1082e-3, 1e-7);
+  // Nodes of 4: 2 nodes, the ring crosses HDR.
+  const Prediction two_nodes = predict_on("a100-sxm4-80gb", data_parallel_a100(8, 4));
+  EXPECT_EQ(path_of(two_nodes.note, "data parallel"), kHdr) << two_nodes.note;
+  EXPECT_NEAR(term(two_nodes, "communication"), kBucketOverHdr, 1e-12);
+  EXPECT_NEAR(kBucketOverHdr, 1.111e-3, 1e-6);
+  // The regime of the numbers above: the whole ring over HDR, 2 · 4 B · params · 7/8 + 2 · 7
+  // hops of 20 µs, is within what the backward pass hides.
+  const double traffic = all_reduce_bytes("a100-sxm4-80gb") / (71.0 / 72) * 7 / 8;
+  EXPECT_LT(traffic / 22.5e9 + 2 * 7 * 20e-6, 0.9 * compute_s(two_nodes) * 2 / 3);
+  // The compute is the same; the step grows by the bucket's difference.
+  EXPECT_NEAR(two_nodes.step_time_s - one_node.step_time_s, kBucketOverHdr - kBucketOverNvswitch,
+              1e-9);
+}
+
+TEST(GpusPerNode, SixteenGpusCrossTheNetworkInNodesOfFourAsInNodesOfEight) {
+  // 16 GPUs: 4 nodes of 4 or 2 nodes of 8; either way the ring crosses HDR. Each GPU drives its
+  // own rail, so a ring across nodes runs at one port's rate whatever the number of nodes: the
+  // same exposed time.
+  const Prediction four = predict_on("a100-sxm4-80gb", data_parallel_a100(16, 4));
+  const Prediction eight = predict_on("a100-sxm4-80gb", data_parallel_a100(16, 8));
+  EXPECT_EQ(path_of(four.note, "data parallel"), kHdr) << four.note;
+  EXPECT_EQ(path_of(eight.note, "data parallel"), kHdr) << eight.note;
+  EXPECT_NEAR(term(four, "communication"), kBucketOverHdr, 1e-12);
+  EXPECT_NEAR(term(eight, "communication"), kBucketOverHdr, 1e-12);
+  // The default is nodes of 8: the same as asking for them.
+  EXPECT_DOUBLE_EQ(predict_on("a100-sxm4-80gb", data_parallel_a100(16, std::nullopt)).step_time_s,
+                   eight.step_time_s);
+  // A 16-GPU A100 board (HGX A100 16-GPU, two baseboards joined by NVSwitch): one node.
+  const Prediction sixteen = predict_on("a100-sxm4-80gb", data_parallel_a100(16, 16));
+  EXPECT_EQ(path_of(sixteen.note, "data parallel"), "nvswitch") << sixteen.note;
+  EXPECT_NEAR(term(sixteen, "communication"), kBucketOverNvswitch, 1e-12);
+}
+
+// GPT-3 175B (h = 12,288) on 64 A100, TP 8 × PP 8 × DP 1, global batch 64 in micro-batches of 1
+// (m = 64), seq 2,048, FP16 (β = 2 B). Each tensor-parallel all-reduce moves
+// 2 · 7/8 · 1 · 2048 · 12288 · 2 B = 88.08 MB a GPU, 4 a layer (2 forward, 2 backward), for
+// m = 64 micro-batches and 96 / 8 = 12 layers: 3,072 all-reduces a step.
+//   NVSwitch: 88.08e6 / 231e9 + 14 hops × 10 µs = 0.5213 ms, × 3,072 = 1.601 s
+//   HDR:      88.08e6 / 22.5e9 + 14 hops × 20 µs = 4.195 ms,  × 3,072 = 12.89 s
+std::string tensor_parallel_part(std::optional<int> per_node) {
+  RunConfig c;
+  c.gpus = 64;
+  c.tensor_parallel = 8;
+  c.pipeline_parallel = 8;
+  c.global_batch = 64;
+  c.micro_batch = 1;
+  c.seq_len = 2048;
+  c.precision = "fp16";
+  c.known_to_fit = true;
+  c.gpus_per_node = per_node;
+  auto p = predict(**testing::default_zoo().find("gpt3-175b"), gpu("a100-sxm4-80gb"), c,
+                   embedded_calibration(), catalog());
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  if (!p.ok()) return "";
+  const size_t at = p->note.find("tensor parallel ");
+  const size_t over = p->note.find(" s over ", at);
+  if (at == std::string::npos || over == std::string::npos) return p->note;
+  return p->note.substr(at, over - at) + " s over " + path_of(p->note, "tensor parallel");
+}
+
+TEST(GpusPerNode, ATensorParallelGroupOfEightOnNodesOfFourCrossesTheNetwork) {
+  const double act = 2.0 * 7 / 8 * 2048 * 12288 * 2;
+  EXPECT_NEAR((act / 231e9 + 14 * 10e-6) * 3072, 1.601, 1e-3);
+  EXPECT_NEAR((act / 22.5e9 + 14 * 20e-6) * 3072, 12.89, 1e-2);
+  EXPECT_EQ(tensor_parallel_part(std::nullopt), "tensor parallel 1.6 s over nvswitch");
+  EXPECT_EQ(tensor_parallel_part(8), "tensor parallel 1.6 s over nvswitch");
+  EXPECT_EQ(tensor_parallel_part(4), "tensor parallel 12.9 s over " + std::string(kHdr));
+}
+
+TEST(GpusPerNode, NodesSmallerThanARackAreNvlinkDomainsOfTheirOwn) {
+  // 8 GB200 in instances of 4 (a compute tray each): two NVLink domains of 4, the ring over HDR,
+  // and the note says that the rack's domain of 72 is not the run's.
+  const Prediction trays = predict_on("gb200-nvl72", data_parallel_a100(8, 4));
+  EXPECT_EQ(path_of(trays.note, "data parallel"), kHdr) << trays.note;
+  EXPECT_NE(trays.note.find("nodes of 4 GPUs (gpus_per_node), each its own NVLink domain, not "
+                            "gb200-nvl72's 72: collectives beyond a node cross the network"),
+            std::string::npos)
+      << trays.note;
+  // The same 8 in the rack: one NVLink domain, no such note.
+  const Prediction rack = predict_on("gb200-nvl72", data_parallel_a100(8, std::nullopt));
+  EXPECT_EQ(path_of(rack.note, "data parallel"), "nvswitch") << rack.note;
+  EXPECT_EQ(rack.note.find("gpus_per_node"), std::string::npos) << rack.note;
+  // 4 GPUs in a node of 4 span no second node: nothing to say.
+  EXPECT_EQ(predict_on("gb200-nvl72", data_parallel_a100(4, 4)).note.find("gpus_per_node"),
+            std::string::npos);
+}
+
+TEST(GpusPerNode, ANodeLargerThanTheGpusNvlinkDomainIsRefused) {
+  RunConfig c = data_parallel_a100(144, 144);
+  auto p = predict(llama_1b(), gpu("gb200-nvl72"), c, embedded_calibration(), catalog());
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.status().code(), Status::Code::kInvalidInput);
+  EXPECT_EQ(p.status().message(),
+            "--gpus-per-node 144 is more than the 72 GPUs that gb200-nvl72's NVLink domain joins "
+            "(nvlink_domain_gpus); expected an integer from 1 to 72");
+  c.gpus_per_node = 72;
+  EXPECT_TRUE(predict(llama_1b(), gpu("gb200-nvl72"), c, embedded_calibration(), catalog()).ok());
+}
+
+TEST(GpusPerNode, OutOfRangeValuesAreRefusedByMemoryAndPredict) {
+  for (int bad : {0, -4, 1025}) {
+    RunConfig c = data_parallel_a100(8, bad);
+    const std::string expected =
+        fmt::format("--gpus-per-node {} is out of range; expected an integer from 1 to 1024", bad);
+    auto e = estimate_memory(llama_1b(), gpu("a100-sxm4-80gb"), c);
+    ASSERT_FALSE(e.ok()) << bad;
+    EXPECT_EQ(e.status().message(), expected);
+    auto p = predict(llama_1b(), gpu("a100-sxm4-80gb"), c, embedded_calibration(), catalog());
+    ASSERT_FALSE(p.ok()) << bad;
+    EXPECT_EQ(p.status().message(), expected);
+  }
 }
 
 }  // namespace

@@ -374,7 +374,7 @@ TEST(PerfModel, SpeedAloneIsThePredictionsNumbers) {
     int zero = 0;
     std::string offload = "none";
     int pp = 1;
-    int gpus_per_node = 0;
+    std::optional<int> gpus_per_node;  // none: the GPU's NVLink domain, else 8
     std::optional<double> network_gbps_per_gpu;
   };
   const Case cases[] = {

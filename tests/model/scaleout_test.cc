@@ -1,5 +1,6 @@
 // Scale-out training (docs/scaleout.md): parallel layouts as Megatron-LM and torchtitan run them,
 // checked by hand, and the cluster validation set.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -421,6 +422,43 @@ TEST(Layout, ValidateReadsAndChecksTheLayoutColumns) {
   ASSERT_FALSE(vp.ok());
   EXPECT_EQ(vp.status().message(),
             "c.csv:2: column 'vp': '0' is out of range; expected an integer from 1 to 1024");
+}
+
+TEST(Layout, ValidateReadsTheGpusPerNodeColumn) {
+  // Llama 3.2 1B data-parallel on 8 A100 SXM4, 12 sequences of 2,048 tokens a GPU: 196,608
+  // tokens a step. In one node of 8 the all-reduce's last 25 MB bucket is exposed over NVSwitch
+  // (25e6 / 231e9 = 0.1082 ms); in nodes of 4 over HDR (25e6 / 22.5e9 = 1.1111 ms), the rest
+  // hidden by the backward pass either way (tests/model/links_test.cc): the step is 1.0029 ms
+  // longer.
+  const std::string header =
+      "group,ref,gpu,num_gpus,workload,mode,precision,weights,method,optimizer,lora_rank,"
+      "batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source,gpus_per_node\n";
+  const auto row = [](const char* group, const char* per_node) {
+    return fmt::format(
+        "{},,a100-sxm4-80gb,8,llama-3.2-1b,train,bf16,,full,adamw,,12,2048,0,throughput,100000,"
+        "tokens/s,test,{}\n",
+        group, per_node);
+  };
+  auto report = validate_measurements(catalog(), zoo(), "n.csv",
+                                      header + row("one-node", "") + row("nodes-of-4", "4"));
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->rows.size(), 2u);
+  ASSERT_TRUE(report->rows[0].predicted && report->rows[1].predicted);
+  const double one_node_step = 196608 / *report->rows[0].predicted;
+  const double extra = 25e6 / 22.5e9 - 25e6 / 231e9;
+  EXPECT_NEAR(extra, 1.0029e-3, 1e-7);
+  EXPECT_NEAR(*report->rows[1].predicted, 196608 / (one_node_step + extra),
+              1e-9 * *report->rows[1].predicted);
+  auto bad = validate_measurements(catalog(), zoo(), "n.csv", header + row("nodes-of-0", "0"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "n.csv:2: column 'gpus_per_node': '0' is out of range; expected an integer from 1 to "
+            "1024");
+  auto fraction = validate_measurements(catalog(), zoo(), "n.csv", header + row("x", "2.5"));
+  ASSERT_FALSE(fraction.ok());
+  EXPECT_EQ(fraction.status().message(),
+            "n.csv:2: column 'gpus_per_node': '2.5' is not a whole number; expected an integer "
+            "from 1 to 1024");
 }
 
 TEST(Layout, EveryRowOfTheClusterSetIsPredicted) {
