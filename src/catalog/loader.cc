@@ -35,7 +35,8 @@ bool cuda_capability(std::string_view text) {
          number(text.substr(dot + 1));
 }
 
-// Entity-specific consistency rules. Each reports through the context and returns nothing.
+// Entity-specific consistency rules. Each reports through the context and returns nothing; a
+// rule across fields runs only when the fields it reads read well (EntryContext::read_well).
 void check_entry(const Gpu& g, const EntryContext& ctx) {
   const std::pair<std::string_view, const std::optional<double>*> tensor_rates[] = {
       {"tf32_tflops", &g.tf32_tflops},
@@ -46,16 +47,18 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
       {"fp4_tflops", &g.fp4_tflops},
       {"int8_tops", &g.int8_tops}};
   for (const auto& [key, rate] : tensor_rates) {
-    if (!rate->has_value()) continue;
+    if (!rate->has_value() || !ctx.read_well({key, "tensor_cores"})) continue;
     if (!g.tensor_cores) {
       ctx.error(key, "a tensor-core rate on a GPU with tensor_cores = false");
-    } else if (**rate < g.fp32_tflops) {
+    } else if (ctx.read_well({"fp32_tflops"}) && **rate < g.fp32_tflops) {
       ctx.error(key, fmt::format("{} is below fp32_tflops {}; a tensor-core rate cannot be lower "
                                  "than the FP32 rate",
                                  format_number(**rate), format_number(g.fp32_tflops)));
     }
   }
-  if (g.fp16_tflops && g.fp16_fp16acc_tflops && *g.fp16_fp16acc_tflops < *g.fp16_tflops) {
+  if (g.fp16_tflops && g.fp16_fp16acc_tflops &&
+      ctx.read_well({"fp16_tflops", "fp16_fp16acc_tflops"}) &&
+      *g.fp16_fp16acc_tflops < *g.fp16_tflops) {
     ctx.error("fp16_fp16acc_tflops",
               fmt::format("{} is below fp16_tflops {}; FP16 accumulate is never slower than FP32 "
                           "accumulate",
@@ -63,6 +66,7 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
   }
   auto price_needs_date = [&](const std::optional<double>& price, const std::optional<Date>& date,
                               std::string_view price_key, std::string_view date_key) {
+    if (!ctx.read_well({price_key, date_key})) return;
     if (price && !date)
       ctx.error(price_key, fmt::format("a price needs its date: add '{}'", date_key));
     if (date && !price) ctx.error(date_key, fmt::format("a date without '{}'", price_key));
@@ -70,20 +74,25 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
   price_needs_date(g.street_price_usd, g.street_price_date, "street_price_usd",
                    "street_price_date");
   price_needs_date(g.used_price_usd, g.used_price_date, "used_price_usd", "used_price_date");
-  if (g.gpu_link == "none" && g.gpu_link_bw_gbps) {
+  const bool link_read = ctx.read_well({"gpu_link", "gpu_link_bw_gbps"});
+  if (link_read && g.gpu_link == "none" && g.gpu_link_bw_gbps) {
     ctx.error("gpu_link_bw_gbps", "a link bandwidth on a GPU with gpu_link = \"none\"");
   }
-  if (!g.gpu_link.empty() && g.gpu_link != "none" && !g.gpu_link_bw_gbps) {
+  if (link_read && !g.gpu_link.empty() && g.gpu_link != "none" && !g.gpu_link_bw_gbps) {
     ctx.error("gpu_link", fmt::format("'{}' needs 'gpu_link_bw_gbps'", shown(g.gpu_link)));
   }
-  if (g.nvlink_domain_gpus && g.gpu_link != "nvswitch") {
+  if (g.nvlink_domain_gpus && ctx.read_well({"nvlink_domain_gpus", "gpu_link"}) &&
+      g.gpu_link != "nvswitch") {
     ctx.error("nvlink_domain_gpus",
               fmt::format("an NVLink domain on a GPU with gpu_link = '{}'; only \"nvswitch\" "
                           "joins one",
                           shown(g.gpu_link)));
   }
   const bool socketed = g.form_factor == "sxm" || g.form_factor == "oam";
-  if (socketed && g.module.empty()) {
+  const bool module_read = ctx.read_well({"form_factor", "module"});
+  if (!module_read) {
+    // A form factor or module already reported: nothing to compare.
+  } else if (socketed && g.module.empty()) {
     ctx.error("module", fmt::format("a '{}' GPU needs 'module', the generation of baseboard it "
                                     "takes",
                                     g.form_factor));
@@ -97,12 +106,14 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
                                                            : "'sxm2', 'sxm3', 'sxm4', 'sxm5' or "
                                                              "'sxm6'"));
   }
-  if (g.vendor == "nvidia" && !cuda_capability(g.compute_capability)) {
+  if (ctx.read_well({"vendor", "compute_capability"}) && g.vendor == "nvidia" &&
+      !cuda_capability(g.compute_capability)) {
     ctx.error("compute_capability",
               fmt::format("'{}' is not accepted for an NVIDIA GPU; expected major.minor, as 8.9",
                           shown(g.compute_capability)));
   }
-  if (g.slot_width && g.form_factor != "pcie" && g.form_factor != "laptop") {
+  if (g.slot_width && ctx.read_well({"slot_width", "form_factor"}) && g.form_factor != "pcie" &&
+      g.form_factor != "laptop") {
     ctx.error("slot_width", fmt::format("a slot width on a '{}' part; only pcie and laptop cards "
                                         "occupy slots",
                                         g.form_factor));
@@ -110,10 +121,11 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
 }
 
 void check_entry(const Cpu& c, const EntryContext& ctx) {
-  if (c.threads < c.cores) {
+  if (ctx.read_well({"threads", "cores"}) && c.threads < c.cores) {
     ctx.error("threads", fmt::format("{} is below cores {}", c.threads, c.cores));
   }
-  if (c.boost_clock_ghz < c.base_clock_ghz) {
+  if (ctx.read_well({"boost_clock_ghz", "base_clock_ghz"}) &&
+      c.boost_clock_ghz < c.base_clock_ghz) {
     ctx.error("boost_clock_ghz",
               fmt::format("{} is below base_clock_ghz {}", format_number(c.boost_clock_ghz),
                           format_number(c.base_clock_ghz)));
@@ -123,14 +135,16 @@ void check_entry(const Cpu& c, const EntryContext& ctx) {
 // A spot price above on-demand is a warning of check_prices (prices.h), not an error: price
 // lists do contain it.
 void check_entry(const Offer& o, const EntryContext& ctx) {
-  if (o.gpu_count > 1 && o.gpu_link.empty()) {
+  if (!ctx.read_well({"gpu_count", "gpu_link"})) {
+    // A GPU count or link already reported.
+  } else if (o.gpu_count > 1 && o.gpu_link.empty()) {
     ctx.error("gpu_link", fmt::format("an instance of {} GPUs needs 'gpu_link', the interconnect "
                                       "between its GPUs (such as 'pcie-4-x16' or 'nvlink-4')",
                                       o.gpu_count));
-  }
-  if (o.gpu_count == 1 && !o.gpu_link.empty()) {
+  } else if (o.gpu_count == 1 && !o.gpu_link.empty()) {
     ctx.error("gpu_link", "a 1-GPU instance has no link between GPUs");
   }
+  if (!ctx.read_well({"fabric", "fabric_gbit_per_gpu"})) return;
   if (!o.fabric.empty() && !o.fabric_gbit_per_gpu) {
     ctx.error("fabric", "a cluster fabric needs 'fabric_gbit_per_gpu', its line rate per GPU");
   }
@@ -147,11 +161,15 @@ void check_entry(const Region& r, const EntryContext& ctx) {
                                      "alpha-2 code such as 'de', or 'world'",
                                      shown(r.country)));
   }
-  if (r.electricity_usd_per_kwh && (!r.electricity_date || r.electricity_source.empty())) {
+  if (r.electricity_usd_per_kwh &&
+      ctx.read_well({"electricity_usd_per_kwh", "electricity_date", "electricity_source"}) &&
+      (!r.electricity_date || r.electricity_source.empty())) {
     ctx.error("electricity_usd_per_kwh",
               "a price needs 'electricity_date' and 'electricity_source'");
   }
-  if (r.carbon_gco2_per_kwh && (!r.carbon_year || r.carbon_source.empty())) {
+  if (r.carbon_gco2_per_kwh &&
+      ctx.read_well({"carbon_gco2_per_kwh", "carbon_year", "carbon_source"}) &&
+      (!r.carbon_year || r.carbon_source.empty())) {
     ctx.error("carbon_gco2_per_kwh", "an intensity needs 'carbon_year' and 'carbon_source'");
   }
 }
@@ -159,10 +177,10 @@ void check_entry(const Region& r, const EntryContext& ctx) {
 void check_entry(const Interconnect&, const EntryContext&) {}
 
 void check_entry(const BaseSystem& s, const EntryContext& ctx) {
-  if (s.max_gpus < s.min_gpus) {
+  if (ctx.read_well({"max_gpus", "min_gpus"}) && s.max_gpus < s.min_gpus) {
     ctx.error("max_gpus", fmt::format("{} is below min_gpus {}", s.max_gpus, s.min_gpus));
   }
-  if (s.base_power_w >= s.psu_w) {
+  if (ctx.read_well({"base_power_w", "psu_w"}) && s.base_power_w >= s.psu_w) {
     ctx.error("base_power_w", fmt::format("{} leaves nothing of psu_w {} for the GPUs",
                                           format_number(s.base_power_w), format_number(s.psu_w)));
   }
@@ -172,7 +190,8 @@ void check_entry(const Circuit&, const EntryContext&) {}
 void check_entry(const Nic&, const EntryContext&) {}
 
 void check_entry(const Psu& p, const EntryContext& ctx) {
-  if (p.wattage_w_low_line && *p.wattage_w_low_line > p.wattage_w) {
+  if (p.wattage_w_low_line && ctx.read_well({"wattage_w_low_line", "wattage_w"}) &&
+      *p.wattage_w_low_line > p.wattage_w) {
     ctx.error("wattage_w_low_line",
               fmt::format("{} is above wattage_w {}", format_number(*p.wattage_w_low_line),
                           format_number(p.wattage_w)));
@@ -195,6 +214,7 @@ void check_entry(const Board& b, const EntryContext& ctx) {
       last = slot->position;
     }
   }
+  if (!ctx.read_well({"pcie_slots", "sxm_sockets", "gpu_module"})) return;
   if (b.pcie_slots.empty() && !b.sxm_sockets) {
     ctx.error("pcie_slots", "a board needs GPU slots or 'sxm_sockets'");
   }
@@ -213,6 +233,7 @@ void check_entry(const PsuEfficiency&, const EntryContext&) {}
 void check_entry(const Family& f, const EntryContext& ctx) {
   const std::pair<std::string_view, const std::vector<std::string>*> lists[] = {
       {"runs", &f.runs}, {"runs_partly", &f.runs_partly}, {"does_not_run", &f.does_not_run}};
+  if (!ctx.read_well({"runs", "runs_partly", "does_not_run"})) return;
   for (std::string_view software : kStackSoftware) {
     std::vector<std::string_view> in;
     for (const auto& [key, list] : lists) {
@@ -374,7 +395,7 @@ void check_offer_links(const Offer& o, const Catalog& catalog, const EntryContex
   const Use uses[] = {{"gpu_link", o.gpu_link, {"pcie", "nvlink", "infinity-fabric"}},
                       {"fabric", o.fabric, {"infiniband", "ethernet"}}};
   for (const Use& use : uses) {
-    if (use.value.empty()) continue;
+    if (use.value.empty() || !ctx.read_well({use.field})) continue;
     std::vector<std::string> accepted;
     const Interconnect* found = nullptr;
     for (const auto& ic : catalog.interconnects) {
@@ -399,7 +420,7 @@ void check_offer_links(const Offer& o, const Catalog& catalog, const EntryContex
   for (const auto& ic : catalog.interconnects) {
     if (ic.id == o.gpu_link) link = &ic;
   }
-  if (!gpu || !link) return;
+  if (!gpu || !link || !ctx.read_well({"gpu", "gpu_link"})) return;
   const bool nvlink_gpu = gpu->gpu_link == "nvlink-bridge" || gpu->gpu_link == "nvswitch";
   if ((link->family == "nvlink" && !nvlink_gpu) ||
       (link->family == "infinity-fabric" && gpu->gpu_link != "infinity-fabric")) {

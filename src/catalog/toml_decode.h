@@ -6,8 +6,11 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rigplan/catalog.h"
@@ -31,6 +34,20 @@ class Problems {
                      std::move(message)});
   }
   bool empty() const { return list_.empty(); }
+
+  // The fields that failed their own check (type, accepted values, range) or, required, are
+  // missing, by the table that holds them and their name: the checks across fields skip them
+  // (EntryContext::read_well).
+  void mark_failed(const toml::table* table, std::string_view field) {
+    failed_.emplace(table, std::string(field));
+  }
+  bool failed(const toml::table* table, std::string_view field) const {
+    return failed_.count({table, std::string(field)}) > 0;
+  }
+  bool any_failed(const toml::table* table) const {
+    const auto it = failed_.lower_bound({table, std::string()});
+    return it != failed_.end() && it->first == table;
+  }
 
   Status to_status() {
     std::stable_sort(list_.begin(), list_.end(), [](const Problem& a, const Problem& b) {
@@ -56,6 +73,7 @@ class Problems {
   // The most problems one message lists, first by position; the count covers them all.
   static constexpr size_t kMaxListed = 100;
   std::vector<Problem> list_;
+  std::set<std::pair<const toml::table*, std::string>> failed_;
 };
 
 // An entry as read from a file, before decoding.
@@ -112,7 +130,14 @@ inline std::vector<std::string> to_strings(std::span<const std::string_view> vie
 }
 
 // Reports problems about one entry (or one of its sub-tables), positioned at the offending
-// field when there is one.
+// field when there is one, and remembers the fields that failed their own check.
+//
+// A field that fails (field_failed: a wrong type, a value not accepted, a number out of range; a
+// required field missing) is reported once, by the decoder; its value may still be stored (a
+// price of -15000 is the price the user wrote). A check across fields (a price and its date, a
+// count divided by another) runs only when every field it reads read well (read_well), so that
+// the user gets no second, misleading error about a value already reported, and nothing is
+// divided by a count out of range.
 class EntryContext {
  public:
   EntryContext(std::string_view kind, const RawEntry& entry, Problems& problems)
@@ -133,6 +158,24 @@ class EntryContext {
                   prefix() + (field.empty() ? std::string(message)
                                             : fmt::format("field '{}': {}", field, message)));
   }
+  // A field that failed its own check: reported, and remembered for read_well.
+  void field_failed(std::string_view field, std::string_view message) const {
+    problems_.mark_failed(table_, field);
+    error(field, message);
+  }
+  // A required field that is missing: reported at the table, and remembered for read_well.
+  void field_missing(std::string_view field) const {
+    problems_.mark_failed(table_, field);
+    error_in(*table_, fmt::format("missing required field '{}'", field));
+  }
+  // Whether none of `fields` (of this context's table) failed its own check; a field that is
+  // absent and optional reads well.
+  bool read_well(std::initializer_list<std::string_view> fields) const {
+    return std::none_of(fields.begin(), fields.end(),
+                        [&](std::string_view f) { return problems_.failed(table_, f); });
+  }
+  // Whether no field of this context's table failed: for what is built from all of them.
+  bool all_read_well() const { return !problems_.any_failed(table_); }
   void error_at(const toml::node& node, std::string_view message) const {
     problems_.add(node.source(), prefix() + std::string(message));
   }
@@ -213,7 +256,7 @@ class FieldDecoder {
 
  private:
   bool fail(const std::string& message) const {
-    ctx_.error(spec_.key, message);
+    ctx_.field_failed(spec_.key, message);
     return false;
   }
   bool type_error() const {
@@ -346,7 +389,7 @@ void decode_fields(const EntryContext& ctx, const toml::table& table,
   for (const auto& spec : fields) {
     const toml::node* node = table.get(spec.key);
     if (!node) {
-      if (spec.required) ctx.error_in(table, fmt::format("missing required field '{}'", spec.key));
+      if (spec.required) ctx.field_missing(spec.key);
       continue;
     }
     decode_field(*node, spec, out, ctx);

@@ -39,34 +39,38 @@ void check_layer(const Layer& layer, const toml::table& table, const EntryContex
     }
   }
   const bool conv = layer.op == "conv2d" || layer.op == "conv_transpose2d";
-  if (conv && layer.kernel == 0 && !(layer.kernel_h && layer.kernel_w)) {
+  if (conv && ctx.read_well({"kernel", "kernel_h", "kernel_w"}) && layer.kernel == 0 &&
+      !(layer.kernel_h && layer.kernel_w)) {
     ctx.error_in(table, "a convolution needs 'kernel', or 'kernel_h' and 'kernel_w'");
   }
-  // 0 groups is reported as out of range by the field; it is not divided by.
-  if (conv && layer.groups > 0 && layer.in_channels % layer.groups != 0) {
+  // 0 groups is out of range, reported by the field: not read, so not divided by.
+  if (conv && ctx.read_well({"groups", "in_channels"}) && layer.in_channels % layer.groups != 0) {
     ctx.error(
         table.get("groups") ? "groups" : "",
         fmt::format("{} groups do not divide {} input channels", layer.groups, layer.in_channels));
   }
 }
 
+// The rules across a transformer's fields, each on fields that read well: 0 heads or 0
+// key/value heads are out of range, reported by the field, and never divided by.
 void check_transformer(const TransformerConfig& t, const EntryContext& ctx) {
-  if (!t.head_dim && t.num_heads > 0 && t.hidden_size % t.num_heads != 0) {
+  if (!t.head_dim && ctx.read_well({"head_dim", "num_heads", "hidden_size"}) &&
+      t.hidden_size % t.num_heads != 0) {
     ctx.error("num_heads", fmt::format("{} heads do not divide hidden_size {}; give 'head_dim' if "
                                        "the model's heads are not hidden_size / num_heads wide",
                                        t.num_heads, t.hidden_size));
   }
-  // 0 key/value heads is reported as out of range by the field; it is not divided by.
-  if (t.num_kv_heads.value_or(0) > 0 &&
+  if (t.num_kv_heads && ctx.read_well({"num_kv_heads", "num_heads"}) &&
       (*t.num_kv_heads > t.num_heads || t.num_heads % *t.num_kv_heads != 0)) {
     ctx.error("num_kv_heads", fmt::format("{} key/value heads must divide the {} attention heads",
                                           *t.num_kv_heads, t.num_heads));
   }
-  if ((t.arch == "encoder-decoder") != (t.encoder_layers > 0)) {
+  if (ctx.read_well({"arch", "encoder_layers"}) &&
+      (t.arch == "encoder-decoder") != (t.encoder_layers > 0)) {
     ctx.error("encoder_layers",
               "an encoder-decoder needs encoder_layers > 0, and only it has them");
   }
-  if (t.top_k() > t.experts()) {
+  if (ctx.read_well({"experts_top_k", "num_experts"}) && t.top_k() > t.experts()) {
     ctx.error("experts_top_k",
               fmt::format("{} experts per token, but only {} experts", t.top_k(), t.experts()));
   }
@@ -81,6 +85,8 @@ void decode_diffusion(const toml::table& table, const EntryContext& ctx, Workloa
   const EntryContext sub = ctx.within(table, "diffusion");
   constexpr std::string_view kComponents[] = {"component"};
   decode_fields(sub, table, diffusion_fields(), *w.diffusion, kComponents);
+  // The layers are built from every field of every table: only when each read well.
+  bool read_well = sub.all_read_well();
   const auto* list = table.get_as<toml::array>("component");
   if (!list || !list->is_array_of_tables() || list->empty()) {
     sub.error("component", "needs [[workload.diffusion.component]] tables");
@@ -93,6 +99,7 @@ void decode_diffusion(const toml::table& table, const EntryContext& ctx, Workloa
         ctx.within(c, fmt::format("diffusion component {}", w.diffusion->components.size() + 1));
     constexpr std::string_view kLevels[] = {"level"};
     decode_fields(in, c, diffusion_component_fields(), component, kLevels);
+    read_well = read_well && in.all_read_well();
     if (const auto* levels = c.get_as<toml::array>("level")) {
       for (const auto& level_node : *levels) {
         const auto* level_table = level_node.as_table();
@@ -106,11 +113,13 @@ void decode_diffusion(const toml::table& table, const EntryContext& ctx, Workloa
                                                  w.diffusion->components.size() + 1,
                                                  component.levels.size() + 1));
         decode_fields(at, *level_table, unet_level_fields(), level, {});
+        read_well = read_well && at.all_read_well();
         component.levels.push_back(level);
       }
     }
     w.diffusion->components.push_back(std::move(component));
   }
+  if (!read_well) return;
   auto layers = diffusion_layers(*w.diffusion);
   if (layers) {
     w.layers = std::move(layers).value();
@@ -142,11 +151,14 @@ Workload decode_workload(const EntryContext& ctx) {
     w.resnet.emplace();
     const EntryContext sub = ctx.within(*r, "resnet");
     decode_fields(sub, *r, resnet_fields(), *w.resnet, {});
-    auto layers = resnet_layers(*w.resnet);
-    if (layers) {
-      w.layers = std::move(layers).value();
-    } else {
-      sub.error("depth", layers.status().message());
+    // Built from every field: only when each read well.
+    if (sub.all_read_well()) {
+      auto layers = resnet_layers(*w.resnet);
+      if (layers) {
+        w.layers = std::move(layers).value();
+      } else {
+        sub.error("depth", layers.status().message());
+      }
     }
   }
   if (const auto* d = ctx.table().get_as<toml::table>("diffusion")) {

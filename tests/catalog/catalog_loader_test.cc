@@ -155,6 +155,34 @@ TEST(CatalogLoader, RequiresADateWithEveryPrice) {
             "1 problem in 1 file");
 }
 
+// A field that fails its own check (type, accepted values, range) is reported once; the checks
+// across fields that read it skip it (EntryContext::read_well) rather than add a second,
+// misleading error. Its value may still be stored: -15000 is the price the user wrote, and its
+// date is not "a date without 'street_price_usd'".
+TEST(CatalogLoader, AFailedFieldIsReportedOnceNotAgainByTheChecksThatReadIt) {
+  EXPECT_EQ(problems(with_gpu_edit("street_price_usd = 15000", "street_price_usd = -15000")),
+            "gpus.toml:72:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': -15000 is out of "
+            "range; expected > 0 and <= 10000000\n"
+            "1 problem in 1 file");
+  // A price written as text is not stored at all; its date was reported as "a date without
+  // 'street_price_usd'" beside the type error.
+  EXPECT_EQ(problems(with_gpu_edit("street_price_usd = 15000", "street_price_usd = \"15000\"")),
+            "gpus.toml:72:20: gpu 'a100-sxm4-80gb': field 'street_price_usd': expected a number, "
+            "got a string\n"
+            "1 problem in 1 file");
+  // An FP32 rate beyond the range made each of the A100's three tensor-core rates (156, 312,
+  // 312) "below fp32_tflops 60000": four errors for one typo.
+  EXPECT_EQ(problems(with_gpu_edit("fp32_tflops = 19.5", "fp32_tflops = 60000")),
+            "gpus.toml:54:15: gpu 'a100-sxm4-80gb': field 'fp32_tflops': 60000 is out of range; "
+            "expected > 0 and <= 50000\n"
+            "1 problem in 1 file");
+  // Within its range, the same rate is compared with the tensor-core rates as before.
+  EXPECT_EQ(problems(with_gpu_edit("fp32_tflops = 19.5", "fp32_tflops = 200")),
+            "gpus.toml:55:15: gpu 'a100-sxm4-80gb': field 'tf32_tflops': 156 is below "
+            "fp32_tflops 200; a tensor-core rate cannot be lower than the FP32 rate\n"
+            "1 problem in 1 file");
+}
+
 TEST(CatalogLoader, RejectsADateWrittenAsAString) {
   EXPECT_EQ(problems(with_gpu_edit("release_date = 2022-10-12", "release_date = \"2022-10-12\"")),
             "gpus.toml:11:16: gpu 'rtx-4090': field 'release_date': expected a date such as "

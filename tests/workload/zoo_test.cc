@@ -205,6 +205,38 @@ TEST(Zoo, ZeroConvolutionGroupsAreOutOfRangeNotADivisionByZero) {
             "expected >= 1 and <= 1000000\n1 problem in 1 file");
 }
 
+// The rules across a transformer's fields skip a field that failed its own check
+// (EntryContext::read_well): 0 attention heads is reported once, by its field, and neither
+// divides hidden_size nor is compared with the 4 key/value heads ("4 key/value heads must divide
+// the 0 attention heads" was a second, misleading error); a missing num_heads alike.
+TEST(Zoo, AFailedFieldIsReportedOnceNotAgainByTheRulesThatReadIt) {
+  const std::string head =
+      "[[workload]]\nid = \"tiny\"\nname = \"Tiny\"\ntask = \"llm\"\npublished_params = 1000\n"
+      "params_source = \"a test\"\n"
+      "default_precision = \"bf16\"\ndefault_batch = 1\nthroughput_unit = \"tokens\"\n"
+      "source = \"a test\"\nconfidence = \"recall\"\n[workload.transformer]\n"
+      "arch = \"decoder\"\nhidden_size = 64\nnum_layers = 2\n";
+  const std::string tail =
+      "num_kv_heads = 4\nffn_size = 128\nffn_type = \"swiglu\"\nvocab_size = 100\n"
+      "tied_embeddings = false\nposition = \"rope\"\nmax_positions = 64\nnorm = \"rmsnorm\"\n";
+  auto zero = load_zoo({{"w.toml", head + "num_heads = 0\n" + tail}});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().message(),
+            "w.toml:16:13: workload 'tiny': transformer: field 'num_heads': 0 is out of range; "
+            "expected >= 1 and <= 10000\n1 problem in 1 file");
+  auto text = load_zoo({{"w.toml", head + "num_heads = \"4\"\n" + tail}});
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().message(),
+            "w.toml:16:13: workload 'tiny': transformer: field 'num_heads': expected an integer, "
+            "got a string\n1 problem in 1 file");
+  // The same heads read well: the rule runs, 4 key/value heads do not divide 6 heads.
+  auto six = load_zoo({{"w.toml", head + "num_heads = 6\nhead_dim = 16\n" + tail}});
+  ASSERT_FALSE(six.ok());
+  EXPECT_EQ(six.status().message(),
+            "w.toml:18:16: workload 'tiny': transformer: field 'num_kv_heads': 4 key/value heads "
+            "must divide the 6 attention heads\n1 problem in 1 file");
+}
+
 TEST(ResNet, GeneratesTheTorchvisionFamily) {
   // torchvision's published parameter counts.
   const std::pair<int, long long> kCounts[] = {
