@@ -177,6 +177,9 @@ struct ParamCounts {
   std::int64_t head = 0;       // an untied LM head
   std::int64_t per_layer = 0;  // one transformer layer (decoder layer for encoder-decoders)
   std::int64_t active = 0;     // used per token: MoE counts top-k experts only
+  // A mixture of experts' expert MLPs, all experts of all layers (not the router, which every
+  // GPU keeps): the parameters expert parallelism splits. 0 for a dense model.
+  std::int64_t experts = 0;
 };
 ParamCounts count_params(const Workload& workload);
 // Parameters of one layer of a layer list (not times its count).

@@ -213,20 +213,45 @@ double largest_tensor(const Workload& w) {
 // gradient or optimizer state, and ZeRO's shards. With the optimizer offloaded (ZeRO-Offload)
 // the fp32 master weights and the states live in host memory and the GPU keeps 16-bit weights
 // and gradients.
+//
+// A mixture of experts trained with expert parallelism (Megatron-Core MoE, its documentation
+// and Shen et al. 2024 "MoE parallel folding"; DeepSpeed-MoE, Rajbhandari et al. 2022 §4): each
+// GPU holds experts / ep of every MoE layer's experts, their matrices split by tp and their
+// layers by pp as the dense ones; the attention, router, norms and embeddings stay replicated
+// over the data-parallel GPUs. An expert's replicas are the expert-data-parallel group of
+// dp · cp / ep GPUs, over which its gradients are reduced and ZeRO (Megatron's distributed
+// optimizer) shards its state; the dense parameters shard over dp as before. Expert parallelism
+// is a training layout here: inference runs keep every expert (ep 1).
 struct ParameterLayout {
   double trainable = 0;  // parameters trained: all of a full fine-tune, or the adapters
   double frozen = 0;     // parameters loaded and not trained
-  double state = 4;      // bytes of a weight, gradient or state
-  double on_gpu = 4;     // bytes of a working weight or gradient on the GPU
+  // Of those, the experts' (ParamCounts::experts; LoRA's adapters count as dense).
+  double trained_experts = 0, frozen_experts = 0;
+  double ep = 1;      // expert parallel: each GPU holds 1/ep of the experts
+  double state = 4;   // bytes of a weight, gradient or state
+  double on_gpu = 4;  // bytes of a working weight or gradient on the GPU
   bool offload_optimizer = false;
   bool offload_weights = false;
   double shard_opt = 1, shard_grad = 1, shard_w = 1;  // ZeRO-1, -2 and -3 divide by dp
+  // The same for the experts' parameters: ZeRO divides by dp · cp / ep.
+  double expert_opt = 1, expert_grad = 1, expert_w = 1;
+
+  // Trained parameters a GPU holds before the model-parallel split: the dense ones / `shard`,
+  // the experts' / ep / `expert_shard`.
+  double trained_local(double shard, double expert_shard) const {
+    return (trainable - trained_experts) / shard + trained_experts / ep / expert_shard;
+  }
 };
-ParameterLayout parameter_layout(const Run& r) {
+ParameterLayout parameter_layout(const Run& r, const ParamCounts& p) {
   const bool full = r.c.method == "full";
   ParameterLayout l;
   l.trainable = r.train ? (full ? r.base_trained : lora_params(r)) : 0;
   l.frozen = r.loaded - (r.train && full ? r.base_trained : 0);
+  if (r.train && r.w.transformer) {
+    const double experts = static_cast<double>(p.experts);
+    (full ? l.trained_experts : l.frozen_experts) = experts;
+    l.ep = r.c.expert_parallel;
+  }
   l.offload_optimizer = r.c.offload != "none";
   l.offload_weights = r.c.offload == "cpu" && r.c.zero >= 3;
   const bool pure = r.c.pure_16bit || !r.mixed;
@@ -235,7 +260,32 @@ ParameterLayout parameter_layout(const Run& r) {
   l.shard_opt = r.c.zero >= 1 ? r.dp : 1;
   l.shard_grad = r.c.zero >= 2 ? r.dp : 1;
   l.shard_w = r.c.zero >= 3 ? r.dp : 1;
+  // resolve_parallel_layout checks that ep divides dp · cp.
+  const double expert_dp = static_cast<double>(r.dp) * r.c.context_parallel / l.ep;
+  l.expert_opt = r.c.zero >= 1 ? expert_dp : 1;
+  l.expert_grad = r.c.zero >= 2 ? expert_dp : 1;
+  l.expert_w = r.c.zero >= 3 ? expert_dp : 1;
   return l;
+}
+
+// The trained parameters of a term, for a reader: "P_train" (and " / dp" when ZeRO shards the
+// term), or for a mixture of experts its dense and expert shares, "(P_dense/dp + P_experts/ep/
+// edp)", edp = dp · cp / ep the experts' data-parallel GPUs.
+std::string trained_formula(const ParameterLayout& l, bool sharded) {
+  if (l.trained_experts <= 0) return "P_train";
+  return sharded ? "(P_dense/dp + P_experts/ep/edp)" : "(P_dense + P_experts/ep)";
+}
+std::string trained_values(const Run& r, const ParameterLayout& l, bool sharded,
+                           double expert_shard) {
+  if (l.trained_experts <= 0) return big(l.trainable);
+  const double dense = l.trainable - l.trained_experts;
+  if (!sharded) return fmt::format("({} + {}/{})", big(dense), big(l.trained_experts), num(l.ep));
+  return fmt::format("({}/{} + {}/{}/{})", big(dense), r.dp, big(l.trained_experts), num(l.ep),
+                     num(expert_shard));
+}
+// " / dp" after a dense model's term that ZeRO shards (a mixture's is inside trained_formula).
+std::string_view dense_shard_text(const ParameterLayout& l, bool sharded) {
+  return sharded && l.trained_experts <= 0 ? " / dp" : "";
 }
 
 // The weights (frozen in their storage format, trained at `on_gpu` bytes), and what ZeRO-3
@@ -244,25 +294,41 @@ ParameterLayout parameter_layout(const Run& r) {
 void weight_terms(const Run& r, const ParamCounts& p, const ParameterLayout& l, Terms& t,
                   Terms& host) {
   const double bits = *bits_per_weight(r.c.weights);
-  const FrozenWeights fw = frozen_weights(r, p, l.frozen);
+  // The frozen experts (LoRA on a mixture) split as the trained ones: each GPU keeps 1/ep of them,
+  // sharded by ZeRO-3 over the experts' data-parallel GPUs; they are linear layers, stored at the
+  // format's bits, so they enter frozen_weights as that many parameters of the dense shard.
+  const double frozen_local =
+      l.frozen - l.frozen_experts + l.frozen_experts / l.ep * l.shard_w / l.expert_w;
+  const FrozenWeights fw = frozen_weights(r, p, frozen_local);
   const double mp = r.mp;
   const bool frozen = l.frozen > 0, trained = l.trainable > 0;
-  const double weight_bytes = (fw.bytes + l.trainable * l.on_gpu) / mp / l.shard_w;
+  const double weight_bytes =
+      fw.bytes / mp / l.shard_w + l.trained_local(l.shard_w, l.expert_w) * l.on_gpu / mp;
+  const bool moe = l.trained_experts > 0;
   const auto weight_formula = [&] {
-    return fmt::format(
-        "({}{}) / model_parallel{}", frozen ? fw.formula : "",
-        trained ? fmt::format("{}P_train·{} B", frozen ? " + " : "", num(l.on_gpu)) : "",
-        r.c.zero >= 3 ? " / dp (ZeRO-3)" : "");
+    return fmt::format("({}{}) / model_parallel{}{}", frozen ? fw.formula : "",
+                       trained
+                           ? fmt::format("{}{}·{} B", frozen ? " + " : "",
+                                         trained_formula(l, moe && r.c.zero >= 3), num(l.on_gpu))
+                           : "",
+                       r.c.zero >= 3 && !moe ? " / dp (ZeRO-3)" : "",
+                       l.frozen_experts > 0 && l.ep > 1 ? " (the frozen experts / ep)" : "");
   };
   const auto weight_values = [&] {
     return fmt::format(
         "({}{}) / {}{}", frozen ? fw.values : "",
-        trained ? fmt::format("{}{}·{}", frozen ? " + " : "", big(l.trainable), num(l.on_gpu)) : "",
-        num(mp), r.c.zero >= 3 ? fmt::format(" / {}", r.dp) : "");
+        trained ? fmt::format("{}{}·{}", frozen ? " + " : "",
+                              trained_values(r, l, moe && r.c.zero >= 3, l.expert_w), num(l.on_gpu))
+                : "",
+        num(mp), r.c.zero >= 3 && !moe ? fmt::format(" / {}", r.dp) : "");
   };
   (l.offload_weights ? host : t).add("weights", weight_bytes, weight_formula, weight_values);
-  const double layer_bytes =
-      static_cast<double>(p.per_layer) * (r.train && r.c.method == "full" ? 2 : bits / 8);
+  // A layer's parameters on this GPU: its experts / ep.
+  const TransformerConfig* tc = r.w.transformer ? &*r.w.transformer : nullptr;
+  const double layer_experts =
+      tc ? static_cast<double>(p.experts) / tc->total_layers() * (1 - 1 / l.ep) : 0;
+  const double layer_params = static_cast<double>(p.per_layer) - layer_experts;
+  const double layer_bytes = layer_params * (r.train && r.c.method == "full" ? 2 : bits / 8);
   if (l.offload_weights) {
     // DeepSpeed ZeRO-3 with parameter offload keeps up to stage3_max_live_parameters on the GPU.
     const double live = std::min(r.loaded, mc::kZero3MaxLiveParams) * bits / 8;
@@ -278,9 +344,8 @@ void weight_terms(const Run& r, const ParamCounts& p, const ParameterLayout& l, 
                              num(mc::kGatheredLayers));
         },
         [&] {
-          return fmt::format("{} × {} × {}", num(mc::kGatheredLayers),
-                             big(static_cast<double>(p.per_layer)),
-                             num(layer_bytes / static_cast<double>(p.per_layer)));
+          return fmt::format("{} × {} × {}", num(mc::kGatheredLayers), big(layer_params),
+                             num(layer_bytes / layer_params));
         });
   }
 }
@@ -301,12 +366,16 @@ void gradient_term(const Run& r, const ParameterLayout& l, Terms& t) {
         [&] { return fmt::format("{} × {}", big(largest), num(l.on_gpu)); });
     return;
   }
+  const bool sharded = r.c.zero >= 2;
   t.add(
-      "gradients", l.trainable * l.on_gpu / mp / l.shard_grad,
-      [&] { return fmt::format("P_train × {} B{}", num(l.on_gpu), r.c.zero >= 2 ? " / dp" : ""); },
+      "gradients", l.trained_local(l.shard_grad, l.expert_grad) * l.on_gpu / mp,
       [&] {
-        return fmt::format("{} × {}{}", big(l.trainable), num(l.on_gpu),
-                           r.c.zero >= 2 ? fmt::format(" / {}", r.dp) : "");
+        return fmt::format("{} × {} B{}", trained_formula(l, sharded), num(l.on_gpu),
+                           dense_shard_text(l, sharded));
+      },
+      [&] {
+        return fmt::format("{} × {}{}", trained_values(r, l, sharded, l.expert_grad), num(l.on_gpu),
+                           sharded && l.trained_experts <= 0 ? fmt::format(" / {}", r.dp) : "");
       });
 }
 
@@ -315,20 +384,22 @@ void gradient_term(const Run& r, const ParameterLayout& l, Terms& t) {
 void optimizer_terms(const Run& r, const ParameterLayout& l, Terms& t, Terms& host) {
   const double mp = r.mp;
   const OptimizerState opt = optimizer_state(r, l.state);
-  const double opt_bytes = l.trainable * opt.bytes / mp / l.shard_opt;
+  const bool sharded = r.c.zero >= 1;
+  const double local = l.trained_local(l.shard_opt, l.expert_opt);
+  const double opt_bytes = local * opt.bytes / mp;
   const auto opt_formula = [&](std::string_view where) {
-    return fmt::format("P_train × {}{}{}", opt.formula, r.c.zero >= 1 ? " / dp" : "", where);
+    return fmt::format("{} × {}{}{}", trained_formula(l, sharded), opt.formula,
+                       dense_shard_text(l, sharded), where);
   };
   const auto opt_values = [&] {
-    return fmt::format("{} × {}{}", big(l.trainable), num(opt.bytes),
-                       r.c.zero >= 1 ? fmt::format(" / {}", r.dp) : "");
+    return fmt::format("{} × {}{}", trained_values(r, l, sharded, l.expert_opt), num(opt.bytes),
+                       sharded && l.trained_experts <= 0 ? fmt::format(" / {}", r.dp) : "");
   };
   if (l.offload_optimizer) {
     host.add(
         "optimizer", opt_bytes, [&] { return opt_formula(" (offloaded)"); }, opt_values);
     if (r.mixed && !r.c.pure_16bit) {
-      host.add("master_weights", l.trainable * 4 / mp / l.shard_opt,
-               "P_train × 4 B (fp32, offloaded)",
+      host.add("master_weights", local * 4 / mp, "P_train × 4 B (fp32, offloaded)",
                [&] { return fmt::format("{} × 4", big(l.trainable)); });
     }
     return;
@@ -345,14 +416,19 @@ void optimizer_terms(const Run& r, const ParameterLayout& l, Terms& t, Terms& ho
 // Bytes of the parameter state: weights, 16-bit copies, gradients, optimizer, per GPU; what is
 // offloaded or paged goes to `host`.
 void parameter_terms(const Run& r, const ParamCounts& p, Terms& t, Terms& host) {
-  const ParameterLayout l = parameter_layout(r);
+  const ParameterLayout l = parameter_layout(r, p);
   weight_terms(r, p, l, t, host);
   if (l.trainable <= 0) return;
   if (r.mixed && !r.c.pure_16bit && !l.offload_optimizer) {
     const double mp = r.mp;
-    t.add("half_precision_copies", l.trainable * 2 / mp / l.shard_w,
-          "P_train × 2 B (16-bit copies autocast keeps for the backward pass)",
-          [&] { return fmt::format("{} × 2", big(l.trainable)); });
+    const bool moe = l.trained_experts > 0, sharded = moe && r.c.zero >= 3;
+    t.add(
+        "half_precision_copies", l.trained_local(l.shard_w, l.expert_w) * 2 / mp,
+        [&] {
+          return fmt::format("{} × 2 B (16-bit copies autocast keeps for the backward pass)",
+                             trained_formula(l, sharded));
+        },
+        [&] { return fmt::format("{} × 2", trained_values(r, l, sharded, l.expert_w)); });
   }
   gradient_term(r, l, t);
   optimizer_terms(r, l, t, host);
@@ -1096,6 +1172,8 @@ MemoryEstimate on_gpus(const Run& run, int n) {
   many.c.gpus = n;
   if (many.train) {
     many.c.zero = 3;
+    // Expert parallelism as the run has it where it divides the GPUs, else none.
+    if (n % many.c.expert_parallel != 0) many.c.expert_parallel = 1;
     many.c.tensor_parallel = many.c.pipeline_parallel = 1;
     many.mp = 1;
     many.dp = n;
@@ -1263,6 +1341,21 @@ double capacity_gb(const Gpu& gpu) { return gpu.memory_gb * mc::kBytesPerMarkete
 
 namespace {
 
+// A mixture of experts in training: how its experts are split, so that a reader can check the
+// expert share of the terms (parameter_layout).
+void expert_note(const Run& r, std::vector<std::string>& notes) {
+  const double experts = static_cast<double>(count_params(r.w).experts);
+  if (experts <= 0) return;
+  const int e = r.w.transformer->experts(), ep = r.c.expert_parallel;
+  const double edp = static_cast<double>(r.dp) * r.c.context_parallel / ep;
+  notes.push_back(fmt::format(
+      "the experts are {} of the {} parameters (P_experts); each GPU holds {} of each MoE layer's "
+      "{} experts (ep {}), and each expert's replicas, edp = dp · cp / ep = {} GPUs, reduce its "
+      "gradients{}",
+      big(experts), big(r.loaded), e / ep, e, ep, num(edp),
+      r.c.zero >= 1 ? " and shard its state (ZeRO)" : ""));
+}
+
 // estimate_memory, its terms' formulas and values written when `explain`; the searches read
 // the numbers alone.
 Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const RunConfig& config,
@@ -1283,6 +1376,7 @@ Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const 
   }
   run.explain = explain;
   MemoryEstimate e = evaluate(run, run.capacity_gb);
+  if (explain && run.train) expert_note(run, notes);
   e.notes = std::move(notes);
   e.warnings = run_warnings(workload, run.c);
   if (!with_searches) return e;

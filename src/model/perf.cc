@@ -690,12 +690,35 @@ Result<RunFacts> run_facts(const Workload& w, const Gpu& gpu, const RunConfig& c
 
 namespace {
 
+// Parameters of a mixture's experts split by expert parallelism in a training step: each GPU
+// holds experts / ep of them (Megatron-Core MoE; DeepSpeed-MoE, Rajbhandari et al. 2022 §4), the
+// memory model's parameter_layout. 0 for a dense model and for inference.
+double expert_params(const StepContext& s) {
+  return s.train ? static_cast<double>(s.facts.params.experts) : 0;
+}
+// Of the trained parameters, the experts' (a full fine-tune's; LoRA's adapters count as dense).
+double trained_expert_params(const StepContext& s) { return s.frozen ? 0 : expert_params(s); }
+
+// Parameters of which `experts` are a mixture's experts, on one GPU: the dense ones split by
+// tp · pp and divided by `shard`, the experts' by tp · pp · ep and `expert_shard` (ZeRO over the
+// dp GPUs, and over the experts' dp · cp / ep).
+double local_params(const StepContext& s, double params, double experts, double shard,
+                    double expert_shard) {
+  return ((params - experts) / shard + experts / s.ep / expert_shard) / (s.tp * s.pp);
+}
+// ZeRO's shards of stage `stage` and above: over dp, and for the experts over dp · cp / ep.
+double zero_shard(const StepContext& s, int stage) { return s.c.zero >= stage ? s.dp : 1; }
+double expert_zero_shard(const StepContext& s, int stage) {
+  return s.c.zero >= stage ? static_cast<double>(s.dp) * s.cp / s.ep : 1;
+}
+
 // QLoRA: each 4-bit weight is dequantized to 16 bit before its matmul: packed codes read, 16-bit
 // written.
 Op dequantize_op(const StepContext& s) {
   const ParamCounts& params = s.facts.params;
   const double quantized = static_cast<double>(params.total - params.embedding - params.head);
-  Op dequantize = elementwise(quantized * (*bits_per_weight(s.c.weights) / 8 + 2) / (s.tp * s.pp));
+  Op dequantize = elementwise(local_params(s, quantized, expert_params(s), 1, 1) *
+                              (*bits_per_weight(s.c.weights) / 8 + 2));
   dequantize.kind = OpKind::kDequantize;
   dequantize.kernels = static_cast<double>(layer_linears(*s.w.transformer).size()) *
                        s.w.transformer->total_layers() / s.pp;
@@ -713,7 +736,9 @@ Op optimizer_op(const StepContext& s) {
                             : pc::kSgdBytes;
   Op optimizer;
   optimizer.kind = OpKind::kOptimizer;
-  optimizer.bytes = s.trained * per_param / (s.tp * s.pp) / (c.zero >= 1 ? s.dp : 1) / s.accum;
+  optimizer.bytes = local_params(s, s.trained, trained_expert_params(s), zero_shard(s, 1),
+                                 expert_zero_shard(s, 1)) *
+                    per_param / s.accum;
   optimizer.kernels = 4 / s.accum;
   return optimizer;
 }
@@ -891,40 +916,74 @@ Fabric group_fabric(const StepContext& s, const Fabric& node_fabric, int stride,
   return f;
 }
 
-// Bytes a data-parallel rank sends per step, ZeRO-3/FSDP: all-gather the weights as stored (16
-// bit; 4 bit under FSDP-QLoRA) for the forward and again for the backward, reduce-scatter the
-// gradients.
-double zero3_bytes(const StepContext& s, double share) {
+// Bytes a data-parallel rank sends per step, ZeRO-3/FSDP: all-gather the `stored` parameters'
+// weights as stored (16 bit; 4 bit under FSDP-QLoRA) for the forward and again for the backward,
+// reduce-scatter the `trained` ones' gradients.
+double zero3_bytes(const StepContext& s, double stored_params, double trained, double share) {
   const double weight_bytes = s.c.precision == "fp32" || s.c.precision == "tf32" ? 4 : 2;
   const double stored = s.frozen ? *bits_per_weight(s.c.weights) / 8 : weight_bytes;
-  return (2 * static_cast<double>(s.facts.params.total) * stored +
-          s.trained * weight_bytes / s.accum) *
-         share;
+  return (2 * stored_params * stored + trained * weight_bytes / s.accum) * share;
 }
 
 // Bytes a data-parallel rank sends per step, DDP and ZeRO-1/2: a ring all-reduce (or
-// reduce-scatter + all-gather) of the gradients, fp32 under AMP. With accumulation only the
-// last micro-batch's backward reduces (DDP no_sync).
-double gradient_bytes(const StepContext& s, double share) {
-  return 2 * s.trained * (s.c.pure_16bit ? 2 : 4) * share / s.accum;
+// reduce-scatter + all-gather) of the `trained` parameters' gradients, fp32 under AMP. With
+// accumulation only the last micro-batch's backward reduces (DDP no_sync).
+double gradient_bytes(const StepContext& s, double trained, double share) {
+  return 2 * trained * (s.c.pure_16bit ? 2 : 4) * share / s.accum;
 }
 
-// Exposed seconds of the data-parallel traffic of a step whose compute takes `compute_s`, over
-// the data- and context-parallel ranks that hold the same weights: ZeRO-3 prefetching overlaps
-// it with the whole step, DDP with the backward pass bucket by bucket (with micro-batches, the
-// backward of the last, as Megatron-LM and DDP's no_sync reduce); the last bucket is never
-// hidden.
-double data_parallel_s(const StepContext& s, const Fabric& f, double compute_s) {
+// The data-parallel collectives of a step: the dense parameters' over the dp · cp GPUs that
+// hold the same weights, and with expert parallelism the experts' over the dp · cp / ep GPUs
+// that hold the same experts (Megatron-Core's expert-data-parallel group, ranks tp · ep apart;
+// DeepSpeed-MoE, Rajbhandari et al. 2022 §4: expert parameters are reduced over the expert
+// data-parallel group only). Each GPU holds 1/ep of the experts, so it sends their share of the
+// bytes over its smaller ring.
+struct DataParallel {
+  double exposed_s = 0;
+  int expert_ranks = 0;  // the experts' data-parallel GPUs (0: in the dense group, ep = 1)
+  Fabric expert_fabric;
+};
+
+// Seconds of a ring over `ranks` GPUs that sends `bytes` per GPU: bandwidth, and 2 · (n − 1)
+// hops of latency (reduce-scatter and all-gather).
+double ring_s(double bytes, double ranks, const Fabric& f) {
+  return bytes / (f.busbw_gbps * 1e9) + 2.0 * (ranks - 1) * f.latency_s;
+}
+
+// Exposed seconds of the data-parallel traffic of a step whose compute takes `compute_s`, the
+// dense group on `f`: ZeRO-3 prefetching overlaps it with the whole step, DDP with the backward
+// pass bucket by bucket (with micro-batches, the backward of the last, as Megatron-LM and DDP's
+// no_sync reduce); the last bucket is never hidden.
+DataParallel data_parallel(const StepContext& s, const Fabric& node, const Fabric& f,
+                           double compute_s) {
+  DataParallel out;
   const double ranks = static_cast<double>(s.dp) * s.cp;
-  const double share = (ranks - 1.0) / ranks / (s.tp * s.pp);
   const bool zero3 = s.c.zero >= 3;
-  const double traffic = zero3 ? zero3_bytes(s, share) : gradient_bytes(s, share);
+  // With ep 1 every GPU holds every expert: one group reduces them all.
+  const double experts = s.ep > 1 ? expert_params(s) : 0;
+  const double trained_experts = s.ep > 1 ? trained_expert_params(s) : 0;
+  const auto traffic = [&](double stored, double trained, double share) {
+    return zero3 ? zero3_bytes(s, stored, trained, share) : gradient_bytes(s, trained, share);
+  };
+  const double total = static_cast<double>(s.facts.params.total);
+  double t_comm = ring_s(
+      traffic(total - experts, s.trained - trained_experts, (ranks - 1.0) / ranks / (s.tp * s.pp)),
+      ranks, f);
+  if (s.ep > 1) {
+    out.expert_ranks = s.dp * s.cp / s.ep;  // whole: resolve_parallel_layout
+    const double e = out.expert_ranks;
+    if (out.expert_ranks > 1) {
+      out.expert_fabric = group_fabric(s, node, s.tp * s.ep, out.expert_ranks);
+      t_comm += ring_s(traffic(experts, trained_experts, (e - 1.0) / e / (s.tp * s.pp * s.ep)), e,
+                       out.expert_fabric);
+    }
+  }
   // DDP hides the all-reduce behind the backward pass: 2 of a step's 3 forward-equivalents of
   // FLOPs (6N per token: 2N forward, 4N backward; Kaplan et al. 2020).
   const double hideable = zero3 ? compute_s : compute_s * 2.0 / 3.0 / s.micro_batches;
-  const double t_comm = traffic / (f.busbw_gbps * 1e9) + 2.0 * (ranks - 1) * f.latency_s;
   const double last_bucket = std::min(pc::kDdpBucketBytes / (f.busbw_gbps * 1e9), t_comm);
-  return std::max(t_comm - pc::kBackwardOverlap * hideable, last_bucket);
+  out.exposed_s = std::max(t_comm - pc::kBackwardOverlap * hideable, last_bucket);
+  return out;
 }
 
 // Megatron tensor parallelism: two all-reduces (with sequence parallelism, all-gathers and
@@ -1000,9 +1059,10 @@ struct Communication {
   std::vector<std::string> parts;  // each collective's exposed time and path (with detail)
   bool detail = true;
 
-  void add(std::string_view what, double seconds, const Fabric& f) {
+  void add(std::string_view what, double seconds, const Fabric& f, std::string_view more = "") {
     exposed_s += seconds;
-    if (detail) parts.push_back(fmt::format("{} {:.3g} s over {}", what, seconds, f.link_name));
+    if (detail)
+      parts.push_back(fmt::format("{} {:.3g} s over {}{}", what, seconds, f.link_name, more));
   }
 };
 
@@ -1014,7 +1074,17 @@ Communication communication(const StepContext& s, double compute_s) {
   out.link_name = node.link_name;
   if (s.train && s.dp * s.cp > 1) {
     const Fabric f = group_fabric(s, node, s.tp, s.cp * s.dp);
-    out.add("data parallel", data_parallel_s(s, f, compute_s), f);
+    const DataParallel d = data_parallel(s, node, f, compute_s);
+    std::string experts;
+    if (s.detail && d.expert_ranks > 1) {
+      experts = fmt::format(" (the experts' over {} GPUs{})", d.expert_ranks,
+                            d.expert_fabric.link_name == f.link_name
+                                ? std::string()
+                                : fmt::format(", {}", d.expert_fabric.link_name));
+    } else if (s.detail && d.expert_ranks == 1) {
+      experts = " (the experts': none, each on one GPU)";
+    }
+    out.add("data parallel", d.exposed_s, f, experts);
   }
   if (s.tp > 1 && s.w.transformer) {
     const Fabric f = group_fabric(s, node, 1, s.tp);
@@ -1051,11 +1121,15 @@ void append_note(Prediction& p, const std::string& note) {
 // optimizer arithmetic is not counted. Adds the term and a note to `p`; returns the seconds.
 double add_offload_traffic(const StepContext& s, Prediction& p) {
   if (!s.train || std::string_view(s.c.offload) == "none") return 0;
-  const double shard = s.c.zero >= 3 ? s.dp : 1;
-  double bytes = 2 * s.trained * 2 / (s.tp * s.pp) / shard / s.accum;
+  const double shard = zero_shard(s, 3), expert_shard = expert_zero_shard(s, 3);
+  double bytes =
+      2 * local_params(s, s.trained, trained_expert_params(s), shard, expert_shard) * 2 / s.accum;
   if (s.c.offload == "cpu" && s.c.zero >= 3) {
     const double stored = s.frozen ? *bits_per_weight(s.c.weights) / 8 : 2;
-    bytes += 2 * static_cast<double>(s.facts.params.total) * stored / (s.tp * s.pp) / shard;
+    bytes += 2 *
+             local_params(s, static_cast<double>(s.facts.params.total), expert_params(s), shard,
+                          expert_shard) *
+             stored;
   }
   const double seconds = bytes / (pcie_of(s) * 1e9 * pc::kOffloadEfficiency);
   if (!s.detail) return seconds;

@@ -173,6 +173,7 @@ ParamCounts count_params(const Workload& w) {
   c.per_layer = whole(decoder_layer);
   c.total = whole(total);
   c.active = whole(total - t.total_layers() * inactive_experts);
+  c.experts = t.experts() > 1 ? whole(t.total_layers() * t.experts() * mlp) : 0;
   return c;
 }
 

@@ -346,6 +346,105 @@ TEST(ExpertParallel, AGroupSpanningTwoNodesCrossesTheNetwork) {
       << outside.note;
 }
 
+// Mixtral 8x7B's parameters (docs/workloads.md's counting): an expert's gated MLP is
+// 3 · 4,096 · 14,336 = 176,160,768, 8 a layer in 32 layers: P_experts = 45,097,156,608; the
+// rest (attention 41,943,040 a layer, router 32,768, norms 8,192, embeddings and head 2 ·
+// 131,072,000, final norm 4,096) is P_dense = 1,605,636,096, of 46,702,792,704 in all.
+constexpr double kMixtralExperts = 45'097'156'608.0;
+constexpr double kMixtralDense = 1'605'636'096.0;
+
+MemoryEstimate mixtral_memory(int gpus, int ep, int zero, int cp = 1) {
+  RunConfig c;
+  c.gpus = gpus;
+  c.expert_parallel = ep;
+  c.zero = zero;
+  c.context_parallel = cp;
+  c.batch = 1;
+  c.seq_len = 4096;
+  auto e = estimate_memory(workload("mixtral-8x7b"), gpu("h100-sxm5-80gb"), c, false);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  return std::move(e).value();
+}
+
+TEST(ExpertParallel, EachGpuHoldsOnlyItsExpertsWeightsGradientsAndOptimizerState) {
+  // Mixed bf16 AdamW on 8 GPUs without ZeRO: 4 B weights, 2 B copies, 4 B gradients, 8 B
+  // moments, 18 B a parameter held. EP 1: every GPU holds all 46,702,792,704 parameters;
+  // EP 8: the dense 1,605,636,096 and 1 expert of 8, 5,637,144,576: 7,242,780,672.
+  const ParamCounts counts = count_params(workload("mixtral-8x7b"));
+  EXPECT_EQ(counts.experts, 45'097'156'608);
+  EXPECT_EQ(counts.total - counts.experts, 1'605'636'096);
+  EXPECT_EQ(count_params(workload("llama-2-13b")).experts, 0);
+  const MemoryEstimate ep1 = mixtral_memory(8, 1, 0);
+  const MemoryEstimate ep8 = mixtral_memory(8, 8, 0);
+  EXPECT_NEAR(memory_gb(ep1, "weights"), 186.811170816, 1e-6);
+  EXPECT_NEAR(memory_gb(ep8, "weights"), 28.971122688, 1e-6);
+  // The experts' weights fall by 8×: 180.39 GB to 22.55 GB, the dense 6.42 GB stay.
+  EXPECT_NEAR(memory_gb(ep1, "weights") - memory_gb(ep8, "weights"),
+              kMixtralExperts * 4 * (1 - 1.0 / 8) / 1e9, 1e-6);
+  EXPECT_NEAR(memory_gb(ep8, "half_precision_copies"), 14.485561344, 1e-6);
+  EXPECT_NEAR(memory_gb(ep8, "gradients"), 28.971122688, 1e-6);
+  EXPECT_NEAR(memory_gb(ep8, "optimizer"), 57.942245376, 1e-6);
+  // Per GPU, with the activations of 1 × 4,096 tokens (32 · 4,096 · 282,752 B = 37.06 GB) and
+  // logits (4,096 · 32,000 · 6 B = 0.79 GB): EP 1 (878.50 GB · 1.05 + 1.5) = 923.92 GB;
+  // EP 8 (7,242,780,672 · 18 + 37,060,870,144 + 786,432,000 B) · 1.05 + 1.5 GB = 178.13 GB.
+  EXPECT_NEAR(ep1.total_gb, 923.9224493568, 1e-6);
+  EXPECT_NEAR(ep8.total_gb, 178.128221952, 1e-6);
+}
+
+TEST(ExpertParallel, ZeroShardsTheExpertsStateOverTheirOwnReplicas) {
+  // ZeRO-1 on 8 GPUs: the dense state over dp = 8, an expert's over its edp = dp · cp / ep
+  // replicas. EP 8: each expert has one replica, so its state is whole on its GPU:
+  // (1,605,636,096 / 8 + 45,097,156,608 / 8 / 1) · 8 B = 46.70 GB, as at EP 1 (every parameter
+  // / 8): the distributed optimizer already spread the experts' state; EP saves their weights
+  // and gradients.
+  const MemoryEstimate ep1 = mixtral_memory(8, 1, 1);
+  const MemoryEstimate ep8 = mixtral_memory(8, 8, 1);
+  EXPECT_NEAR(memory_gb(ep1, "optimizer"), 46.702792704, 1e-6);
+  EXPECT_NEAR(memory_gb(ep8, "optimizer"), 46.702792704, 1e-6);
+  EXPECT_NEAR(memory_gb(ep8, "gradients"), 28.971122688, 1e-6);
+  // CP 2 × DP 4 and EP 2: edp = 4 · 2 / 2 = 4 replicas of each expert:
+  // (1,605,636,096 / 4 + 45,097,156,608 / 2 / 4) · 8 B = 6,038,553,600 · 8 B = 48.3084288 GB.
+  const MemoryEstimate cp = mixtral_memory(8, 2, 1, 2);
+  EXPECT_NEAR(memory_gb(cp, "optimizer"), (kMixtralDense / 4 + kMixtralExperts / 2 / 4) * 8 / 1e9,
+              1e-6);
+  EXPECT_NEAR(memory_gb(cp, "optimizer"), 48.3084288, 1e-6);
+}
+
+TEST(ExpertParallel, TheExpertsGradientsReduceOverTheirDataParallelGpusOnly) {
+  // 8 H100 SXM on NVSwitch (346.5 GB/s, 10 µs a hop), 1 × 512 tokens a GPU: a short step, so
+  // the all-reduce shows past the backward it overlaps (0.9 of 2/3 of the compute).
+  const double busbw = 346.5e9;
+  RunConfig c = mixtral_on_h100(8, 2);
+  c.batch = 1;
+  c.seq_len = 512;
+  const Prediction ep2 = predict_mixtral(c);
+  // EP 2: the dense gradients over the 8 GPUs, 2 · 7/8 · 1,605,636,096 · 4 B = 11.24 GB; the
+  // experts' over the edp = 4 GPUs that hold the same experts, each GPU its half of them:
+  // 2 · 3/4 · 22,548,578,304 · 4 B = 135.29 GB. 0.032577 s + 0.390512 s.
+  const double dense = 2 * 7.0 / 8 * kMixtralDense * 4 / busbw + 2 * 7 * 10e-6;
+  const double experts = 2 * 3.0 / 4 * kMixtralExperts / 2 * 4 / busbw + 2 * 3 * 10e-6;
+  EXPECT_NEAR(dense + experts, 0.423089, 1e-6);
+  // The all-to-alls: 1/2 of 512 tokens × 2 × 4,096 × 2 B, + 1 hop, 4 a layer in 32 layers.
+  const double all_to_all = 128 * (0.5 * 512 * 2 * 4096 * 2 / busbw + 10e-6);
+  EXPECT_NEAR(term(ep2, "communication") - all_to_all,
+              dense + experts - 0.9 * compute_s(ep2) * 2 / 3, 1e-9);
+  EXPECT_NE(ep2.note.find("(the experts' over 4 GPUs)"), std::string::npos) << ep2.note;
+  // EP 8: each expert on one GPU, nothing of theirs to reduce; the dense gradients alone.
+  c.expert_parallel = 8;
+  const Prediction ep8 = predict_mixtral(c);
+  const double all_to_all8 = 128 * (7.0 / 8 * 512 * 2 * 4096 * 2 / busbw + 7 * 10e-6);
+  EXPECT_NEAR(term(ep8, "communication") - all_to_all8,
+              std::max(dense - 0.9 * compute_s(ep8) * 2 / 3, 25e6 / busbw), 1e-9);
+  EXPECT_NE(ep8.note.find("(the experts': none, each on one GPU)"), std::string::npos) << ep8.note;
+  // EP 1: one all-reduce of all 46.7B parameters' gradients, 2 · 7/8 · 46,702,792,704 · 4 B.
+  c.expert_parallel = 1;
+  const Prediction ep1 = predict_mixtral(c);
+  EXPECT_NEAR(term(ep1, "communication"),
+              2 * 7.0 / 8 * (kMixtralDense + kMixtralExperts) * 4 / busbw + 2 * 7 * 10e-6 -
+                  0.9 * compute_s(ep1) * 2 / 3,
+              1e-9);
+}
+
 TEST(ExpertParallel, TrainPlanSplitsAMixturesExpertsButNotADenseModel) {
   RunConfig base;
   base.gpus = 16;
