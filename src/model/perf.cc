@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "model/components.h"
+#include "model/gemm_waves.h"
 #include "model/inference_perf.h"
 #include "model/links.h"
 #include "model/memory_numbers.h"
@@ -40,8 +41,11 @@ struct Op {
   // and the pipeline's fill by its inner dimension.
   double tiles = 0;
   double k_efficiency = 1;
-  double count = 1;    // identical kernels (LSTM time steps, MoE experts)
+  double count = 1;    // identical kernels (LSTM time steps, MoE layers)
   double kernels = 1;  // launches per instance
+  // GEMMs of equal shape run as one grouped GEMM (a GPU's local experts): `flops`, `bytes`,
+  // `output_bytes` and `tiles` are the group's sums, each GEMM's operands spill from L2 alone.
+  double group = 1;
   // A GEMM whose traffic depends on the GPU's L2 (gemm_bytes): `bytes` holds its operands'
   // bytes and `output_bytes` its output's, and time_ops adds the re-reads on each GPU.
   bool l2_traffic = false;
@@ -81,9 +85,7 @@ Rates rates_for(const Gpu& g, std::string_view precision) {
 // Wave quantization: a GEMM's tiles run in waves of one tile per SM; the last wave may leave
 // SMs idle. A short inner dimension cannot fill the pipeline.
 double gemm_shape_efficiency(const Op& op, double sms) {
-  const double waves = std::ceil(op.tiles / sms);
-  const double wave_eff = op.tiles / (waves * sms);
-  return std::max(1e-3, wave_eff * op.k_efficiency);
+  return std::max(1e-3, gemm_waves(op.tiles, sms).efficiency * op.k_efficiency);
 }
 
 // GEMM traffic: each operand once while they fit in L2, up to twice when they do not (tiles of
@@ -95,20 +97,23 @@ double gemm_bytes(double operands, double output, double l2_bytes) {
 
 // The bytes an operator moves on a GPU of `l2_bytes` of L2.
 double op_bytes(const Op& op, double l2_bytes) {
-  return op.l2_traffic ? gemm_bytes(op.bytes, op.output_bytes, l2_bytes) : op.bytes;
+  if (!op.l2_traffic) return op.bytes;
+  return op.group * gemm_bytes(op.bytes / op.group, op.output_bytes / op.group, l2_bytes);
 }
 
-// A GEMM of m×k by k×n; its traffic is left to op_bytes, on the GPU that runs it.
-Op gemm(double m, double n, double k, double beta, double count = 1) {
+// A GEMM of m×k by k×n, or a grouped GEMM of `group` of them in one kernel; its traffic is left
+// to op_bytes, on the GPU that runs it.
+Op gemm(double m, double n, double k, double beta, double count = 1, double group = 1) {
   Op op;
   op.kind = OpKind::kGemm;
-  op.tiles = std::ceil(m / pc::kTile) * std::ceil(n / pc::kTile);
+  op.tiles = group * std::ceil(m / pc::kTile) * std::ceil(n / pc::kTile);
   op.k_efficiency = std::min(1.0, k / pc::kFullK);
-  op.flops = 2 * m * n * k;
-  op.bytes = (m * k + k * n) * beta;
-  op.output_bytes = m * n * beta;
+  op.flops = group * 2 * m * n * k;
+  op.bytes = group * (m * k + k * n) * beta;
+  op.output_bytes = group * m * n * beta;
   op.l2_traffic = true;
   op.count = count;
+  op.group = group;
   return op;
 }
 
@@ -134,7 +139,9 @@ struct Step {
 // experts / ep experts on each GPU, each fed the tokens of all ep GPUs of its group (the
 // all-to-all of expert_parallel_s): ep times the rows, 1/ep of the experts, so a GPU's expert
 // FLOPs are those of ep = 1 in fewer, taller GEMMs (DeepSpeed-MoE, Rajbhandari et al. 2022 §4;
-// Megatron-Core MoE).
+// Megatron-Core MoE). A GPU's local experts run as one grouped GEMM per projection, one kernel
+// whose waves hold all of their tiles together, as Megatron-Core's --moe-grouped-gemm (CUTLASS
+// grouped GEMM, the default of its MoE recipes) runs them; the same FLOPs.
 void transformer_ops(const TransformerConfig& t, double tokens, double seq, double beta, bool flash,
                      int tp, bool sp, int ep, std::vector<Op>& ops) {
   const double d = t.hidden_size, f = t.ffn_size;
@@ -150,7 +157,7 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
     ops.push_back(
         gemm(rows, static_cast<double>(lin.out) / (lin.name == "down" || lin.name == "o" ? 1 : tp),
              static_cast<double>(lin.in) / (lin.name == "down" || lin.name == "o" ? tp : 1), beta,
-             layers * experts / group));
+             layers, experts / group));
   }
   // Attention: scores and context, 4·s·q FLOPs per token (halved by causal masking).
   Op attention;

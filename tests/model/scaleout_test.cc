@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/gemm_waves.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
 #include "rigplan/train_plan.h"
@@ -443,6 +444,35 @@ TEST(ExpertParallel, TheExpertsGradientsReduceOverTheirDataParallelGpusOnly) {
               2 * 7.0 / 8 * (kMixtralDense + kMixtralExperts) * 4 / busbw + 2 * 7 * 10e-6 -
                   0.9 * compute_s(ep1) * 2 / 3,
               1e-9);
+}
+
+TEST(ExpertParallel, ALocalExpertsGemmsRunAsOneGroupedGemmWhoseWavesHoldAllTheirTiles) {
+  // Mixtral at TP 4, micro-batch 2 of 4,096 tokens: each expert's gate and up projections take
+  // 8,192 · 2 / 8 = 2,048 rows × 14,336 / 4 = 3,584 columns, 16 × 28 = 448 tiles of 128 × 128.
+  // Alone on an H100's 132 SMs: 4 waves (3.39), 448 / 528 = 84.8% filled; at EP 2 an expert has
+  // 4,096 rows, 896 tiles in 7 waves, 97.0%. Grouped as Megatron-Core's --moe-grouped-gemm runs
+  // a GPU's experts: 8 × 448 = 4 × 896 = 3,584 tiles in 28 waves (27.15) at either ep, 97.0%.
+  EXPECT_EQ(gemm_waves(448, 132).waves, 4);
+  EXPECT_NEAR(gemm_waves(448, 132).efficiency, 448.0 / 528, 1e-12);
+  EXPECT_EQ(gemm_waves(896, 132).waves, 7);
+  EXPECT_EQ(gemm_waves(8 * 448, 132).waves, 28);
+  EXPECT_NEAR(gemm_waves(8 * 448, 132).efficiency, 3584.0 / 3696, 1e-12);
+  EXPECT_NEAR(3584.0 / 3696, 0.969697, 1e-6);
+  // So the step's GEMMs take the same time at EP 1 and EP 2 (the same FLOPs in the same tiles,
+  // compute-bound): ep no longer wins by filling the last wave.
+  RunConfig c;
+  c.gpus = 16;
+  c.tensor_parallel = 4;
+  c.sequence_parallel = true;
+  c.micro_batch = 2;
+  c.global_batch = 64;
+  c.seq_len = 4096;
+  c.zero = 3;
+  const Prediction ep1 = predict_mixtral(c);
+  c.expert_parallel = 2;
+  const Prediction ep2 = predict_mixtral(c);
+  EXPECT_GT(term(ep1, "gemm"), 0);
+  EXPECT_NEAR(term(ep2, "gemm"), term(ep1, "gemm"), 1e-9);
 }
 
 TEST(ExpertParallel, TrainPlanSplitsAMixturesExpertsButNotADenseModel) {
