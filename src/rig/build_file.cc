@@ -107,7 +107,10 @@ void resolve_parts(const BuildRecord& r, const toml::table& table, const Catalog
       if (const Psu* p = resolved(ctx, "psus", catalog.find_psu(id))) b.psus.push_back(p);
     }
   }
-  if (r.psus.empty() && table.get("psus")) ctx.error("psus", "name at least one PSU");
+  // A list already reported (not a list, or not of strings) is not also empty.
+  if (r.psus.empty() && table.get("psus") && ctx.read_well({"psus"})) {
+    ctx.error("psus", "name at least one PSU");
+  }
   if (!r.region.empty()) {
     auto region = catalog.find_region(r.region);
     if (!region) {

@@ -196,6 +196,20 @@ TEST(BuildFile, TyposAndUnknownPartsAreReportedWithPositions) {
   EXPECT_NE(m.find("field 'chassis'"), std::string::npos) << m;
 }
 
+// A PSU list that fails its own check (one id, not a list of them) is reported once, by its
+// field; it is not also "name at least one PSU", which it did name (EntryContext::read_well).
+TEST(BuildFile, APsuListOfTheWrongTypeIsReportedOnce) {
+  CatalogFile file = read("4x-rtx3090-1600w.toml");
+  const std::string list = "psus = [\"evga-supernova-1600-t2\"]";
+  ASSERT_NE(file.text.find(list), std::string::npos);
+  file.text.replace(file.text.find(list), list.size(), "psus = \"evga-supernova-1600-t2\"");
+  auto build = parse_build(file, default_catalog());
+  ASSERT_FALSE(build.ok());
+  EXPECT_EQ(build.status().message(),
+            "4x-rtx3090-1600w.toml:10:8: build '4x RTX 3090 on 1600 W': field 'psus': expected "
+            "an array of strings, got a string\n1 problem in 1 file");
+}
+
 // build propose for 1, 2, 4 and 8 GPUs yields parts lists that pass every check, in line with
 // d2l's guidance for each size.
 TEST(BuildPropose, OneTwoFourAndEightGpusPass) {
