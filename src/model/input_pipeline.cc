@@ -49,10 +49,12 @@ const std::vector<FieldSpec<Loader>>& loader_fields() {
   return kFields;
 }
 
-// A GPU-decode loader has its GPU's ceiling; a CPU loader has none.
-void check_loader(const EntryContext& ctx, const Loader& l,
-                  const std::vector<PipelineInput>& inputs) {
-  check_reference(l.input, "input", "input", inputs, ctx);
+// A GPU-decode loader has its GPU's ceiling; a CPU loader has none. Checked as the loader is
+// decoded, with the context that recorded its fields (EntryContext::read_well keys them by their
+// table, which is moved afterwards), and only when both read well: a ceiling already reported
+// (out of range, or written as text) is not also "required".
+void check_decode(const EntryContext& ctx, const Loader& l) {
+  if (!ctx.read_well({"decode", "gpu_images_per_s"})) return;
   if (l.decode == "gpu" && l.gpu_images_per_s <= 0) {
     ctx.error("gpu_images_per_s", "is required where decode = \"gpu\"");
   }
@@ -130,13 +132,15 @@ Result<InputPipelines> load_input_pipelines(const std::vector<CatalogFile>& file
           input_raws.push_back(std::move(raw));
         } else {
           out.loaders.push_back(decode_sourced_entry(ctx, loader_fields()));
+          check_decode(ctx, out.loaders.back());
           loader_raws.push_back(std::move(raw));
         }
       }
     }
   }
   for (size_t i = 0; i < out.loaders.size(); ++i) {
-    check_loader(EntryContext("loader", loader_raws[i], problems), out.loaders[i], out.inputs);
+    check_reference(out.loaders[i].input, "input", "input", out.inputs,
+                    EntryContext("loader", loader_raws[i], problems));
   }
   check_unique_ids(out.inputs, input_raws, "input", problems);
   check_unique_ids(out.loaders, loader_raws, "loader", problems);

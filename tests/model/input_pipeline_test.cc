@@ -193,6 +193,35 @@ TEST(InputPipeline, BrokenFilesAreReportedWithPositions) {
   EXPECT_NE(m.find("3 problems in 1 file"), std::string::npos) << m;
 }
 
+// A GPU ceiling that fails its own check (out of range, or written as text) is reported once, by
+// its field; it is not also "required where decode = \"gpu\"", which the user did give
+// (EntryContext::read_well).
+TEST(InputPipeline, AFailedGpuCeilingIsReportedOnce) {
+  const auto file = [](const std::string& ceiling) {
+    return CatalogFile{
+        "p.toml",
+        "[[input]]\nid = \"imagenet-jpeg\"\nname = \"x\"\nreference_workload = \"resnet50\"\n"
+        "as_of = 2021-01-01\nsource = \"s\"\nconfidence = \"recall\"\n"
+        "[[loader]]\nid = \"fast\"\nname = \"f\"\ninput = \"imagenet-jpeg\"\ndecode = \"gpu\"\n"
+        "images_per_s_per_core = 100\nreference_clock_ghz = 4.0\ngpu_images_per_s = " +
+            ceiling + "\nas_of = 2021-01-01\nsource = \"s\"\nconfidence = \"recall\"\n"};
+  };
+  auto negative = load_input_pipelines({file("-5000")});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.status().message(),
+            "p.toml:15:20: loader 'fast': field 'gpu_images_per_s': -5000 is out of range; "
+            "expected > 0 and <= 10000000\n1 problem in 1 file");
+  auto text = load_input_pipelines({file("\"5000\"")});
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().message(),
+            "p.toml:15:20: loader 'fast': field 'gpu_images_per_s': expected a number, got a "
+            "string\n1 problem in 1 file");
+  // Read well, the same ceiling is what a GPU decoder needs (BrokenFilesAreReportedWithPositions:
+  // still required when absent).
+  auto given = load_input_pipelines({file("5000")});
+  ASSERT_TRUE(given.ok()) << given.status().message();
+}
+
 // build check's cpu-cores rule feeds the build's GPUs at their resnet50 speed: one RTX 4090
 // on a 16-core Ryzen 9 7950X (5.7 GHz: 150 x 5.7 / 3.6 = 237.5 images/s a core with Pillow).
 TEST(InputPipeline, BuildCheckSizesTheCoresForTheReferenceWorkload) {
