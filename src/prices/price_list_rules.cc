@@ -184,7 +184,10 @@ Result<PriceListRules> load_price_list_rules(const std::vector<CatalogFile>& fil
         [&](InstanceRule& r, const EntryContext& ctx) {
           check_reference(r.gpu_link, "gpu_link", "interconnect", catalog.interconnects, ctx);
           check_reference(r.fabric, "fabric", "interconnect", catalog.interconnects, ctx);
-          if (r.fabric.empty() != !r.fabric_gbit_per_gpu) {
+          // A fabric or line rate already reported (a rate written as text is not stored) is
+          // not read again (EntryContext::read_well).
+          if (ctx.read_well({"fabric", "fabric_gbit_per_gpu"}) &&
+              r.fabric.empty() != !r.fabric_gbit_per_gpu) {
             ctx.error("fabric", "'fabric' and 'fabric_gbit_per_gpu' go together");
           }
           r.instance_re = compile(r.instance, ctx);

@@ -402,6 +402,26 @@ TEST(OffersImport, ARulesFileIsCheckedAndItsPatternsRunInPolynomialTime) {
   }
 }
 
+// An [[instance]] rule's line rate written as text is reported once, by its field; it is not
+// also "'fabric' and 'fabric_gbit_per_gpu' go together", which the user did write together
+// (EntryContext::read_well).
+TEST(OffersImport, ARulesFieldThatFailsIsReportedOnce) {
+  const auto rules = [](const std::string& rate) {
+    return CatalogFile{"rules.toml",
+                       "[[instance]]\nprovider = \"x\"\ninstance = \"^a$\"\n"
+                       "fabric = \"aws-efa-p4d.24xlarge\"\nfabric_gbit_per_gpu = " +
+                           rate + "\nsource = \"a test\"\nconfidence = \"recall\"\n"};
+  };
+  OfferImportOptions csv{.format = "csv", .provider_kind = "gpu-cloud"};
+  const auto list = text_file("q.csv", "provider,instance,gpu,count,price\nx,a,RTX 4090,1,1.5\n");
+  csv.rules = {rules("\"50\"")};
+  EXPECT_EQ(import_error({list}, csv),
+            "rules.toml:5:23: instance: field 'fabric_gbit_per_gpu': expected a number, got a "
+            "string\n1 problem in 1 file");
+  csv.rules = {rules("50")};
+  EXPECT_TRUE(import_offers({list}, csv, catalog()).ok());
+}
+
 TEST(OffersImport, KeepsTheCatalogsNewerPrice) {
   // offers.toml prices lambda-gpu-1x-h100-sxm5 on 2026-05-07; a 2025 list does not replace it.
   const std::string text =
