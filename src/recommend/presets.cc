@@ -139,15 +139,20 @@ void apply_task_recipe(const toml::table& table, const EntryContext& ctx, TaskRe
   task.run = std::move(run).value();
 }
 
-// One job size; a serving job's targets only with its rate, its one task served.
-void check_job(const EntryContext& ctx, const PresetRecord& r, const Preset& p) {
-  if (p.hours_per_month.has_value() + p.work.has_value() + p.serving.has_value() != 1) {
+// One job size; a serving job's targets only with its rate, its one task served. Each rule runs
+// only when the fields it reads read well (EntryContext::read_well; `modes_read`: every task's
+// mode): a size written as text is not stored, and is reported once, by its field.
+void check_job(const EntryContext& ctx, const PresetRecord& r, const Preset& p, bool modes_read) {
+  if (ctx.read_well({"hours_per_month", "work", "serve_rate"}) &&
+      p.hours_per_month.has_value() + p.work.has_value() + p.serving.has_value() != 1) {
     ctx.error("", "a preset needs one of 'hours_per_month', 'work' or 'serve_rate'");
   }
-  if (!r.serve_rate && (r.max_ttft_ms || r.max_tpot_ms || r.serve_hours)) {
+  if (ctx.read_well({"serve_rate", "max_ttft_ms", "max_tpot_ms", "serve_hours"}) && !r.serve_rate &&
+      (r.max_ttft_ms || r.max_tpot_ms || r.serve_hours)) {
     ctx.error("serve_rate", "'max_ttft_ms', 'max_tpot_ms' and 'serve_hours' need 'serve_rate'");
   }
-  if (p.serving && (p.tasks.size() != 1 || p.tasks[0].run.mode != "serve")) {
+  if (p.serving && modes_read && ctx.read_well({"serve_rate"}) &&
+      (p.tasks.size() != 1 || p.tasks[0].run.mode != "serve")) {
     ctx.error("serve_rate", "a serving preset has one task, with mode = \"serve\"");
   }
 }
@@ -176,6 +181,7 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
         decode_fields(ctx, raw.table, preset_fields(), record, also);
         Preset preset = assemble(record);
         const auto* tasks = raw.table.get_as<toml::array>("task");
+        bool modes_read = true;
         if (!tasks || !tasks->is_array_of_tables() || tasks->empty()) {
           ctx.error("", "a preset needs at least one [[preset.task]]");
         } else {
@@ -189,13 +195,18 @@ Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) 
             for (auto&& [k, v] : table) present.push_back(k.str());
             decode_fields(sub, table, task_fields(), task, keys_of(run_config_fields()));
             decode_fields(sub, table, run_config_fields(), task.run, present);
-            if (!task.recipe.empty()) apply_task_recipe(table, sub, task);
+            modes_read = modes_read && sub.read_well({"mode"});
+            // A recipe is chosen by its tool and the task's method: not by a method already
+            // reported.
+            if (!task.recipe.empty() && sub.read_well({"recipe", "method"})) {
+              apply_task_recipe(table, sub, task);
+            }
             preset.tasks.push_back({task.workload, task.run, task.share, task.resolution});
           }
         }
-        check_job(ctx, record, preset);
+        check_job(ctx, record, preset, modes_read);
         for (const auto& p : out) {
-          if (p.id == preset.id) ctx.error("id", "duplicate preset id");
+          if (ctx.read_well({"id"}) && p.id == preset.id) ctx.error("id", "duplicate preset id");
         }
         out.push_back(std::move(preset));
       }
