@@ -121,7 +121,7 @@ void decode_recipe(RawEntry raw, Problems& problems, std::vector<Recipe>& out) {
   recipe.provenance.line = static_cast<int>(raw.table.source().begin.line);
   if (recipe.keys.empty()) ctx.error("", "a recipe sets at least one run setting");
   for (const auto& r : out) {
-    if (r.id == recipe.id) ctx.error("id", "duplicate recipe id");
+    if (ctx.read_well({"id"}) && r.id == recipe.id) ctx.error("id", "duplicate recipe id");
   }
   out.push_back(std::move(recipe));
 }

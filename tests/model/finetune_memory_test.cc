@@ -244,4 +244,19 @@ TEST(Recipes, BadNamesAndDeviceCountsAreExplained) {
 }
 
 }  // namespace
+// A recipe id that fails its own check (an integer) is not stored; two of them were also
+// "duplicate recipe id", an id neither recipe has (EntryContext::read_well).
+TEST(Recipes, IdsThatFailAreReportedOnceNotAsDuplicates) {
+  const std::string body =
+      "tool = \"unsloth\"\nname = \"n\"\ndevices = \"single\"\nconfig_file = \"c\"\n"
+      "as_of = \"2025-01\"\nbatch = 2\nsource = \"a test\"\nconfidence = \"recall\"\n";
+  auto loaded =
+      load_recipes({{"r.toml", "[[recipe]]\nid = 1\n" + body + "[[recipe]]\nid = 2\n" + body}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "r.toml:2:6: recipe: field 'id': expected a string, got an integer\n"
+            "r.toml:12:6: recipe: field 'id': expected a string, got an integer\n"
+            "2 problems in 1 file");
+}
+
 }  // namespace rigplan
