@@ -232,7 +232,11 @@ struct ParameterLayout {
   double on_gpu = 4;  // bytes of a working weight or gradient on the GPU
   bool offload_optimizer = false;
   bool offload_weights = false;
-  double shard_opt = 1, shard_grad = 1, shard_w = 1;  // ZeRO-1, -2 and -3 divide by dp
+  // The GPUs that hold the same dense weights, over which ZeRO shards their state: dp · cp
+  // (weight_replicas), named "dp" in the formulas, "(dp·cp)" with context parallelism.
+  int replicas = 1;
+  std::string_view replicas_name = "dp";
+  double shard_opt = 1, shard_grad = 1, shard_w = 1;  // ZeRO-1, -2 and -3 divide by replicas
   // The same for the experts' parameters: ZeRO divides by dp · cp / ep.
   double expert_opt = 1, expert_grad = 1, expert_w = 1;
 
@@ -242,6 +246,14 @@ struct ParameterLayout {
     return (trainable - trained_experts) / shard + trained_experts / ep / expert_shard;
   }
 };
+// The GPUs that hold the same weights: the data-parallel ones times the context-parallel ones,
+// which split the sequence and keep whole replicas. Megatron-Core reduces the gradients and
+// shards its distributed optimizer over the data-parallel group "with context parallel"
+// (parallel_state.get_data_parallel_group(with_context_parallel=True)), and torchtitan's FSDP
+// shards over its dp_shard × cp mesh; the data-parallel traffic (perf.cc data_parallel_s) runs
+// over the same dp · cp GPUs.
+int weight_replicas(const Run& r) { return r.dp * r.c.context_parallel; }
+
 ParameterLayout parameter_layout(const Run& r, const ParamCounts& p) {
   const bool full = r.c.method == "full";
   ParameterLayout l;
@@ -257,11 +269,13 @@ ParameterLayout parameter_layout(const Run& r, const ParamCounts& p) {
   const bool pure = r.c.pure_16bit || !r.mixed;
   l.state = pure && r.act_bytes == 2 ? 2 : 4;
   l.on_gpu = l.offload_optimizer && r.mixed ? 2 : l.state;
-  l.shard_opt = r.c.zero >= 1 ? r.dp : 1;
-  l.shard_grad = r.c.zero >= 2 ? r.dp : 1;
-  l.shard_w = r.c.zero >= 3 ? r.dp : 1;
+  l.replicas = weight_replicas(r);
+  l.replicas_name = r.c.context_parallel > 1 ? "(dp·cp)" : "dp";
+  l.shard_opt = r.c.zero >= 1 ? l.replicas : 1;
+  l.shard_grad = r.c.zero >= 2 ? l.replicas : 1;
+  l.shard_w = r.c.zero >= 3 ? l.replicas : 1;
   // resolve_parallel_layout checks that ep divides dp · cp.
-  const double expert_dp = static_cast<double>(r.dp) * r.c.context_parallel / l.ep;
+  const double expert_dp = l.replicas / l.ep;
   l.expert_opt = r.c.zero >= 1 ? expert_dp : 1;
   l.expert_grad = r.c.zero >= 2 ? expert_dp : 1;
   l.expert_w = r.c.zero >= 3 ? expert_dp : 1;
@@ -270,22 +284,27 @@ ParameterLayout parameter_layout(const Run& r, const ParamCounts& p) {
 
 // The trained parameters of a term, for a reader: "P_train" (and " / dp" when ZeRO shards the
 // term), or for a mixture of experts its dense and expert shares, "(P_dense/dp + P_experts/ep/
-// edp)", edp = dp · cp / ep the experts' data-parallel GPUs.
+// edp)", edp = dp · cp / ep the experts' data-parallel GPUs; dp reads (dp·cp) with context
+// parallelism.
 std::string trained_formula(const ParameterLayout& l, bool sharded) {
   if (l.trained_experts <= 0) return "P_train";
-  return sharded ? "(P_dense/dp + P_experts/ep/edp)" : "(P_dense + P_experts/ep)";
+  return sharded ? fmt::format("(P_dense/{} + P_experts/ep/edp)", l.replicas_name)
+                 : "(P_dense + P_experts/ep)";
 }
-std::string trained_values(const Run& r, const ParameterLayout& l, bool sharded,
-                           double expert_shard) {
+std::string trained_values(const ParameterLayout& l, bool sharded, double expert_shard) {
   if (l.trained_experts <= 0) return big(l.trainable);
   const double dense = l.trainable - l.trained_experts;
   if (!sharded) return fmt::format("({} + {}/{})", big(dense), big(l.trained_experts), num(l.ep));
-  return fmt::format("({}/{} + {}/{}/{})", big(dense), r.dp, big(l.trained_experts), num(l.ep),
-                     num(expert_shard));
+  return fmt::format("({}/{} + {}/{}/{})", big(dense), l.replicas, big(l.trained_experts),
+                     num(l.ep), num(expert_shard));
 }
-// " / dp" after a dense model's term that ZeRO shards (a mixture's is inside trained_formula).
-std::string_view dense_shard_text(const ParameterLayout& l, bool sharded) {
-  return sharded && l.trained_experts <= 0 ? " / dp" : "";
+// " / dp" after a dense model's term that ZeRO shards (a mixture's is inside trained_formula),
+// and its value.
+std::string dense_shard_text(const ParameterLayout& l, bool sharded) {
+  return sharded && l.trained_experts <= 0 ? fmt::format(" / {}", l.replicas_name) : "";
+}
+std::string dense_shard_value(const ParameterLayout& l, bool sharded) {
+  return sharded && l.trained_experts <= 0 ? fmt::format(" / {}", l.replicas) : "";
 }
 
 // The weights (frozen in their storage format, trained at `on_gpu` bytes), and what ZeRO-3
@@ -306,21 +325,21 @@ void weight_terms(const Run& r, const ParamCounts& p, const ParameterLayout& l, 
       fw.bytes / mp / l.shard_w + l.trained_local(l.shard_w, l.expert_w) * l.on_gpu / mp;
   const bool moe = l.trained_experts > 0;
   const auto weight_formula = [&] {
-    return fmt::format("({}{}) / model_parallel{}{}", frozen ? fw.formula : "",
-                       trained
-                           ? fmt::format("{}{}·{} B", frozen ? " + " : "",
-                                         trained_formula(l, moe && r.c.zero >= 3), num(l.on_gpu))
-                           : "",
-                       r.c.zero >= 3 && !moe ? " / dp (ZeRO-3)" : "",
-                       l.frozen_experts > 0 && l.ep > 1 ? " (the frozen experts / ep)" : "");
+    return fmt::format(
+        "({}{}) / model_parallel{}{}", frozen ? fw.formula : "",
+        trained ? fmt::format("{}{}·{} B", frozen ? " + " : "",
+                              trained_formula(l, moe && r.c.zero >= 3), num(l.on_gpu))
+                : "",
+        r.c.zero >= 3 && !moe ? fmt::format(" / {} (ZeRO-3)", l.replicas_name) : std::string(),
+        l.frozen_experts > 0 && l.ep > 1 ? " (the frozen experts / ep)" : "");
   };
   const auto weight_values = [&] {
     return fmt::format(
         "({}{}) / {}{}", frozen ? fw.values : "",
         trained ? fmt::format("{}{}·{}", frozen ? " + " : "",
-                              trained_values(r, l, moe && r.c.zero >= 3, l.expert_w), num(l.on_gpu))
+                              trained_values(l, moe && r.c.zero >= 3, l.expert_w), num(l.on_gpu))
                 : "",
-        num(mp), r.c.zero >= 3 && !moe ? fmt::format(" / {}", r.dp) : "");
+        num(mp), dense_shard_value(l, r.c.zero >= 3));
   };
   (l.offload_weights ? host : t).add("weights", weight_bytes, weight_formula, weight_values);
   // A layer's parameters on this GPU: its experts / ep.
@@ -334,7 +353,7 @@ void weight_terms(const Run& r, const ParamCounts& p, const ParameterLayout& l, 
     const double live = std::min(r.loaded, mc::kZero3MaxLiveParams) * bits / 8;
     t.add("live_parameters", live, "min(P, 1e9 live parameters) × bytes (DeepSpeed ZeRO-3 default)",
           [&] { return fmt::format("min({}, 1e9) × {}", big(r.loaded), num(bits / 8)); });
-  } else if (r.c.zero >= 3 && r.dp > 1 && r.w.transformer) {
+  } else if (r.c.zero >= 3 && l.replicas > 1 && r.w.transformer) {
     // FSDP / ZeRO-3 gather one layer's full weights (and prefetch the next) to compute, in the
     // format they are stored in: 16 bit, or 4 bit under FSDP-QLoRA.
     t.add(
@@ -374,8 +393,8 @@ void gradient_term(const Run& r, const ParameterLayout& l, Terms& t) {
                            dense_shard_text(l, sharded));
       },
       [&] {
-        return fmt::format("{} × {}{}", trained_values(r, l, sharded, l.expert_grad), num(l.on_gpu),
-                           sharded && l.trained_experts <= 0 ? fmt::format(" / {}", r.dp) : "");
+        return fmt::format("{} × {}{}", trained_values(l, sharded, l.expert_grad), num(l.on_gpu),
+                           dense_shard_value(l, sharded));
       });
 }
 
@@ -392,8 +411,8 @@ void optimizer_terms(const Run& r, const ParameterLayout& l, Terms& t, Terms& ho
                        dense_shard_text(l, sharded), where);
   };
   const auto opt_values = [&] {
-    return fmt::format("{} × {}{}", trained_values(r, l, sharded, l.expert_opt), num(opt.bytes),
-                       sharded && l.trained_experts <= 0 ? fmt::format(" / {}", r.dp) : "");
+    return fmt::format("{} × {}{}", trained_values(l, sharded, l.expert_opt), num(opt.bytes),
+                       dense_shard_value(l, sharded));
   };
   if (l.offload_optimizer) {
     host.add(
@@ -428,7 +447,7 @@ void parameter_terms(const Run& r, const ParamCounts& p, Terms& t, Terms& host) 
           return fmt::format("{} × 2 B (16-bit copies autocast keeps for the backward pass)",
                              trained_formula(l, sharded));
         },
-        [&] { return fmt::format("{} × 2", trained_values(r, l, sharded, l.expert_w)); });
+        [&] { return fmt::format("{} × 2", trained_values(l, sharded, l.expert_w)); });
   }
   gradient_term(r, l, t);
   optimizer_terms(r, l, t, host);
@@ -997,7 +1016,7 @@ MemoryEstimate evaluate(const Run& r, double capacity_gb) {
   MemoryEstimate e;
   e.config = r.c;
   e.trainable_params = r.train ? (r.c.method == "full" ? r.base_trained : lora_params(r)) : 0;
-  if (r.c.full_state_load && r.c.zero >= 3 && r.dp > 1) {
+  if (r.c.full_state_load && r.c.zero >= 3 && weight_replicas(r) > 1) {
     // A full state dict loaded into the sharded model (PyTorch FSDP FULL_STATE_DICT, as LitGPT's
     // 2024 scripts load their checkpoints): the measured LitGPT FSDP peaks are the step plus the
     // unsharded 16-bit weights on every GPU, at 2 and at 4 GPUs alike (docs/memory.md).
@@ -1347,7 +1366,7 @@ void expert_note(const Run& r, std::vector<std::string>& notes) {
   const double experts = static_cast<double>(count_params(r.w).experts);
   if (experts <= 0) return;
   const int e = r.w.transformer->experts(), ep = r.c.expert_parallel;
-  const double edp = static_cast<double>(r.dp) * r.c.context_parallel / ep;
+  const double edp = static_cast<double>(weight_replicas(r)) / ep;
   notes.push_back(fmt::format(
       "the experts are {} of the {} parameters (P_experts); each GPU holds {} of each MoE layer's "
       "{} experts (ep {}), and each expert's replicas, edp = dp · cp / ep = {} GPUs, reduce its "

@@ -708,13 +708,16 @@ double trained_expert_params(const StepContext& s) { return s.frozen ? 0 : exper
 
 // Parameters of which `experts` are a mixture's experts, on one GPU: the dense ones split by
 // tp · pp and divided by `shard`, the experts' by tp · pp · ep and `expert_shard` (ZeRO over the
-// dp GPUs, and over the experts' dp · cp / ep).
+// dp · cp GPUs, and over the experts' dp · cp / ep).
 double local_params(const StepContext& s, double params, double experts, double shard,
                     double expert_shard) {
   return ((params - experts) / shard + experts / s.ep / expert_shard) / (s.tp * s.pp);
 }
-// ZeRO's shards of stage `stage` and above: over dp, and for the experts over dp · cp / ep.
-double zero_shard(const StepContext& s, int stage) { return s.c.zero >= stage ? s.dp : 1; }
+// ZeRO's shards of stage `stage` and above: over the dp · cp GPUs that hold the same weights (as
+// memory.cc weight_replicas), and for the experts over dp · cp / ep.
+double zero_shard(const StepContext& s, int stage) {
+  return s.c.zero >= stage ? static_cast<double>(s.dp) * s.cp : 1;
+}
 double expert_zero_shard(const StepContext& s, int stage) {
   return s.c.zero >= stage ? static_cast<double>(s.dp) * s.cp / s.ep : 1;
 }

@@ -403,12 +403,50 @@ TEST(ExpertParallel, ZeroShardsTheExpertsStateOverTheirOwnReplicas) {
   EXPECT_NEAR(memory_gb(ep1, "optimizer"), 46.702792704, 1e-6);
   EXPECT_NEAR(memory_gb(ep8, "optimizer"), 46.702792704, 1e-6);
   EXPECT_NEAR(memory_gb(ep8, "gradients"), 28.971122688, 1e-6);
-  // CP 2 × DP 4 and EP 2: edp = 4 · 2 / 2 = 4 replicas of each expert:
-  // (1,605,636,096 / 4 + 45,097,156,608 / 2 / 4) · 8 B = 6,038,553,600 · 8 B = 48.3084288 GB.
+  // CP 2 × DP 4 and EP 2: the dense state over dp · cp = 8 GPUs, edp = 4 · 2 / 2 = 4 replicas of
+  // each expert: (1,605,636,096 / 8 + 45,097,156,608 / 2 / 4) · 8 B = 5,837,849,088 · 8 B
+  // = 46.702792704 GB.
   const MemoryEstimate cp = mixtral_memory(8, 2, 1, 2);
-  EXPECT_NEAR(memory_gb(cp, "optimizer"), (kMixtralDense / 4 + kMixtralExperts / 2 / 4) * 8 / 1e9,
+  EXPECT_NEAR(memory_gb(cp, "optimizer"), (kMixtralDense / 8 + kMixtralExperts / 2 / 4) * 8 / 1e9,
               1e-6);
-  EXPECT_NEAR(memory_gb(cp, "optimizer"), 48.3084288, 1e-6);
+  EXPECT_NEAR(memory_gb(cp, "optimizer"), 46.702792704, 1e-6);
+}
+
+// The context-parallel GPUs split the sequence and keep whole replicas of the weights, so ZeRO
+// shards a dense model's state over dp · cp, as Megatron-Core's distributed optimizer shards it
+// over its data-parallel group "with context parallel" and torchtitan's FSDP over dp_shard × cp.
+TEST(Layout, ZeroShardsTheStateOverTheDataAndContextParallelGpus) {
+  const auto llama_7b = [](int cp, int zero) {
+    RunConfig c;
+    c.gpus = 8;
+    c.context_parallel = cp;
+    c.zero = zero;
+    c.batch = 1;
+    c.seq_len = 4096;
+    auto e = estimate_memory(workload("llama-2-7b"), gpu("h100-sxm5-80gb"), c, true);
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return std::move(e).value();
+  };
+  // Llama 2 7B, 6,738,415,616 parameters, mixed bf16 AdamW (8 B of moments a parameter), on
+  // 8 GPUs as CP 2 × DP 4: ZeRO-1 shards the moments over 8 GPUs, 6.738 GB a GPU, as CP 1 ×
+  // DP 8 does; without ZeRO every GPU holds them, 53.91 GB.
+  const double params = static_cast<double>(count_params(workload("llama-2-7b")).total);
+  EXPECT_EQ(params, 6'738'415'616.0);
+  const MemoryEstimate cp2 = llama_7b(2, 1);
+  EXPECT_NEAR(memory_gb(cp2, "optimizer"), params * 8 / 8 / 1e9, 1e-6);
+  EXPECT_NEAR(memory_gb(cp2, "optimizer"), memory_gb(llama_7b(1, 1), "optimizer"), 1e-9);
+  EXPECT_NEAR(memory_gb(llama_7b(2, 0), "optimizer"), params * 8 / 1e9, 1e-6);
+  // ZeRO-3: the 4 B weights, 4 B gradients and 2 B copies too, over 8.
+  const MemoryEstimate zero3 = llama_7b(2, 3);
+  EXPECT_NEAR(memory_gb(zero3, "weights"), params * 4 / 8 / 1e9, 1e-6);
+  EXPECT_NEAR(memory_gb(zero3, "gradients"), params * 4 / 8 / 1e9, 1e-6);
+  EXPECT_NEAR(memory_gb(zero3, "half_precision_copies"), params * 2 / 8 / 1e9, 1e-6);
+  // --explain names the GPUs it shards over and their number.
+  for (const auto& t : cp2.terms) {
+    if (t.name != "optimizer") continue;
+    EXPECT_NE(t.formula.find(" / (dp·cp)"), std::string::npos) << t.formula;
+    EXPECT_NE(t.values.find(" / 8"), std::string::npos) << t.values;
+  }
 }
 
 TEST(ExpertParallel, TheExpertsGradientsReduceOverTheirDataParallelGpusOnly) {
