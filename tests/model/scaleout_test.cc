@@ -354,7 +354,8 @@ TEST(ExpertParallel, AGroupSpanningTwoNodesCrossesTheNetwork) {
 constexpr double kMixtralExperts = 45'097'156'608.0;
 constexpr double kMixtralDense = 1'605'636'096.0;
 
-MemoryEstimate mixtral_memory(int gpus, int ep, int zero, int cp = 1) {
+// The memory of training `id` on H100s, one 4,096-token sequence a GPU, with its formulas.
+MemoryEstimate training_memory(const char* id, int gpus, int ep, int zero, int cp = 1) {
   RunConfig c;
   c.gpus = gpus;
   c.expert_parallel = ep;
@@ -362,7 +363,7 @@ MemoryEstimate mixtral_memory(int gpus, int ep, int zero, int cp = 1) {
   c.context_parallel = cp;
   c.batch = 1;
   c.seq_len = 4096;
-  auto e = estimate_memory(workload("mixtral-8x7b"), gpu("h100-sxm5-80gb"), c, false);
+  auto e = estimate_memory(workload(id), gpu("h100-sxm5-80gb"), c, true);
   EXPECT_TRUE(e.ok()) << e.status().message();
   return std::move(e).value();
 }
@@ -375,8 +376,8 @@ TEST(ExpertParallel, EachGpuHoldsOnlyItsExpertsWeightsGradientsAndOptimizerState
   EXPECT_EQ(counts.experts, 45'097'156'608);
   EXPECT_EQ(counts.total - counts.experts, 1'605'636'096);
   EXPECT_EQ(count_params(workload("llama-2-13b")).experts, 0);
-  const MemoryEstimate ep1 = mixtral_memory(8, 1, 0);
-  const MemoryEstimate ep8 = mixtral_memory(8, 8, 0);
+  const MemoryEstimate ep1 = training_memory("mixtral-8x7b", 8, 1, 0);
+  const MemoryEstimate ep8 = training_memory("mixtral-8x7b", 8, 8, 0);
   EXPECT_NEAR(memory_gb(ep1, "weights"), 186.811170816, 1e-6);
   EXPECT_NEAR(memory_gb(ep8, "weights"), 28.971122688, 1e-6);
   // The experts' weights fall by 8×: 180.39 GB to 22.55 GB, the dense 6.42 GB stay.
@@ -398,15 +399,15 @@ TEST(ExpertParallel, ZeroShardsTheExpertsStateOverTheirOwnReplicas) {
   // (1,605,636,096 / 8 + 45,097,156,608 / 8 / 1) · 8 B = 46.70 GB, as at EP 1 (every parameter
   // / 8): the distributed optimizer already spread the experts' state; EP saves their weights
   // and gradients.
-  const MemoryEstimate ep1 = mixtral_memory(8, 1, 1);
-  const MemoryEstimate ep8 = mixtral_memory(8, 8, 1);
+  const MemoryEstimate ep1 = training_memory("mixtral-8x7b", 8, 1, 1);
+  const MemoryEstimate ep8 = training_memory("mixtral-8x7b", 8, 8, 1);
   EXPECT_NEAR(memory_gb(ep1, "optimizer"), 46.702792704, 1e-6);
   EXPECT_NEAR(memory_gb(ep8, "optimizer"), 46.702792704, 1e-6);
   EXPECT_NEAR(memory_gb(ep8, "gradients"), 28.971122688, 1e-6);
   // CP 2 × DP 4 and EP 2: the dense state over dp · cp = 8 GPUs, edp = 4 · 2 / 2 = 4 replicas of
   // each expert: (1,605,636,096 / 8 + 45,097,156,608 / 2 / 4) · 8 B = 5,837,849,088 · 8 B
   // = 46.702792704 GB.
-  const MemoryEstimate cp = mixtral_memory(8, 2, 1, 2);
+  const MemoryEstimate cp = training_memory("mixtral-8x7b", 8, 2, 1, 2);
   EXPECT_NEAR(memory_gb(cp, "optimizer"), (kMixtralDense / 8 + kMixtralExperts / 2 / 4) * 8 / 1e9,
               1e-6);
   EXPECT_NEAR(memory_gb(cp, "optimizer"), 46.702792704, 1e-6);
@@ -417,15 +418,7 @@ TEST(ExpertParallel, ZeroShardsTheExpertsStateOverTheirOwnReplicas) {
 // over its data-parallel group "with context parallel" and torchtitan's FSDP over dp_shard × cp.
 TEST(Layout, ZeroShardsTheStateOverTheDataAndContextParallelGpus) {
   const auto llama_7b = [](int cp, int zero) {
-    RunConfig c;
-    c.gpus = 8;
-    c.context_parallel = cp;
-    c.zero = zero;
-    c.batch = 1;
-    c.seq_len = 4096;
-    auto e = estimate_memory(workload("llama-2-7b"), gpu("h100-sxm5-80gb"), c, true);
-    EXPECT_TRUE(e.ok()) << e.status().message();
-    return std::move(e).value();
+    return training_memory("llama-2-7b", 8, 1, zero, cp);
   };
   // Llama 2 7B, 6,738,415,616 parameters, mixed bf16 AdamW (8 B of moments a parameter), on
   // 8 GPUs as CP 2 × DP 4: ZeRO-1 shards the moments over 8 GPUs, 6.738 GB a GPU, as CP 1 ×
