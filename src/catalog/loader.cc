@@ -35,9 +35,9 @@ bool cuda_capability(std::string_view text) {
          number(text.substr(dot + 1));
 }
 
-// Entity-specific consistency rules. Each reports through the context and returns nothing; a
-// rule across fields runs only when the fields it reads read well (EntryContext::read_well).
-void check_entry(const Gpu& g, const EntryContext& ctx) {
+// A GPU's tensor-core rates: none without tensor cores, none below the FP32 rate, and FP16
+// accumulate never below FP32 accumulate.
+void check_gpu_rates(const Gpu& g, const EntryContext& ctx) {
   const std::pair<std::string_view, const std::optional<double>*> tensor_rates[] = {
       {"tf32_tflops", &g.tf32_tflops},
       {"fp16_tflops", &g.fp16_tflops},
@@ -64,6 +64,10 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
                           "accumulate",
                           format_number(*g.fp16_fp16acc_tflops), format_number(*g.fp16_tflops)));
   }
+}
+
+// Each of a GPU's prices with its date, and no date without its price.
+void check_gpu_prices(const Gpu& g, const EntryContext& ctx) {
   auto price_needs_date = [&](const std::optional<double>& price, const std::optional<Date>& date,
                               std::string_view price_key, std::string_view date_key) {
     if (!ctx.read_well({price_key, date_key})) return;
@@ -74,6 +78,11 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
   price_needs_date(g.street_price_usd, g.street_price_date, "street_price_usd",
                    "street_price_date");
   price_needs_date(g.used_price_usd, g.used_price_date, "used_price_usd", "used_price_date");
+}
+
+// A GPU's link to its peers: a bandwidth exactly when it has a link, an NVLink domain only on
+// NVSwitch.
+void check_gpu_links(const Gpu& g, const EntryContext& ctx) {
   const bool link_read = ctx.read_well({"gpu_link", "gpu_link_bw_gbps"});
   if (link_read && g.gpu_link == "none" && g.gpu_link_bw_gbps) {
     ctx.error("gpu_link_bw_gbps", "a link bandwidth on a GPU with gpu_link = \"none\"");
@@ -88,6 +97,11 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
                           "joins one",
                           shown(g.gpu_link)));
   }
+}
+
+// What a GPU is as a part: the module of a socketed one, an NVIDIA compute capability, the
+// slots of a card.
+void check_gpu_part(const Gpu& g, const EntryContext& ctx) {
   const bool socketed = g.form_factor == "sxm" || g.form_factor == "oam";
   const bool module_read = ctx.read_well({"form_factor", "module"});
   if (!module_read) {
@@ -118,6 +132,15 @@ void check_entry(const Gpu& g, const EntryContext& ctx) {
                                         "occupy slots",
                                         g.form_factor));
   }
+}
+
+// Entity-specific consistency rules. Each reports through the context and returns nothing; a
+// rule across fields runs only when the fields it reads read well (EntryContext::read_well).
+void check_entry(const Gpu& g, const EntryContext& ctx) {
+  check_gpu_rates(g, ctx);
+  check_gpu_prices(g, ctx);
+  check_gpu_links(g, ctx);
+  check_gpu_part(g, ctx);
 }
 
 void check_entry(const Cpu& c, const EntryContext& ctx) {
