@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rigplan/catalog.h"
@@ -13,13 +14,19 @@
 
 namespace rigplan {
 
+// The fine-tuning methods of RunConfig::method: full; LoRA; QLoRA (LoRA over NF4 weights);
+// LLaMA-Adapter and LLaMA-Adapter v2 as LitGPT builds them (finetune_adapter, finetune_adapter_v2).
+// docs/memory.md, "Fine-tuning methods".
+inline constexpr std::string_view kFineTuneMethods[] = {"full", "lora", "qlora", "adapter",
+                                                        "adapter-v2"};
+
 // How a workload is run. Empty strings and zeros take the documented defaults.
 struct RunConfig {
   std::string mode = "train";  // train, or inference: infer (= prefill), prefill, decode, serve
   std::string precision;       // fp32, tf32, fp16, bf16, fp8; default: the workload's
   std::string weights;         // storage of the weights: a format of data/engines (f16, bf16, fp32,
                                // fp8, int8, int4, nvfp4, nf4, q4_k_m, ...); default: per precision
-  std::string method = "full";  // full, lora, qlora
+  std::string method = "full";  // kFineTuneMethods
   // adamw, adam8bit, paged-adamw, paged-adamw8bit (bitsandbytes paged: host-pageable states),
   // sgd, sgd-momentum, adafactor
   std::string optimizer = "adamw";
@@ -113,10 +120,11 @@ struct MemoryEstimate {
   // memory while it has room, paged out when it runs short). Not part of total_gb.
   std::vector<MemoryTerm> host_terms;
   double host_gb = 0;
-  double trainable_params = 0;  // full: every parameter; LoRA: r·(in + out) per targeted matrix
-  double allocated_gb = 0;      // sum of the tensor terms (what max_memory_allocated reports)
-  double total_gb = 0;          // + allocator fragmentation + CUDA context: what the GPU must hold
-  double capacity_gb = 0;       // the GPU's memory in GB (1e9 bytes)
+  // full: every parameter; LoRA: r·(in + out) per targeted matrix; adapters: adapter_params
+  double trainable_params = 0;
+  double allocated_gb = 0;  // sum of the tensor terms (what max_memory_allocated reports)
+  double total_gb = 0;      // + allocator fragmentation + CUDA context: what the GPU must hold
+  double capacity_gb = 0;   // the GPU's memory in GB (1e9 bytes)
   bool fits = false;
   double headroom_gb = 0;  // capacity - total (negative: short by that much)
   int max_batch = 0;       // largest batch per GPU that fits (0: not even one)

@@ -184,6 +184,9 @@ struct ParamCounts {
 ParamCounts count_params(const Workload& workload);
 // Parameters of one layer of a layer list (not times its count).
 std::int64_t layer_params(const Layer& layer);
+// Parameters of one norm layer of a transformer: LayerNorm's weight and bias (2·d), or a weight
+// alone (RMSNorm, LayerNorm without bias: d).
+std::int64_t norm_layer_params(const TransformerConfig& t);
 
 // The largest model rigplan plans (a thousand times the largest trained today): every size
 // derived from a model this large fits in 64-bit integers and is exact in doubles.

@@ -227,7 +227,9 @@ void add_training_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--weights", o.run.weights,
                   "Weight format: f16, bf16, fp32, fp8, int8, int4 (awq, gptq), nvfp4, mxfp4, nf4, "
                   "nf4-dq, q4_0, q4_k_m, q5_k_m, q6_k, q8_0");
-  cmd->add_option("--method", o.run.method, "full, lora or qlora")->capture_default_str();
+  cmd->add_option("--method", o.run.method,
+                  "full, lora, qlora, adapter or adapter-v2 (LitGPT's LLaMA-Adapter and v2)")
+      ->capture_default_str();
   cmd->add_option("--optimizer", o.run.optimizer,
                   "adamw, adam8bit, paged-adamw, paged-adamw8bit, sgd, sgd-momentum, adafactor")
       ->capture_default_str();

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "model/components.h"
+#include "model/finetune_methods.h"
 #include "model/inference_memory.h"
 #include "model/links.h"
 #include "model/memory_constants.h"
@@ -28,7 +29,6 @@ namespace mc = memory_constants;
 
 constexpr std::string_view kModes[] = {"train", "infer", "prefill", "decode", "serve"};
 constexpr std::string_view kPrecisions[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-constexpr std::string_view kMethods[] = {"full", "lora", "qlora"};
 constexpr std::string_view kOptimizers[] = {
     "adamw", "adam8bit", "paged-adamw", "paged-adamw8bit", "sgd", "sgd-momentum", "adafactor"};
 constexpr std::string_view kTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "all"};
@@ -118,13 +118,16 @@ struct Terms {
   }
 };
 
+// Whether LoRA adapts the linear of this target name (q, k, v, o, gate, up, down).
+bool lora_targeted(const RunConfig& c, std::string_view name) {
+  const auto& targets = c.lora_targets;
+  return std::find(targets.begin(), targets.end(), "all") != targets.end() ||
+         std::find(targets.begin(), targets.end(), name) != targets.end();
+}
+
 // LoRA adds r·(in + out) trainable parameters per targeted matrix per layer.
 double lora_params(const Run& r) {
-  const auto& targets = r.c.lora_targets;
-  auto targeted = [&](std::string_view name) {
-    return std::find(targets.begin(), targets.end(), "all") != targets.end() ||
-           std::find(targets.begin(), targets.end(), name) != targets.end();
-  };
+  auto targeted = [&](std::string_view name) { return lora_targeted(r.c, name); };
   double per_layer = 0;
   if (r.w.transformer) {
     for (const auto& lin : layer_linears(*r.w.transformer)) {
@@ -144,6 +147,15 @@ double lora_params(const Run& r) {
     total += static_cast<double>(r.c.lora_rank) * (l.in_features + l.out_features) * l.count;
   }
   return total;
+}
+
+// The parameters a training run trains: all of a full fine-tune, LoRA's adapters, or
+// LLaMA-Adapter's (finetune_methods.h adapter_params; resolve checks that it has a transformer).
+double trained_params(const Run& r) {
+  if (!r.train) return 0;
+  if (r.c.method == "full") return r.base_trained;
+  if (is_adapter(r.c.method)) return adapter_params(*r.w.transformer, r.c.method == "adapter-v2");
+  return lora_params(r);
 }
 
 // Bytes per trained parameter of the optimizer state, and how to say it.
@@ -225,7 +237,7 @@ double largest_tensor(const Workload& w) {
 struct ParameterLayout {
   double trainable = 0;  // parameters trained: all of a full fine-tune, or the adapters
   double frozen = 0;     // parameters loaded and not trained
-  // Of those, the experts' (ParamCounts::experts; LoRA's adapters count as dense).
+  // Of those, the experts' (ParamCounts::experts; LoRA's and the adapters' count as dense).
   double trained_experts = 0, frozen_experts = 0;
   double ep = 1;      // expert parallel: each GPU holds 1/ep of the experts
   double state = 4;   // bytes of a weight, gradient or state
@@ -257,7 +269,7 @@ int weight_replicas(const Run& r) { return r.dp * r.c.context_parallel; }
 ParameterLayout parameter_layout(const Run& r, const ParamCounts& p) {
   const bool full = r.c.method == "full";
   ParameterLayout l;
-  l.trainable = r.train ? (full ? r.base_trained : lora_params(r)) : 0;
+  l.trainable = trained_params(r);
   l.frozen = r.loaded - (r.train && full ? r.base_trained : 0);
   if (r.train && r.w.transformer) {
     const double experts = static_cast<double>(p.experts);
@@ -453,21 +465,22 @@ void parameter_terms(const Run& r, const ParamCounts& p, Terms& t, Terms& host) 
   optimizer_terms(r, l, t, host);
 }
 
-// QLoRA with bitsandbytes: each 4-bit matmul dequantizes its weight to 16 bit to compute, one
-// matrix at a time, in the forward and again in the backward. Its autograd function
-// (MatMul4Bit, bitsandbytes/autograd/_functions.py, 0.41-0.43) also saves its input for the
-// backward pass where a frozen 16-bit nn.Linear saves none; the inputs of a layer's quantized
-// linears are x for q/k/v, the attention output for o, x for gate/up and the MLP's activation
-// for down. docs/memory.md, "QLoRA", checks both against the LitGPT QLoRA peaks.
-double qlora_saved_input_bytes(const Run& r) {
-  if (r.c.method != "qlora" || !r.w.transformer) return 0;
+// 4-bit base weights (QLoRA, and LoRA or an adapter over NF4: trains_on_4bit) with
+// bitsandbytes: each 4-bit matmul dequantizes its weight to 16 bit to compute, one matrix at a
+// time, in the forward and again in the backward. Its autograd function (MatMul4Bit,
+// bitsandbytes/autograd/_functions.py, 0.41-0.43) also saves its input for the backward pass
+// where a frozen 16-bit nn.Linear saves none, whatever trains beside it; the inputs of a layer's
+// quantized linears are x for q/k/v, the attention output for o, x for gate/up and the MLP's
+// activation for down. docs/memory.md, "QLoRA", checks both against the LitGPT QLoRA peaks.
+double four_bit_saved_input_bytes(const Run& r) {
+  if (!trains_on_4bit(r.c) || !r.w.transformer) return 0;
   const TransformerConfig& t = *r.w.transformer;
   const double q = static_cast<double>(t.num_heads) * t.head_size();
   return r.act_bytes * (2.0 * t.hidden_size + q + static_cast<double>(t.ffn_size) * t.top_k());
 }
 
-void qlora_terms(const Run& r, Terms& t) {
-  if (!r.train || r.c.method != "qlora" || !r.w.transformer) return;
+void four_bit_terms(const Run& r, Terms& t) {
+  if (!trains_on_4bit(r.c) || !r.w.transformer) return;
   const TransformerConfig& tc = *r.w.transformer;
   double widest = 0;
   for (const auto& lin : layer_linears(tc))
@@ -475,6 +488,24 @@ void qlora_terms(const Run& r, Terms& t) {
   t.add("dequantized_matrix", widest * 2 / r.c.tensor_parallel,
         "widest matrix × 2 B (a 4-bit weight dequantized to compute, one at a time)",
         [&] { return fmt::format("{} × 2", big(widest)); });
+}
+
+// Bytes per token a layer keeps for the backward pass because of the fine-tuning method, beside
+// what the frozen layer keeps, and the text added to the layer's formula: LoRA's dropout on each
+// target's input (a mask and the dropped input), or LLaMA-Adapter's (finetune_methods.h).
+double method_layer_bytes(const Run& r, std::string* formula) {
+  const TransformerConfig& t = *r.w.transformer;
+  const double b = r.act_bytes;
+  if (is_adapter(r.c.method)) {
+    return adapter_layer_bytes(t, r.c.method == "adapter-v2", b, r.c.flash_attention, formula);
+  }
+  if (!is_lora(r.c.method)) return 0;
+  double bytes = 0;
+  for (const auto& lin : layer_linears(t)) {
+    if (lora_targeted(r.c, lin.name)) bytes += (b + 1) * static_cast<double>(lin.in);
+  }
+  if (formula) *formula = " + (β+1)·in per LoRA target";
+  return bytes;
 }
 
 // Bytes a transformer layer keeps per token for the backward pass (docs/memory.md):
@@ -485,7 +516,6 @@ double transformer_layer_bytes(const Run& r, std::string* formula) {
   const double q = static_cast<double>(t.num_heads) * t.head_size();
   const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
   const double f = static_cast<double>(t.ffn_size) * t.top_k();
-  const bool frozen = r.c.method != "full";
   const bool dropout = t.dropout.value_or(true);
   // Attention: two norm inputs, the norm output, Q, K, V, the attention output.
   double attention = b * (2 * d + d + q + 2 * kv + q);
@@ -500,26 +530,17 @@ double transformer_layer_bytes(const Run& r, std::string* formula) {
   // Frozen base weights keep the same tensors: the measured LoRA peaks grow per sample as
   // full training does (validation/memory.csv, litgpt-lora rows at batch 1, 2 and 4).
   const double mlp = b * d + (t.gated() ? 4 : 2) * b * f;
-  // LoRA: dropout on the adapter's input keeps a mask and the dropped input per target.
-  double adapters = 0;
-  if (frozen) {
-    for (const auto& lin : layer_linears(t)) {
-      const auto& targets = r.c.lora_targets;
-      if (std::find(targets.begin(), targets.end(), lin.name) != targets.end() ||
-          std::find(targets.begin(), targets.end(), "all") != targets.end()) {
-        adapters += (b + 1) * static_cast<double>(lin.in);
-      }
-    }
-  }
+  std::string method_text;
+  const double method = method_layer_bytes(r, formula ? &method_text : nullptr);
   const double masks = dropout ? 2 * d : 0;
   if (formula) {
     *formula = fmt::format(
         "β(3d + 2q + 2kv) + {} + β(d + {}F){}{} = {} B/token/layer",
         r.c.flash_attention || r.c.recompute == "selective" ? "4H (flash)" : "H·s·(2β+1)",
-        t.gated() ? 4 : 2, frozen ? " + (β+1)·in per LoRA target" : "",
-        dropout ? " + 2d masks" : "", num(std::round(attention + mlp + adapters + masks)));
+        t.gated() ? 4 : 2, method_text, dropout ? " + 2d masks" : "",
+        num(std::round(attention + mlp + method + masks)));
   }
-  return attention + mlp + adapters + masks;
+  return attention + mlp + method + masks;
 }
 
 // The logits of one micro-batch in the activation type, and the fp32 copy the loss works on:
@@ -529,18 +550,25 @@ void logits_term(const Run& r, double tokens, const std::string& toks, Terms& t)
   const TransformerConfig& tc = *r.w.transformer;
   const double fp32 = r.c.loss_chunks > 0 ? mc::kLossFp32BytesPerLogit / r.c.loss_chunks : 0;
   const double tp = r.c.tensor_parallel;
-  const double logits = tokens * tc.vocab_size * (r.act_bytes + fp32) / tp;
-  const std::string loss = r.c.loss_chunks == 0   ? "logits; a fused loss keeps no fp32 copy"
-                           : r.c.loss_chunks == 1 ? "logits and the fp32 loss"
-                                                  : "logits and one fp32 chunk of the loss";
+  // Adapter v2 scales lm_head's output too, keeping the unscaled logits beside the scaled ones.
+  const bool unscaled = adapter_head_bytes(tc, r.c.method == "adapter-v2", r.act_bytes) > 0;
+  const double copies = unscaled ? 2 : 1;
+  const double logits = tokens * tc.vocab_size * (copies * r.act_bytes + fp32) / tp;
+  std::string loss = r.c.loss_chunks == 0   ? "logits; a fused loss keeps no fp32 copy"
+                     : r.c.loss_chunks == 1 ? "logits and the fp32 loss"
+                                            : "logits and one fp32 chunk of the loss";
+  if (unscaled) loss += "; adapter v2 keeps the unscaled logits for its scale";
+  const std::string copies_text = unscaled ? "2" : "";
   t.add(
       "logits", logits,
       [&] {
-        return fmt::format("b·s·V·(β + {}){} ({})", r.c.loss_chunks > 1 ? "4/chunks" : num(fp32),
-                           tp > 1 ? " / tp" : "", loss);
+        return fmt::format("b·s·V·({}β + {}){} ({})", copies_text,
+                           r.c.loss_chunks > 1 ? "4/chunks" : num(fp32), tp > 1 ? " / tp" : "",
+                           loss);
       },
       [&] {
-        return fmt::format("{}·{}·({} + {}){}", toks, tc.vocab_size, num(r.act_bytes), num(fp32),
+        return fmt::format("{}·{}·({}{} + {}){}", toks, tc.vocab_size, unscaled ? "2·" : "",
+                           num(r.act_bytes), num(fp32),
                            tp > 1 ? fmt::format(" / {}", num(tp)) : std::string());
       });
 }
@@ -617,7 +645,7 @@ std::pair<std::string, std::string> activation_text(const Run& r, const Activati
   }
   return {
       shape.how + "·b·s·a_layer, a_layer = " + formula +
-          (r.c.method == "qlora" ? " + β(2d + q + F) (4-bit matmul inputs)" : "") +
+          (trains_on_4bit(r.c) ? " + β(2d + q + F) (4-bit matmul inputs)" : "") +
           (tp > 1 ? (shape.unsplit > 0 ? ", 10·d of it whole and the rest / tp" : " / tp") : ""),
       fmt::format("{}·{}", num(shape.layers), a_layer)};
 }
@@ -631,7 +659,7 @@ void transformer_training_activations(const Run& r, Terms& t) {
   const double d = tc.hidden_size;
   std::string formula;
   const double whole =
-      transformer_layer_bytes(r, r.explain ? &formula : nullptr) + qlora_saved_input_bytes(r);
+      transformer_layer_bytes(r, r.explain ? &formula : nullptr) + four_bit_saved_input_bytes(r);
   const double per_layer = shape.unsplit + (whole - shape.unsplit) / tp;
   // A checkpointed layer input, split over the tensor-parallel ranks only with SP.
   const double input_bytes = r.act_bytes * d / (r.c.sequence_parallel ? tp : 1);
@@ -900,8 +928,8 @@ std::string default_weights(const RunConfig& c, bool train) {
                                                         : "bf16";
 }
 
-// A method trains what the weights' format allows: full training updates unquantized weights,
-// QLoRA trains adapters over NF4.
+// A method trains what the weights' format and the model allow: full training updates
+// unquantized weights, QLoRA trains adapters over NF4, LLaMA-Adapter needs attention layers.
 Status check_method_weights(const Run& r) {
   const RunConfig& c = r.c;
   if (r.train && c.method == "full" && is_quantized(c.weights)) {
@@ -911,6 +939,12 @@ Status check_method_weights(const Run& r) {
   }
   if (c.method == "qlora" && c.weights != "nf4" && c.weights != "nf4-dq") {
     return Status::invalid_input("--method qlora stores the base weights in nf4 or nf4-dq");
+  }
+  // LLaMA-Adapter puts its prompt into a transformer's attention layers.
+  if (r.train && is_adapter(c.method) && !r.w.transformer) {
+    return Status::invalid_input(fmt::format(
+        "--method {} (LLaMA-Adapter) adapts a transformer's attention layers; {} has none",
+        c.method, r.w.id));
   }
   return {};
 }
@@ -968,7 +1002,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in, const ComponentPlan*
   if (Status s = check_choice("mode", c.mode, kModes); !s.ok()) return s;
   if (c.precision.empty()) c.precision = w.default_precision;
   if (Status s = check_choice("precision", c.precision, kPrecisions); !s.ok()) return s;
-  if (Status s = check_choice("method", c.method, kMethods); !s.ok()) return s;
+  if (Status s = check_choice("method", c.method, kFineTuneMethods); !s.ok()) return s;
   if (Status s = check_choice("optimizer", c.optimizer, kOptimizers); !s.ok()) return s;
   if (Status s = check_choice("offload", c.offload, kOffloads); !s.ok()) return s;
   if (Status s = check_link(c.link); !s.ok()) return s;
@@ -1011,11 +1045,11 @@ MemoryEstimate evaluate(const Run& r, double capacity_gb) {
   t.explain = host.explain = r.explain;
   const ParamCounts params = r.params ? *r.params : count_params(r.w);
   parameter_terms(r, params, t, host);
-  qlora_terms(r, t);
+  four_bit_terms(r, t);
   activation_terms(r, t);
   MemoryEstimate e;
   e.config = r.c;
-  e.trainable_params = r.train ? (r.c.method == "full" ? r.base_trained : lora_params(r)) : 0;
+  e.trainable_params = trained_params(r);
   if (r.c.full_state_load && r.c.zero >= 3 && weight_replicas(r) > 1) {
     // A full state dict loaded into the sharded model (PyTorch FSDP FULL_STATE_DICT, as LitGPT's
     // 2024 scripts load their checkpoints): the measured LitGPT FSDP peaks are the step plus the

@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "model/components.h"
+#include "model/finetune_methods.h"
 #include "model/gemm_waves.h"
 #include "model/inference_perf.h"
 #include "model/links.h"
@@ -443,7 +444,7 @@ struct StepShape {
   const RunConfig& c;  // the memory estimate's configuration, defaults resolved
   double beta = 2;     // bytes per element
   bool train = false;
-  bool frozen = false;  // the base weights are not trained (LoRA, QLoRA)
+  bool frozen = false;  // the base weights are not trained (LoRA, QLoRA, the adapters)
   int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
   int ep = 1;  // expert parallel: a mixture's experts split over ep of the dp × cp GPUs
   double batch = 1, seq = 1;
@@ -722,8 +723,8 @@ double expert_zero_shard(const StepContext& s, int stage) {
   return s.c.zero >= stage ? static_cast<double>(s.dp) * s.cp / s.ep : 1;
 }
 
-// QLoRA: each 4-bit weight is dequantized to 16 bit before its matmul: packed codes read, 16-bit
-// written.
+// 4-bit base weights (trains_on_4bit): each is dequantized to 16 bit before its matmul: packed
+// codes read, 16-bit written.
 Op dequantize_op(const StepContext& s) {
   const ParamCounts& params = s.facts.params;
   const double quantized = static_cast<double>(params.total - params.embedding - params.head);
@@ -841,9 +842,35 @@ Timing operator_times(const StepContext& s, const StepOperators& ops) {
   return times.emplace(key, time_operators(s, ops)).first->second;
 }
 
+// LLaMA-Adapter's own operators in one training step (finetune_methods.h), run forward, twice
+// backward and once more under checkpointing: each adapted layer's queries attend over the
+// prompt's kPromptLength keys and values (4 · prompt · q FLOPs per token, no causal mask), and
+// the gate's multiply-add reads two query-sized tensors and writes one; v2 adds a bias to every
+// Linear's output and the logits and scales them, each read and written twice. The base
+// weights' missing weight gradients are time_operators' (StepShape::frozen).
+std::vector<Op> adapter_ops(const StepContext& s) {
+  const TransformerConfig& t = *s.w.transformer;
+  const double tokens = s.batch * s.seq / s.cp / s.pp / s.tp;  // per GPU, over the tp ranks
+  const double q = static_cast<double>(t.num_heads) * t.head_size();
+  const double layers = adapter_layers(t);
+  Op prompt;
+  prompt.kind = OpKind::kAttention;
+  prompt.flops = 4 * tokens * LitgptAdapterDefaults::kPromptLength * q;
+  prompt.bytes = tokens * 2 * q * s.beta;
+  prompt.count = layers;
+  std::vector<Op> ops = {prompt, elementwise(tokens * 3 * q * s.beta, layers)};
+  if (std::string_view(s.c.method) == "adapter-v2") {
+    ops.push_back(
+        elementwise(tokens * layer_linear_outputs(t, t.top_k()) * 4 * s.beta, t.total_layers()));
+    ops.push_back(elementwise(tokens * t.vocab_size * 4 * s.beta));
+  }
+  return ops;
+}
+
 // A training step's operator times: the forward, the backward (activation gradients and, for
-// trained layers, weight gradients), a recomputed forward under checkpointing, QLoRA's
-// dequantization in each of them, and the optimizer when it runs on the GPU.
+// trained layers, weight gradients), a recomputed forward under checkpointing, the 4-bit
+// weights' dequantization in each of them, the adapters' own operators, and the optimizer when
+// it runs on the GPU.
 Timing train_timing(const StepContext& s, const StepOperators& ops) {
   Timing timing = operator_times(s, ops);
   const double recompute = s.c.checkpointing ? 1 : 0;
@@ -854,9 +881,13 @@ Timing train_timing(const StepContext& s, const StepOperators& ops) {
                  [](const Op& op) { return op.kind == OpKind::kAttention; });
     time_ops(core, 1, 1, s.rates, s.cal, timing);
   }
-  if (std::string_view(s.c.method) == "qlora" && s.w.transformer) {
+  if (trains_on_4bit(s.c) && s.w.transformer) {
     const Op dequantize = dequantize_op(s);
     time_ops({&dequantize, 1}, 2 + recompute, 2 + recompute, s.rates, s.cal, timing);
+  }
+  if (is_adapter(s.c.method) && s.w.transformer) {
+    const std::vector<Op> adapter = adapter_ops(s);
+    time_ops(adapter, 3 + recompute, 3 + recompute, s.rates, s.cal, timing);
   }
   if (std::string_view(s.c.offload) == "none") {
     const Op optimizer = optimizer_op(s);

@@ -17,7 +17,7 @@ std::string run_summary(const Workload& w, const RunConfig& c) {
     out += ", weights " + c.weights;
   if (c.mode == "train") {
     out += fmt::format(", {}", c.method);
-    if (c.method != "full") out += fmt::format(" r={}", c.lora_rank);
+    if (c.method == "lora" || c.method == "qlora") out += fmt::format(" r={}", c.lora_rank);
     out += fmt::format(", {}", c.optimizer);
     if (c.optimizer_in_backward) out += " in backward";
     if (c.checkpointing) out += ", checkpointing";

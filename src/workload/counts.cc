@@ -90,6 +90,7 @@ double layer_forward_flops(const Layer& l) {
 }  // namespace
 
 std::int64_t layer_params(const Layer& layer) { return whole(exact_layer_params(layer)); }
+std::int64_t norm_layer_params(const TransformerConfig& t) { return whole(norm_params(t)); }
 
 FlopCounts count_flops(const Workload& w, int batch, int seq_len) {
   FlopCounts f;

@@ -540,7 +540,8 @@ TEST(Presets, AFailedFieldIsReportedOnceNotAgainByTheRulesThatReadIt) {
   EXPECT_EQ(problems("hours_per_month = 10\n",
                      "workload = \"llama-3.1-8b\"\nrecipe = \"torchtune\"\nmethod = \"LoRA\"\n"),
             "p.toml:9:10: preset 'x': task 1: field 'method': 'LoRA' is not accepted; expected "
-            "'full', 'lora' or 'qlora' (did you mean 'lora' or 'qlora'?)\n"
+            "'full', 'lora', 'qlora', 'adapter' or 'adapter-v2' (did you mean 'lora' or "
+            "'qlora'?)\n"
             "1 problem in 1 file");
   // Read well, the same fields load, and a serving task of another mode is still refused.
   EXPECT_EQ(problems("hours_per_month = 10\n",

@@ -51,6 +51,10 @@ TEST_F(ServeTest, EveryListingMatchesTheCommandLine) {
       {"/api/memory?workload=llama-2-7b&gpu=rtx-4090&method=qlora&weights=nf4",
        {"memory", "llama-2-7b", "--gpu", "rtx-4090", "--method", "qlora", "--weights", "nf4",
         "--json"}},
+      {"/api/memory?workload=llama-2-7b&gpu=a100-sxm4-40gb&recipe=litgpt&method=adapter-v2&"
+       "weights=nf4",
+       {"memory", "llama-2-7b", "--gpu", "a100-sxm4-40gb", "--recipe", "litgpt", "--method",
+        "adapter-v2", "--weights", "nf4", "--json"}},
       {"/api/predict?workload=resnet50&gpu=h100-sxm5-80gb&cpu=ryzen-7-7800x3d&loader=dali",
        {"predict", "resnet50", "--gpu", "h100-sxm5-80gb", "--cpu", "ryzen-7-7800x3d", "--loader",
         "dali", "--json"}},
