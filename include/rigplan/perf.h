@@ -27,7 +27,11 @@ struct ArchCalibration {
   double memory_efficiency = 0.8;  // of the memory bandwidth, for streaming kernels
   double tf32_efficiency = 1.0;    // extra factor for fp32 training on TF32 tensor cores
   std::string fitted_on;           // what the values were fitted to
+  // The fitted key these values come from, for a key no measurement covers (Calibration::for_gpu),
+  // or kMeanOfFitted; empty when they are the key's own.
+  std::string borrowed_from;
 };
+inline constexpr std::string_view kMeanOfFitted = "mean";
 
 // How fast a measured workload's reference implementation runs against the operator model:
 // measured / predicted throughput, the median over its measurements. It scales the operators'
@@ -60,11 +64,20 @@ struct Calibration {
   // Error band of the absolute throughput per workload class (cnn, transformer, rnn, recsys): what
   // 68% of the leave-one-GPU-out single-GPU predictions stayed within.
   std::map<std::string, double, std::less<>> error_band;
+  // The same of the leave-one-architecture-out predictions: the band of a GPU whose architecture
+  // borrows another's efficiencies (for_gpu).
+  std::map<std::string, double, std::less<>> borrowed_error_band;
   std::string source;
 
-  // The parameters of a calibration key (calibration_key); a key without its own uses another
-  // key of the same architecture, else the mean of all.
+  // The parameters of a calibration key (calibration_key); the prior (ArchCalibration's
+  // defaults) for a key without its own.
   ArchCalibration for_arch(std::string_view key) const;
+  // The parameters a GPU runs at: its calibration key's. A key no measurement covers (a new
+  // architecture, such as Ada GeForce or Blackwell) borrows the fitted key of its class (hbm,
+  // gddr, geforce) whose first GPU in the catalog came out nearest in time to the first GPU of
+  // its own key; with no fitted key of its class, the mean of all. Leave one architecture out
+  // (`rigplan validate --loo-arch`) chose this rule: docs/performance.md.
+  ArchCalibration for_gpu(const Gpu& gpu, const Catalog& catalog) const;
   // The fitted efficiency of a workload; 1 (the operator model alone) for one never measured.
   double workload_efficiency(std::string_view workload) const;
 };

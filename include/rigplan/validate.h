@@ -58,6 +58,11 @@ struct ValidationSummary {
   int memory_rows = 0, fits_rows = 0, throughput_rows = 0;
 };
 
+// What a leave-one-out validation holds out of each calibration it fits: one GPU, or every GPU
+// of one calibration key (calibration_key: an architecture and its class), as for a GPU whose
+// architecture no measurement covers.
+enum class LeaveOut { kNothing, kGpu, kArchitecture };
+
 struct ValidationReport {
   std::vector<ValidationRow> rows;
   ValidationSummary overall;
@@ -65,7 +70,7 @@ struct ValidationReport {
   std::vector<ValidationSummary> classes;  // throughput rows by workload class and GPU count
   // Rows by their `split` cell, per group prefix and overall ("litgpt-qlora, held-out").
   std::vector<ValidationSummary> splits;
-  bool leave_one_gpu_out = false;
+  LeaveOut leave_out = LeaveOut::kNothing;
   // Told (fits done, fits in all) as the held-out fits go, the slow part; last (n, n).
   std::function<void(size_t, size_t)> progress;
 };
@@ -73,8 +78,9 @@ struct ValidationReport {
 struct ValidateOptions {
   // Predicts the rows (default: the embedded calibration); --loo fits its own from the fixed prior.
   const Calibration* calibration = nullptr;
-  // Throughput: predict each GPU's rows with a calibration fitted without that GPU's rows.
-  bool leave_one_gpu_out = false;
+  // Throughput: predict each GPU's rows (kGpu), or the rows of each calibration key's GPUs
+  // (kArchitecture), with a calibration fitted without those rows.
+  LeaveOut leave_out = LeaveOut::kNothing;
   // Told (fits done, fits in all) as the held-out fits go, the slow part; last (n, n).
   std::function<void(size_t, size_t)> progress;
 };

@@ -24,7 +24,7 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
     auto fit = calibrate_measurements(*inputs->catalog, *inputs->zoo, path, inputs->text,
                                       std::ref(progress));
     if (!fit) return void(ctx.exit_code = ctx.fail(fit.status()));
-    *ctx.out << calibration_toml(fit->fitted, fit->held_out, path, fit->rows, today());
+    *ctx.out << calibration_toml(*fit, path, today());
   });
 }
 

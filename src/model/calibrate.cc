@@ -271,11 +271,17 @@ Result<CalibrationFit> calibrate_measurements(const Catalog& catalog, const Zoo&
   out.fitted = fit_calibration(*samples, use, Calibration{}, catalog);
   ValidateOptions options;
   options.calibration = &out.fitted;
-  options.leave_one_gpu_out = true;
+  options.leave_out = LeaveOut::kGpu;
   options.progress = std::move(progress);
   auto report = validate_measurements(catalog, zoo, path, csv, options);
   if (!report) return report.status();
   out.held_out = std::move(report).value();
+  if (out.fitted.archs.empty()) return out;
+  options.leave_out = LeaveOut::kArchitecture;
+  options.progress = nullptr;
+  report = validate_measurements(catalog, zoo, path, csv, options);
+  if (!report) return report.status();
+  out.held_out_arch = std::move(report).value();
   return out;
 }
 
@@ -306,37 +312,50 @@ std::string calibration_header(const Calibration& fitted, std::string_view path,
       path, day, rows);
 }
 
-// Per workload class, the absolute error of the held-out single-GPU throughput rows that
-// kBandShare of them stay within; inference rows share one band.
-std::string error_bands_toml(const ValidationReport& held_out) {
-  std::string out;
-  std::map<std::string, std::vector<double>> errors_by_class;
+// Per workload class, the absolute errors of the held-out single-GPU throughput rows; inference
+// rows share one class.
+std::map<std::string, std::vector<double>> errors_by_class(const ValidationReport& held_out) {
+  std::map<std::string, std::vector<double>> out;
   for (const auto& r : held_out.rows) {
     const auto comma = r.workload_class.find(", 1 GPU");
     if (!r.abs_error || r.metric != "throughput") continue;
     // Inference rows are classed by engine and phase; they share one band.
     const bool inference = r.workload_class.find(' ') < r.workload_class.find(',');
     if (inference) {
-      errors_by_class["inference"].push_back(*r.abs_error);
+      out["inference"].push_back(*r.abs_error);
     } else if (comma != std::string::npos) {
-      errors_by_class[r.workload_class.substr(0, comma)].push_back(*r.abs_error);
+      out[r.workload_class.substr(0, comma)].push_back(*r.abs_error);
     }
   }
-  for (auto& [workload_class, errors] : errors_by_class) {
-    std::sort(errors.begin(), errors.end());
-    out +=
-        fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", workload_class,
-                    errors[static_cast<size_t>(kBandShare * static_cast<double>(errors.size()))]);
+  return out;
+}
+
+// The error that kBandShare of `errors` stay within.
+double band_of(std::vector<double> errors) {
+  std::sort(errors.begin(), errors.end());
+  return errors[static_cast<size_t>(kBandShare * static_cast<double>(errors.size()))];
+}
+
+// Per workload class, the band of the leave-one-GPU-out predictions, and of the
+// leave-one-architecture-out ones where the fit ran them.
+std::string error_bands_toml(const CalibrationFit& fit) {
+  std::string out;
+  const auto borrowed = errors_by_class(fit.held_out_arch);
+  for (const auto& [workload_class, errors] : errors_by_class(fit.held_out)) {
+    out += fmt::format("\n[[band]]\nworkload_class = \"{}\"\nrel_error = {:.3f}\n", workload_class,
+                       band_of(errors));
+    if (auto it = borrowed.find(workload_class); it != borrowed.end())
+      out += fmt::format("borrowed_rel_error = {:.3f}\n", band_of(it->second));
   }
   return out;
 }
 
 }  // namespace
 
-std::string calibration_toml(const Calibration& fitted, const ValidationReport& held_out,
-                             std::string_view path, size_t rows, const Date& date) {
+std::string calibration_toml(const CalibrationFit& fit, std::string_view path, const Date& date) {
+  const Calibration& fitted = fit.fitted;
   const std::string day = date.to_string();
-  std::string out = calibration_header(fitted, path, rows, day);
+  std::string out = calibration_header(fitted, path, fit.rows, day);
   for (const auto& a : fitted.archs) {
     out += fmt::format(
         "\n[[arch]]\narchitecture = \"{}\"\ngemm_efficiency = {:.3f}\nmemory_efficiency = "
@@ -355,7 +374,7 @@ std::string calibration_toml(const Calibration& fitted, const ValidationReport& 
         "{}\"\n",
         w.workload, w.efficiency, w.rows, path, day);
   }
-  out += error_bands_toml(held_out);
+  out += error_bands_toml(fit);
   return out;
 }
 

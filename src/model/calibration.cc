@@ -14,6 +14,7 @@ namespace {
 struct Band {
   std::string workload_class;
   double rel_error = 0;
+  std::optional<double> borrowed_rel_error;
 };
 
 const std::vector<FieldSpec<ArchCalibration>>& arch_fields() {
@@ -60,6 +61,7 @@ const std::vector<FieldSpec<Band>>& band_fields() {
        "",
        {"cnn", "transformer", "rnn", "recsys", "inference"}},
       {"rel_error", &Band::rel_error, true, "", {}, {0, 10, false}},
+      {"borrowed_rel_error", &Band::borrowed_rel_error, false, "", {}, {0, 10, false}},
   };
   return kFields;
 }
@@ -105,6 +107,8 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
           Band b;
           decode_fields(ctx, raw.table, band_fields(), b, {});
           out.error_band[b.workload_class] = b.rel_error;
+          if (b.borrowed_rel_error)
+            out.borrowed_error_band[b.workload_class] = *b.borrowed_rel_error;
         }
       }
     }

@@ -299,26 +299,61 @@ std::string calibration_key(const Gpu& gpu) {
   return gpu.architecture + (half_rate_accumulate ? "-geforce" : "-gddr");
 }
 
-ArchCalibration Calibration::for_arch(std::string_view architecture) const {
+ArchCalibration Calibration::for_arch(std::string_view key) const {
   for (const auto& a : archs) {
-    if (a.architecture == architecture) return a;
+    if (a.architecture == key) return a;
   }
-  const std::string_view generation = architecture.substr(0, architecture.find('-'));
+  return ArchCalibration{std::string(key)};
+}
+
+namespace {
+
+// A calibration key's class: "hbm", "gddr" or "geforce" (calibration_key).
+std::string_view key_class(std::string_view key) { return key.substr(key.find('-') + 1); }
+
+// The release of the first GPU of each calibration key in the catalog, in days since the epoch.
+std::map<std::string, long, std::less<>> first_release_by_key(const Catalog& catalog) {
+  std::map<std::string, long, std::less<>> first;
+  for (const Gpu& g : catalog.gpus) {
+    const long day = g.release_date.days_since_epoch();
+    auto [it, added] = first.emplace(calibration_key(g), day);
+    if (!added) it->second = std::min(it->second, day);
+  }
+  return first;
+}
+
+}  // namespace
+
+ArchCalibration Calibration::for_gpu(const Gpu& gpu, const Catalog& catalog) const {
+  const std::string key = calibration_key(gpu);
   for (const auto& a : archs) {
-    if (std::string_view(a.architecture).substr(0, a.architecture.find('-')) == generation) {
-      ArchCalibration same = a;
-      same.architecture = std::string(architecture);
-      return same;
-    }
+    if (a.architecture == key) return a;
   }
-  ArchCalibration mean{std::string(architecture), 0, 0, 0, "mean of the fitted architectures"};
+  const auto first = first_release_by_key(catalog);
+  const long own = first.count(key) ? first.at(key) : gpu.release_date.days_since_epoch();
+  const ArchCalibration* nearest = nullptr;
+  long nearest_gap = 0;
   for (const auto& a : archs) {
-    mean.gemm_efficiency += a.gemm_efficiency / static_cast<double>(archs.size());
-    mean.memory_efficiency += a.memory_efficiency / static_cast<double>(archs.size());
-    mean.tf32_efficiency += a.tf32_efficiency / static_cast<double>(archs.size());
+    auto released = first.find(a.architecture);
+    if (key_class(a.architecture) != key_class(key) || released == first.end()) continue;
+    const long gap = std::abs(released->second - own);
+    if (!nearest || gap < nearest_gap) nearest = &a, nearest_gap = gap;
   }
-  if (archs.empty()) mean = ArchCalibration{std::string(architecture)};
-  return mean;
+  ArchCalibration out{key, 0, 0, 0, "mean of the fitted architectures"};
+  if (nearest) {
+    out = *nearest;
+    out.architecture = key;
+    out.borrowed_from = nearest->architecture;
+    return out;
+  }
+  for (const auto& a : archs) {
+    out.gemm_efficiency += a.gemm_efficiency / static_cast<double>(archs.size());
+    out.memory_efficiency += a.memory_efficiency / static_cast<double>(archs.size());
+    out.tf32_efficiency += a.tf32_efficiency / static_cast<double>(archs.size());
+  }
+  if (archs.empty()) return ArchCalibration{key};
+  out.borrowed_from = kMeanOfFitted;
+  return out;
 }
 
 double Calibration::workload_efficiency(std::string_view workload) const {
@@ -478,16 +513,17 @@ StepShape step_shape(const Workload& w, const RunConfig& c) {
 }
 
 // What a prediction reads of its GPU beside its rates: the efficiencies of its architecture's
-// calibration (Calibration::for_arch of calibration_key) and, once a run spans GPUs, its PCIe
-// bandwidth (links.h pcie_gbps). Looked up once per GPU when predictions keep their operator
-// times (OperatorTimes).
+// calibration (Calibration::for_gpu) and, once a run spans GPUs, its PCIe bandwidth (links.h
+// pcie_gbps). Looked up once per GPU when predictions keep their operator times (OperatorTimes).
 struct GpuModel {
   double gemm_efficiency = 0, memory_efficiency = 0, tf32_efficiency = 1;
   std::optional<double> pcie_gbps;  // found at its first use
+  std::string key, borrowed_from;   // ArchCalibration's
 };
-GpuModel gpu_model(const Gpu& gpu, const Calibration& calibration) {
-  const ArchCalibration cal = calibration.for_arch(calibration_key(gpu));
-  return {cal.gemm_efficiency, cal.memory_efficiency, cal.tf32_efficiency, std::nullopt};
+GpuModel gpu_model(const Gpu& gpu, const Calibration& calibration, const Catalog& catalog) {
+  ArchCalibration cal = calibration.for_gpu(gpu, catalog);
+  return {cal.gemm_efficiency, cal.memory_efficiency,       cal.tf32_efficiency,
+          std::nullopt,        std::move(cal.architecture), std::move(cal.borrowed_from)};
 }
 
 // What every step of a prediction reads: the step's shape, and the GPU's rates and calibration
@@ -790,9 +826,9 @@ struct OperatorTimes::Entries {
   // a Prediction.
   Prediction speed;
 
-  GpuModel& model_of(const Gpu& gpu, const Calibration& calibration) {
+  GpuModel& model_of(const Gpu& gpu, const Calibration& calibration, const Catalog& catalog) {
     if (auto it = gpus.find(&gpu); it != gpus.end()) return it->second;
-    return gpus.emplace(&gpu, gpu_model(gpu, calibration)).first->second;
+    return gpus.emplace(&gpu, gpu_model(gpu, calibration, catalog)).first->second;
   }
   double pcie_of(const Gpu& gpu, const Catalog& catalog) {
     for (const auto& [gen, lanes, gbps] : pcie) {
@@ -1237,6 +1273,16 @@ void add_notes(const StepContext& s, double implementation, const Communication&
                "operator times divided by {:.3g}, this workload's measured speed against the model",
                implementation));
   }
+  if (!s.model->borrowed_from.empty()) {
+    const std::string& from = s.model->borrowed_from;
+    append_note(p,
+                fmt::format("no measured run covers {}'s architecture ({}): its efficiencies are "
+                            "{}",
+                            s.gpu.id, s.model->key,
+                            from == kMeanOfFitted
+                                ? "the mean of the fitted architectures'"
+                                : from + "'s, the nearest fitted architecture of its class"));
+  }
   if (!comm.link_name.empty()) append_note(p, fmt::format("GPU-to-GPU: {}", comm.link_name));
   if (const std::string nodes = smaller_node_note(s.gpu, s.c); !nodes.empty())
     append_note(p, nodes);
@@ -1272,14 +1318,18 @@ Result<Prediction> not_fitting(const Workload& w, const Gpu& gpu, const RunConfi
   return p;
 }
 
-// The run as resolved, its memory warnings and its workload class's error band.
-void describe_run(const RunFacts& facts, const Calibration& calibration, Prediction& p) {
+// The run as resolved, its memory warnings and its workload class's error band: the
+// leave-one-architecture-out band when the GPU borrows another architecture's efficiencies.
+void describe_run(const RunFacts& facts, const Calibration& calibration, bool borrowed,
+                  Prediction& p) {
   p.config = facts.memory.config;
   p.warnings = facts.memory.warnings;
   p.workload_class = facts.workload_class;
-  p.error_band = calibration.error_band.count(p.workload_class)
-                     ? calibration.error_band.at(p.workload_class)
-                     : pc::kUnfittedErrorBand;
+  const auto& bands = borrowed && calibration.borrowed_error_band.count(p.workload_class)
+                          ? calibration.borrowed_error_band
+                          : calibration.error_band;
+  p.error_band =
+      bands.count(p.workload_class) ? bands.at(p.workload_class) : pc::kUnfittedErrorBand;
 }
 
 // `r`'s prediction, into `p`; or its error.
@@ -1302,8 +1352,8 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   if (w.transformer && facts.memory.config.mode != "train")
     return take(predict_inference(w, gpu, calibration, catalog, facts), p);
   std::optional<GpuModel> own;  // without `times`: this prediction's alone
-  GpuModel& model = times ? times->entries().model_of(gpu, calibration)
-                          : own.emplace(gpu_model(gpu, calibration));
+  GpuModel& model = times ? times->entries().model_of(gpu, calibration, catalog)
+                          : own.emplace(gpu_model(gpu, calibration, catalog));
   StepContext s =
       step_context(w, gpu, config, model, catalog, facts, std::move(network).value(), detail);
   s.times = times;
@@ -1314,7 +1364,7 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
     if (!m) return m.status();
     ops = &made.emplace(std::move(m).value());
   }
-  if (detail) describe_run(facts, calibration, p);
+  if (detail) describe_run(facts, calibration, !model.borrowed_from.empty(), p);
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   p.memory_gb = facts.memory.total_gb;
   p.capacity_gb = capacity;

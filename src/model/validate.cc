@@ -534,27 +534,33 @@ void score_memory_rows(Parsed& parsed) {
   }
 }
 
-// Speed predictions, and with --leave-one-gpu-out each sample's error as the calibration that
-// never saw its GPU predicts it.
+// Speed predictions, and with a leave-one-out option each sample's error as the calibration that
+// never saw its GPU (or its GPU's calibration key) predicts it.
 struct SpeedPredictions {
   std::vector<double> predicted;
   std::vector<std::optional<double>> held_out_error;
 };
 
-// The held-out GPU's samples and their refs, predicted by a calibration fitted, from the fixed
-// prior as `rigplan calibrate` fits, on the cross-GPU samples of every other GPU: starting from
-// a calibration fitted on every GPU would let the held-out GPU's rows in through the starting
-// point.
-void predict_held_out_gpu(const std::vector<ThroughputSample>& samples,
-                          const std::vector<bool>& fit_set, const std::string& held_out,
-                          const Catalog& catalog, SpeedPredictions& out) {
+// What a leave-one-out validation holds out together: the GPU's id, or its calibration key.
+std::string held_out_key(const Gpu& gpu, LeaveOut leave_out) {
+  return leave_out == LeaveOut::kArchitecture ? calibration_key(gpu) : gpu.id;
+}
+
+// The held-out samples (those whose key is `held_out`) and their refs, predicted by a
+// calibration fitted, from the fixed prior as `rigplan calibrate` fits, on the cross-GPU samples
+// of every other key: starting from a calibration fitted on every GPU would let the held-out
+// rows in through the starting point.
+void predict_held_out(const std::vector<ThroughputSample>& samples,
+                      const std::vector<bool>& fit_set, LeaveOut leave_out,
+                      const std::string& held_out, const Catalog& catalog, SpeedPredictions& out) {
   std::vector<bool> use(samples.size());
-  for (size_t i = 0; i < samples.size(); ++i) use[i] = fit_set[i] && samples[i].gpu->id != held_out;
+  for (size_t i = 0; i < samples.size(); ++i)
+    use[i] = fit_set[i] && held_out_key(*samples[i].gpu, leave_out) != held_out;
   const Calibration fitted = fit_calibration(samples, use, Calibration{}, catalog);
   std::vector<ThroughputSample> pairs;
   std::vector<size_t> index;
   for (size_t i = 0; i < samples.size(); ++i) {
-    if (samples[i].gpu->id != held_out) continue;
+    if (held_out_key(*samples[i].gpu, leave_out) != held_out) continue;
     for (size_t j : {i, static_cast<size_t>(samples[i].ref)}) {
       pairs.push_back(samples[j]);
       index.push_back(j);
@@ -579,21 +585,21 @@ SpeedPredictions predict_speeds(const std::vector<ThroughputSample>& samples,
                                 const Catalog& catalog) {
   SpeedPredictions out{std::vector<double>(samples.size(), 0),
                        std::vector<std::optional<double>>(samples.size())};
-  if (!options.leave_one_gpu_out) {
+  if (options.leave_out == LeaveOut::kNothing) {
     out.predicted = predict_samples(samples, calibration, catalog);
     return out;
   }
   const std::vector<bool> fit_set = cross_gpu(samples);
-  std::vector<std::string> gpu_ids;
+  std::vector<std::string> keys;
   for (const auto& s : samples) {
-    if (std::find(gpu_ids.begin(), gpu_ids.end(), s.gpu->id) == gpu_ids.end())
-      gpu_ids.push_back(s.gpu->id);
+    std::string key = held_out_key(*s.gpu, options.leave_out);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
   }
-  for (size_t g = 0; g < gpu_ids.size(); ++g) {
-    if (options.progress) options.progress(g, gpu_ids.size());
-    predict_held_out_gpu(samples, fit_set, gpu_ids[g], catalog, out);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (options.progress) options.progress(k, keys.size());
+    predict_held_out(samples, fit_set, options.leave_out, keys[k], catalog, out);
   }
-  if (options.progress) options.progress(gpu_ids.size(), gpu_ids.size());
+  if (options.progress) options.progress(keys.size(), keys.size());
   return out;
 }
 
@@ -601,13 +607,13 @@ SpeedPredictions predict_speeds(const std::vector<ThroughputSample>& samples,
 // absolute row), and the error of the spec-ratio guess.
 void score_speed_rows(const std::vector<ThroughputSample>& samples,
                       const std::vector<size_t>& row_of, const SpeedPredictions& speeds,
-                      bool leave_one_gpu_out, std::vector<ValidationRow>& rows) {
+                      bool held_out, std::vector<ValidationRow>& rows) {
   const std::vector<double>& predicted = speeds.predicted;
   for (size_t i = 0; i < samples.size(); ++i) {
     ValidationRow& out = rows[row_of[i]];
     const size_t r = static_cast<size_t>(samples[i].ref);
-    const bool predictable = leave_one_gpu_out ? speeds.held_out_error[i].has_value()
-                                               : predicted[i] > 0 && predicted[r] > 0;
+    const bool predictable =
+        held_out ? speeds.held_out_error[i].has_value() : predicted[i] > 0 && predicted[r] > 0;
     if (!predictable) {
       out.skipped = "the run cannot be predicted";
       continue;
@@ -616,10 +622,10 @@ void score_speed_rows(const std::vector<ThroughputSample>& samples,
     out.abs_error = std::abs(predicted[i] / out.measured - 1);
     out.workload_class +=
         samples[i].run.gpus > 1 || samples[r].run.gpus > 1 ? ", multi-GPU" : ", 1 GPU";
-    out.error = out.absolute        ? *out.abs_error
-                : out.is_ref        ? 0
-                : leave_one_gpu_out ? *speeds.held_out_error[i]
-                                    : relative_error(samples, predicted, i);
+    out.error = out.absolute ? *out.abs_error
+                : out.is_ref ? 0
+                : held_out   ? *speeds.held_out_error[i]
+                             : relative_error(samples, predicted, i);
     if (out.absolute) continue;
     // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth (latencies
     // inversely).
@@ -706,10 +712,10 @@ Result<ValidationReport> validate_measurements(const Catalog& catalog, const Zoo
   std::vector<ThroughputSample> samples = samples_of(parsed, row_of);
   prepare_samples(samples, catalog);
   const SpeedPredictions speeds = predict_speeds(samples, calibration, options, catalog);
-  score_speed_rows(samples, row_of, speeds, options.leave_one_gpu_out, parsed.rows);
+  score_speed_rows(samples, row_of, speeds, options.leave_out != LeaveOut::kNothing, parsed.rows);
   ValidationReport report;
   report.rows = std::move(parsed.rows);
-  report.leave_one_gpu_out = options.leave_one_gpu_out;
+  report.leave_out = options.leave_out;
   summarize_report(report);
   return report;
 }

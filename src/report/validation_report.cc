@@ -151,7 +151,8 @@ Json to_json(const ValidationReport& report) {
   for (const auto& c : report.classes) classes.push_back(summary_json(c));
   Json splits = Json::array();
   for (const auto& c : report.splits) splits.push_back(summary_json(c));
-  return {{"leave_one_gpu_out", report.leave_one_gpu_out},
+  return {{"leave_one_gpu_out", report.leave_out == LeaveOut::kGpu},
+          {"leave_one_architecture_out", report.leave_out == LeaveOut::kArchitecture},
           {"summary", summary_json(report.overall)},
           {"groups", groups},
           {"classes", classes},
@@ -166,7 +167,11 @@ std::string validation_text(const ValidationReport& report) {
       "error is |predicted / measured - 1|; the baseline guesses throughput ∝ GPUs × memory "
       "bandwidth (latencies inversely). Rows of groups without a ref row are absolute rows "
       "(abs), summarized apart.\n",
-      report.leave_one_gpu_out ? ", each GPU predicted by a calibration fitted without it" : "");
+      report.leave_out == LeaveOut::kGpu ? ", each GPU predicted by a calibration fitted without it"
+      : report.leave_out == LeaveOut::kArchitecture
+          ? ", each GPU predicted by a calibration fitted without any GPU of its architecture and "
+            "class (its calibration key)"
+          : "");
   return out + "\n" + summary_table(report).render();
 }
 

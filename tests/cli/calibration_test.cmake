@@ -1,7 +1,8 @@
 # The shipped calibrations are exactly what `rigplan calibrate` fits from the shipped measurements,
-# and the leave-one-GPU-out validations run end to end. Run by CTest, one step per test so that
-# they run side by side, as `cmake -DRIGPLAN=... -DSOURCE=... -DSTEP=... -P calibration_test.cmake`
-# where STEP is perf-fit, perf-loo, serving-fit or serving-loo.
+# and the leave-one-GPU-out and leave-one-architecture-out validations run end to end. Run by
+# CTest, one step per test so that they run side by side, as
+# `cmake -DRIGPLAN=... -DSOURCE=... -DSTEP=... -P calibration_test.cmake` where STEP is perf-fit,
+# perf-loo, perf-loo-arch, serving-fit or serving-loo.
 
 # The calibration `rigplan calibrate CSV` fits equals the shipped TOML, apart from the day it ran.
 function(expect_fit csv shipped_toml)
@@ -21,17 +22,18 @@ function(expect_fit csv shipped_toml)
   endif()
 endfunction()
 
-# `rigplan validate CSV --loo --json` succeeds and its answer holds each of the needles.
-function(expect_loo csv)
-  execute_process(COMMAND ${RIGPLAN} validate ${SOURCE}/${csv} --loo --json
+# `rigplan validate CSV FLAG --json` (FLAG: --loo or --loo-arch) succeeds and its answer holds
+# each of the needles.
+function(expect_loo csv flag)
+  execute_process(COMMAND ${RIGPLAN} validate ${SOURCE}/${csv} ${flag} --json
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "rigplan validate ${csv} --loo: exit ${rc}\n${err}")
+    message(FATAL_ERROR "rigplan validate ${csv} ${flag}: exit ${rc}\n${err}")
   endif()
   foreach(needle IN LISTS ARGN)
     string(FIND "${out}" "${needle}" at)
     if(at EQUAL -1)
-      message(FATAL_ERROR "rigplan validate ${csv} --loo --json lacks '${needle}'")
+      message(FATAL_ERROR "rigplan validate ${csv} ${flag} --json lacks '${needle}'")
     endif()
   endforeach()
 endfunction()
@@ -39,12 +41,15 @@ endfunction()
 if(STEP STREQUAL "perf-fit")
   expect_fit(validation/throughput.csv data/calibration/perf.toml)
 elseif(STEP STREQUAL "perf-loo")
-  expect_loo(validation/throughput.csv "\"leave_one_gpu_out\": true" "\"n\": 3016"
+  expect_loo(validation/throughput.csv --loo "\"leave_one_gpu_out\": true" "\"n\": 3016"
              "\"skipped\": 0" "\"median_rel_err\"")
+elseif(STEP STREQUAL "perf-loo-arch")
+  expect_loo(validation/throughput.csv --loo-arch "\"leave_one_architecture_out\": true"
+             "\"leave_one_gpu_out\": false" "\"n\": 3016" "\"skipped\": 0")
 elseif(STEP STREQUAL "serving-fit")
   expect_fit(validation/serving.csv data/calibration/inference.toml)
 elseif(STEP STREQUAL "serving-loo")
-  expect_loo(validation/serving.csv "\"leave_one_gpu_out\": true" "\"skipped\": 0"
+  expect_loo(validation/serving.csv --loo "\"leave_one_gpu_out\": true" "\"skipped\": 0"
              "\"n_absolute\"")
 else()
   message(FATAL_ERROR "calibration_test.cmake: unknown STEP '${STEP}'")

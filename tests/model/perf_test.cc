@@ -239,6 +239,62 @@ TEST(PerfModel, TheEmbeddedCalibrationCoversEveryMeasuredGeneration) {
   EXPECT_GT(c.error_band.at("cnn"), 0);
 }
 
+// Keys with distinct efficiencies, so that which one a GPU borrows shows in its values.
+Calibration keyed() {
+  Calibration c;
+  c.archs = {{"ampere-hbm", 0.8, 0.6, 1.0, "test"},
+             {"hopper-hbm", 0.5, 0.7, 1.0, "test"},
+             {"ampere-geforce", 1.0, 1.0, 1.0, "test"},
+             {"turing-geforce", 0.9, 0.9, 1.0, "test"},
+             {"ampere-gddr", 0.7, 0.5, 1.0, "test"}};
+  c.error_band = {{"cnn", 0.1}};
+  c.borrowed_error_band = {{"cnn", 0.4}};
+  return c;
+}
+
+TEST(Calibration, AnArchitectureNoRunCoversBorrowsTheNearestFittedKeyOfItsClass) {
+  const Calibration c = keyed();
+  // The H100 has its own key.
+  const ArchCalibration h100 = c.for_gpu(*catalog().gpu("h100-sxm5-80gb"), catalog());
+  EXPECT_EQ(h100.gemm_efficiency, 0.5);
+  EXPECT_EQ(h100.borrowed_from, "");
+  // blackwell-hbm: the B200 (2024-11-15) is 26 months after the first hopper-hbm GPU (the H100,
+  // 2022-09-20) and 54 after the first ampere-hbm one (the A100, 2020-05-14).
+  const ArchCalibration b200 = c.for_gpu(*catalog().gpu("b200-sxm-192gb"), catalog());
+  EXPECT_EQ(b200.architecture, "blackwell-hbm");
+  EXPECT_EQ(b200.borrowed_from, "hopper-hbm");
+  EXPECT_EQ(b200.gemm_efficiency, 0.5);
+  EXPECT_EQ(b200.memory_efficiency, 0.7);
+  // ada-geforce: the RTX 4090 (2022-10-12) is 2 years after the RTX 3090 (2020-09-24), 4 after
+  // the RTX 2080 Ti (2018-09-27); never a key of another class, however near in time.
+  const ArchCalibration ada = c.for_gpu(*catalog().gpu("rtx-4090"), catalog());
+  EXPECT_EQ(ada.borrowed_from, "ampere-geforce");
+  EXPECT_EQ(ada.memory_efficiency, 1.0);
+  // With no fitted key of its class, the mean of all.
+  Calibration hbm_only;
+  hbm_only.archs = {c.archs[0], c.archs[1]};
+  const ArchCalibration mean = hbm_only.for_gpu(*catalog().gpu("rtx-4090"), catalog());
+  EXPECT_EQ(mean.borrowed_from, kMeanOfFitted);
+  EXPECT_DOUBLE_EQ(mean.gemm_efficiency, (0.8 + 0.5) / 2);
+  EXPECT_DOUBLE_EQ(mean.memory_efficiency, (0.6 + 0.7) / 2);
+}
+
+TEST(PerfModel, ABorrowedCalibrationIsSaidAndCarriesItsOwnErrorBand) {
+  RunConfig config;
+  config.precision = "fp16";
+  config.batch = 64;
+  const Prediction ada = run("resnet50", "rtx-4090", config, keyed());
+  EXPECT_NE(ada.note.find("no measured run covers rtx-4090's architecture (ada-geforce): its "
+                          "efficiencies are ampere-geforce's, the nearest fitted architecture of "
+                          "its class"),
+            std::string::npos)
+      << ada.note;
+  EXPECT_EQ(ada.error_band, 0.4);  // leave-one-architecture-out
+  const Prediction ampere = run("resnet50", "rtx-3090", config, keyed());
+  EXPECT_EQ(ampere.note.find("no measured run covers"), std::string::npos) << ampere.note;
+  EXPECT_EQ(ampere.error_band, 0.1);
+}
+
 TEST(Calibration, ABadFileNamesTheSectionTheFieldAndTheAcceptedRange) {
   auto bad = load_calibration({{"perf.toml",
                                 "[[workload]]\nworkload = \"resnet50\"\nefficiency = -1\nrows = 3\n"
