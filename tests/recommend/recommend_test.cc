@@ -86,7 +86,7 @@ TEST(Recommend, ABudgetThatBuysNothingNamesWhatItBuysInTheExistingDesktop) {
   ASSERT_FALSE(rec->relaxations.empty());
   EXPECT_EQ(rec->relaxations.back(),
             "every owned option here includes a new base system; the budget buys, as a GPU added "
-            "to the PC you have: own used 1 x rtx-a4000 (existing-desktop) at 418 USD (--system "
+            "to the PC you have: own used 1 x rtx-a4000 (existing-desktop) at 470 USD (--system "
             "existing-desktop)");
 }
 
