@@ -30,6 +30,8 @@ struct TransformerConfig {
   std::string norm;  // layernorm, layernorm-nobias, rmsnorm
   std::optional<int> norms_per_layer;
   std::optional<bool> attention_bias, qkv_bias, mlp_bias, lm_head_bias, parallel_block;
+  // A norm of head_dim on each head's queries and keys, before RoPE (Qwen3): 2 norms a layer.
+  std::optional<bool> qk_norm;
   std::optional<int> num_experts, experts_top_k, type_vocab_size;
   std::optional<bool> embedding_norm, final_norm, pooler;
   std::optional<int> relative_attention_buckets;

@@ -14,9 +14,10 @@ namespace {
 // kMaxModelParams before anything uses the count.
 using I = double;
 
-I norm_params(const TransformerConfig& t) {
-  return t.norm == "layernorm" ? 2.0 * t.hidden_size : t.hidden_size;
+I norm_params(const TransformerConfig& t, I width) {
+  return t.norm == "layernorm" ? 2 * width : width;
 }
+I norm_params(const TransformerConfig& t) { return norm_params(t, t.hidden_size); }
 
 I attention_params(const TransformerConfig& t, int kv_heads) {
   const I d = t.hidden_size, q = static_cast<I>(t.num_heads) * t.head_size(),
@@ -28,6 +29,12 @@ I attention_params(const TransformerConfig& t, int kv_heads) {
     p += q + 2 * kv;
   }
   return p;
+}
+
+// Self-attention with its per-head query and key norms (qk_norm: one norm of head_dim each).
+I self_attention_params(const TransformerConfig& t) {
+  const I qk_norms = t.qk_norm.value_or(false) ? 2 * norm_params(t, t.head_size()) : 0;
+  return attention_params(t, t.kv_heads()) + qk_norms;
 }
 
 I mlp_params(const TransformerConfig& t) {
@@ -149,7 +156,7 @@ ParamCounts count_params(const Workload& w) {
   const I d = t.hidden_size, norm = norm_params(t);
   const I mlp = mlp_params(t);
   const I moe = t.experts() > 1 ? t.experts() * mlp + d * t.experts() : mlp;
-  const I self_attention = attention_params(t, t.kv_heads());
+  const I self_attention = self_attention_params(t);
   const I decoder_layer =
       self_attention + moe + t.norms_per_layer.value_or(2) * norm +
       (t.arch == "encoder-decoder" ? attention_params(t, t.num_heads) + norm : 0);

@@ -66,6 +66,7 @@ const std::vector<FieldSpec<TransformerConfig>>& transformer_fields() {
       {"mlp_bias", &T::mlp_bias, kOptional},
       {"lm_head_bias", &T::lm_head_bias, kOptional},
       {"parallel_block", &T::parallel_block, kOptional},
+      {"qk_norm", &T::qk_norm, kOptional},
       {"num_experts", &T::num_experts, kOptional, "", {}, count_range(1e4)},
       {"experts_top_k", &T::experts_top_k, kOptional, "", {}, count_range(1e4)},
       {"type_vocab_size", &T::type_vocab_size, kOptional, "", {}, size_range(1e6)},

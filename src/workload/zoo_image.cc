@@ -16,7 +16,7 @@ using image::Reader;
 using image::Writer;
 
 // The first bytes of an image; the number changes with the layout.
-constexpr std::string_view kMagic = "rigplan zoo image 1\n";
+constexpr std::string_view kMagic = "rigplan zoo image 2\n";
 
 void put_workload(Writer& w, const Workload& workload) {
   put_fields(w, workload, workload_fields());

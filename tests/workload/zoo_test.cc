@@ -27,19 +27,21 @@ TEST_P(ZooParams, ComputedCountIsWithinOnePercentOfThePublishedOne) {
 // PRODUCT.md's zoo, plus the models of the memory and cluster validation sets.
 INSTANTIATE_TEST_SUITE_P(
     Zoo, ZooParams,
-    ::testing::Values(
-        "resnet50", "ssd300", "maskrcnn", "bert-base-squad", "bert-large-squad", "gnmt",
-        "transformer-xl-base", "transformer-xl-large", "tacotron2", "waveglow", "ncf", "vit-b-16",
-        "gpt2", "gpt2-xl", "stable-diffusion-1.5", "whisper-large-v3", "llama-2-7b", "llama-2-13b",
-        "llama-2-70b", "llama-3-8b", "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b",
-        "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "mistral-7b-v0.2",
-        "mixtral-8x7b", "gemma-2b", "gemma-7b", "gemma-2-9b", "phi-2", "phi-3-mini-4k-instruct",
-        "falcon-7b", "tiny-llama", "stablelm-base-alpha-3b", "qwen2.5-7b", "qwen2.5-72b", "phi-1.5",
-        "falcon-40b", "codellama-34b", "bloomz-7b1", "t0-3b", "mt0-xxl", "sdxl", "flux.1-dev",
-        "flux.1-schnell", "sd3-medium", "gpt3-175b", "megatron-22b", "megatron-530b", "megatron-1t",
-        "megatron-1.7b", "megatron-3.6b", "megatron-7.5b", "megatron-18b", "megatron-39b",
-        "megatron-76b", "megatron-145b", "megatron-310b", "megatron-gpt2-1.2b", "megatron-gpt2-2b",
-        "megatron-gpt2-4b", "megatron-gpt2-8b"),
+    ::testing::Values("resnet50", "ssd300", "maskrcnn", "bert-base-squad", "bert-large-squad",
+                      "gnmt", "transformer-xl-base", "transformer-xl-large", "tacotron2",
+                      "waveglow", "ncf", "vit-b-16", "gpt2", "gpt2-xl", "stable-diffusion-1.5",
+                      "whisper-large-v3", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
+                      "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
+                      "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "mistral-7b-v0.2",
+                      "mixtral-8x7b", "gemma-2b", "gemma-7b", "gemma-2-9b", "phi-2",
+                      "phi-3-mini-4k-instruct", "falcon-7b", "tiny-llama", "stablelm-base-alpha-3b",
+                      "qwen2.5-7b", "qwen2.5-72b", "phi-1.5", "falcon-40b", "codellama-34b",
+                      "bloomz-7b1", "t0-3b", "mt0-xxl", "sdxl", "flux.1-dev", "flux.1-schnell",
+                      "sd3-medium", "gpt3-175b", "megatron-22b", "megatron-530b", "megatron-1t",
+                      "megatron-1.7b", "megatron-3.6b", "megatron-7.5b", "megatron-18b",
+                      "megatron-39b", "megatron-76b", "megatron-145b", "megatron-310b",
+                      "megatron-gpt2-1.2b", "megatron-gpt2-2b", "megatron-gpt2-4b",
+                      "megatron-gpt2-8b", "mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b"),
     [](const auto& test) {
       std::string name = test.param;
       for (char& c : name) {
@@ -78,6 +80,55 @@ TEST(Zoo, MixtureOfExpertsCountsTwoOfEightExpertsAsActive) {
   const ParamCounts p = count_params(**zoo().find("mixtral-8x7b"));
   // 32 layers × 6 inactive experts × 3·4096·14336 weights.
   EXPECT_EQ(p.total - p.active, 32LL * 6 * 3 * 4096 * 14336);
+}
+
+// The mixtures of experts of 2025, counted by hand from their config.json shapes (d hidden, L
+// layers, H heads of hd, K key/value heads, E experts of F, top-k, V vocab; RMSNorm weights):
+//   attention = d·H·hd + 2·d·K·hd + H·hd·d; experts = E·3·d·F; router = d·E; norms = 2d
+//   (+ 2·hd: Qwen3's q and k norms); embedding and the untied head V·d each; final norm d.
+struct MoeCount {
+  const char* id;
+  long long total, active;         // by hand, below
+  double card_total, card_active;  // the model card, in its own rounding
+};
+
+constexpr MoeCount kMoeCounts[] = {
+    // d 2048, L 48, H 32 × 128, K 4, E 128 × 768, top-8, V 151936, untied:
+    // layer = 18,874,368 + 603,979,776 + 262,144 + 4,096 + 256 = 623,120,640;
+    // 48 · 623,120,640 + 2 · 311,164,928 + 2,048 = 30,532,122,624;
+    // active: 48 · (623,120,640 − 120 · 4,718,592) + 622,331,904 = 3,353,032,704.
+    {"qwen3-30b-a3b", 30'532'122'624, 3'353'032'704, 30.5e9, 3.3e9},
+    // d 4096, L 94, H 64 × 128, K 4, E 128 × 1536, top-8, V 151936, untied:
+    // layer = 71,303,168 + 2,415,919,104 + 524,288 + 8,192 + 256 = 2,487,755,008;
+    // 94 · 2,487,755,008 + 2 · 622,329,856 + 4,096 = 235,093,634,560;
+    // active: 94 · (2,487,755,008 − 120 · 18,874,368) + 1,244,663,808 = 22,190,763,520.
+    {"qwen3-235b-a22b", 235'093'634'560, 22'190'763'520, 235e9, 22e9},
+    // d 6144, L 56, H 48 × 128, K 8, E 8 × 16384, top-2, V 32768, untied:
+    // layer = 88,080,384 + 2,415,919,104 + 49,152 + 12,288 = 2,504,060,928;
+    // 56 · 2,504,060,928 + 2 · 201,326,592 + 6,144 = 140,630,071,296;
+    // active: 56 · (2,504,060,928 − 6 · 301,989,888) + 402,659,328 = 39,161,468,928.
+    {"mixtral-8x22b", 140'630'071'296, 39'161'468'928, 141e9, 39e9},
+};
+
+TEST(Zoo, MixturesOfExpertsCountAsByHandAndAsTheirCards) {
+  for (const auto& m : kMoeCounts) {
+    auto w = zoo().find(m.id);
+    ASSERT_TRUE(w.ok()) << m.id;
+    const ParamCounts p = count_params(**w);
+    EXPECT_EQ(p.total, m.total) << m.id;
+    EXPECT_EQ(p.active, m.active) << m.id;
+    // The cards round to two or three significant figures (30.5B, 3.3B): within 1% of the total
+    // and 2% of the active count (3.353B against the card's 3.3B is 1.6% off).
+    EXPECT_NEAR(static_cast<double>(p.total) / m.card_total, 1.0, 0.01) << m.id;
+    EXPECT_NEAR(static_cast<double>(p.active) / m.card_active, 1.0, 0.02) << m.id;
+  }
+}
+
+TEST(Zoo, QkNormAddsTwoHeadWidthNormsPerLayer) {
+  Workload w = **zoo().find("qwen3-30b-a3b");
+  const std::int64_t with = count_params(w).total;
+  w.transformer->qk_norm = false;
+  EXPECT_EQ(with - count_params(w).total, 48 * 2 * 128);  // 48 layers, q and k norms of hd 128
 }
 
 TEST(Zoo, FindsWorkloadsByTheirHuggingFaceNames) {
