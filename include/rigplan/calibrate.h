@@ -26,6 +26,7 @@ struct ThroughputSample {
   int ref = -1;  // index of the group's ref sample; itself for a ref row and an absolute row
   std::string metric = "throughput";            // throughput, ttft_ms, tpot_ms
   bool absolute = false;                        // a row of a group without a ref, scored on its own
+  bool held_out = false;                        // split = held-out: scored, never fitted to
   std::shared_ptr<const SampleFacts> prepared;  // by prepare_samples; without, predicted whole
 };
 
@@ -41,8 +42,9 @@ std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples
 double relative_error(const std::vector<ThroughputSample>& samples,
                       const std::vector<double>& predicted, size_t i);
 
-// Which samples belong to groups that compare GPUs at one GPU count (the calibration set).
-std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples);
+// The calibration set: the samples of groups that compare GPUs at one GPU count, less those
+// held out (a row whose split is held-out).
+std::vector<bool> calibration_set(const std::vector<ThroughputSample>& samples);
 
 // Fits gemm_efficiency, memory_efficiency and tf32_efficiency per calibration key present in the
 // samples whose `use` flag is set, minimising the Huber loss of the log ratio errors of non-ref

@@ -265,7 +265,7 @@ Result<CalibrationFit> calibrate_measurements(const Catalog& catalog, const Zoo&
                                               std::function<void(size_t, size_t)> progress) {
   auto samples = throughput_samples(catalog, zoo, path, csv);
   if (!samples) return samples.status();
-  const std::vector<bool> use = cross_gpu(*samples);
+  const std::vector<bool> use = calibration_set(*samples);
   CalibrationFit out;
   out.rows = static_cast<size_t>(std::count(use.begin(), use.end(), true));
   out.fitted = fit_calibration(*samples, use, Calibration{}, catalog);
@@ -313,12 +313,13 @@ std::string calibration_header(const Calibration& fitted, std::string_view path,
 }
 
 // Per workload class, the absolute errors of the held-out single-GPU throughput rows; inference
-// rows share one class.
+// rows share one class. Rows of split held-out, outside the calibration set, are in no class:
+// validate reports them by split.
 std::map<std::string, std::vector<double>> errors_by_class(const ValidationReport& held_out) {
   std::map<std::string, std::vector<double>> out;
   for (const auto& r : held_out.rows) {
     const auto comma = r.workload_class.find(", 1 GPU");
-    if (!r.abs_error || r.metric != "throughput") continue;
+    if (!r.abs_error || r.metric != "throughput" || r.split == "held-out") continue;
     // Inference rows are classed by engine and phase; they share one band.
     const bool inference = r.workload_class.find(' ') < r.workload_class.find(',');
     if (inference) {

@@ -477,6 +477,7 @@ std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& ro
       ThroughputSample s{parsed.workloads[i], parsed.gpus[i], parsed.runs[i], r.measured, -1};
       s.metric = r.metric;
       s.absolute = r.absolute;
+      s.held_out = r.split == "held-out";
       // It was measured, so it ran: at the published batch, or where the batch was not published
       // and the workload's default does not fit, at the largest batch that does (as benchmarks
       // size their batches to the card).
@@ -498,7 +499,7 @@ std::vector<ThroughputSample> samples_of(Parsed& parsed, std::vector<size_t>& ro
 
 }  // namespace
 
-std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples) {
+std::vector<bool> calibration_set(const std::vector<ThroughputSample>& samples) {
   // A group compares GPUs (rather than GPU counts) when all its rows run on as many GPUs as
   // its ref row.
   std::map<int, bool> single;
@@ -507,7 +508,7 @@ std::vector<bool> cross_gpu(const std::vector<ThroughputSample>& samples) {
     it->second = it->second && s.run.gpus == samples[static_cast<size_t>(s.ref)].run.gpus;
   }
   std::vector<bool> out;
-  for (const auto& s : samples) out.push_back(single[s.ref]);
+  for (const auto& s : samples) out.push_back(single[s.ref] && !s.held_out);
   return out;
 }
 
@@ -589,7 +590,7 @@ SpeedPredictions predict_speeds(const std::vector<ThroughputSample>& samples,
     out.predicted = predict_samples(samples, calibration, catalog);
     return out;
   }
-  const std::vector<bool> fit_set = cross_gpu(samples);
+  const std::vector<bool> fit_set = calibration_set(samples);
   std::vector<std::string> keys;
   for (const auto& s : samples) {
     std::string key = held_out_key(*s.gpu, options.leave_out);

@@ -17,6 +17,26 @@ constexpr const char* kHeader =
     "group,ref,gpu,num_gpus,workload,mode,precision,weights,method,optimizer,lora_rank,"
     "batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source\n";
 
+// A row whose split is held-out is predicted and scored but not in the calibration set that
+// `rigplan calibrate` fits: here the RTX 4090 row of a three-GPU group (ref: the A100 row).
+TEST(Validate, HeldOutRowsAreScoredButNotFitted) {
+  const std::string csv =
+      "group,ref,gpu,num_gpus,workload,mode,precision,weights,method,optimizer,lora_rank,"
+      "batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source,split\n"
+      "t/g,1,a100-sxm4-40gb,1,llama-2-7b,train,bf16,,,,,1,512,0,throughput,100,tokens/s,test,fit\n"
+      "t/g,,h100-sxm5-80gb,1,llama-2-7b,train,bf16,,,,,1,512,0,throughput,200,tokens/s,test,fit\n"
+      "t/g,,rtx-4090,1,llama-2-7b,train,bf16,,,,,1,512,0,throughput,50,tokens/s,test,held-out\n";
+  auto samples = throughput_samples(catalog(), zoo(), "v.csv", csv);
+  ASSERT_TRUE(samples.ok()) << samples.status().message();
+  ASSERT_EQ(samples->size(), 3u);
+  EXPECT_EQ(calibration_set(*samples), (std::vector<bool>{true, true, false}));
+  auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->rows.size(), 3u);
+  EXPECT_EQ(report->rows[2].split, "held-out");
+  EXPECT_TRUE(report->rows[2].error.has_value());
+}
+
 TEST(Validate, ScoresMemoryAndFitsRowsAndListsWhatItCannotPredict) {
   const std::string csv =
       std::string(kHeader) +
