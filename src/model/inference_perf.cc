@@ -7,9 +7,11 @@
 #include <cmath>
 #include <string>
 
+#include "model/gemm_waves.h"
 #include "model/inference_constants.h"
 #include "model/inference_memory.h"
 #include "model/links.h"
+#include "model/moe_gemm.h"
 #include "model/perf_constants.h"
 #include "util/strings.h"
 
@@ -111,8 +113,29 @@ double roofline(double flops, double bytes, double rate, const Model& m, Times& 
 // (perf_constants.h: CUTLASS tiles).
 double shape_efficiency(double rows, double n, double k, double sms) {
   const double tiles = std::ceil(rows / pc::kTile) * std::ceil(n / pc::kTile);
-  const double waves = std::ceil(tiles / sms);
-  return std::max(1e-3, tiles / (waves * sms) * std::min(1.0, k / pc::kFullK));
+  return std::max(1e-3, gemm_waves(tiles, sms).efficiency * std::min(1.0, k / pc::kFullK));
+}
+
+// The linear layers of one layer for a step of `tokens` rows, per GPU: each a roofline of its
+// FLOPs at the GEMM rate and shape efficiency and of its weights and activations at the
+// bandwidth. A mixture of experts' projection is one grouped GEMM over the experts the tokens
+// pick (model/moe_gemm.h), as the engines' fused MoE kernels run it.
+double linear_time(const Model& m, double tokens, Times& t) {
+  double linear = 0;
+  for (const Linear& l : m.linears) {
+    if (l.expert) {
+      const GroupedExpertGemm g = grouped_expert_gemm(tokens, m.experts, m.top_k, l.n, l.k, m.sms);
+      const double per_weight = m.weight_bytes + (g.rows > 1 ? m.dequant_bytes : 0);
+      linear += roofline(g.flops, g.weights * per_weight + g.activations * m.beta,
+                         m.gemm_rate * g.shape_efficiency, m, t);
+      continue;
+    }
+    const double per_weight = m.weight_bytes + (tokens > 1 ? m.dequant_bytes : 0);
+    const double bytes = l.n * l.k * per_weight + tokens * (l.n + l.k) * m.beta;
+    linear += roofline(2 * tokens * l.n * l.k, bytes,
+                       m.gemm_rate * shape_efficiency(tokens, l.n, l.k, m.sms), m, t);
+  }
+  return linear;
 }
 
 // One stage's layers (all of them without a layer split) for a step's work; the LM head when
@@ -121,19 +144,7 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   Times t;
   if (w.tokens <= 0) return t;
   const TransformerConfig& tc = *m.t;
-  double linear = 0;
-  for (const Linear& l : m.linears) {
-    double touched = 1, rows = w.tokens;
-    if (l.expert) {
-      // Each token picks top_k of the experts: the distinct experts a step reads.
-      touched = m.experts * (1 - std::pow(1 - m.top_k / m.experts, w.tokens));
-      rows = w.tokens * m.top_k / touched;
-    }
-    const double flops = 2 * rows * touched * l.n * l.k;
-    const double per_weight = m.weight_bytes + (rows > 1 ? m.dequant_bytes : 0);
-    const double bytes = touched * l.n * l.k * per_weight + rows * touched * (l.n + l.k) * m.beta;
-    linear += roofline(flops, bytes, m.gemm_rate * shape_efficiency(rows, l.n, l.k, m.sms), m, t);
-  }
+  const double linear = linear_time(m, w.tokens, t);
   const double attention =
       roofline(4 * w.context * m.q_dim, w.kv_read * m.kv_token_layer, m.attention_rate, m, t);
   const double elementwise = roofline(
@@ -415,6 +426,23 @@ Times predict_phase(const Model& m, const RunFacts& facts, const Gpu& gpu, Predi
   return t;
 }
 
+// How a mixture of experts' MLP is timed and the routing it assumes; for a decode step of one
+// stage, how many experts its batch reads.
+std::string moe_note(const Model& m, const RunConfig& c) {
+  const std::string e = format_number(m.experts), k = format_number(m.top_k);
+  std::string note = fmt::format(
+      "mixture of experts: a layer's experts run as one grouped GEMM per projection (fused MoE); "
+      "routing assumed uniform: a step of T tokens reads {0}·(1 - (1 - {1}/{0})^T) of the {0} "
+      "experts",
+      e, k);
+  if (c.mode == "decode" && m.pp == 1 && c.batch) {
+    const double touched = experts_touched(*c.batch, m.experts, m.top_k);
+    note += fmt::format(" ({} at a batch of {})", format_number(std::round(touched * 10) / 10),
+                        *c.batch);
+  }
+  return note;
+}
+
 // The prediction's note: the memory notes, the engine with the efficiencies it runs at, the link
 // and the pipeline; first, for a run that does not fit, by how much.
 std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
@@ -426,6 +454,7 @@ std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
       join(engine.stacks, "/"), format_number(std::round(eff.gemm_efficiency * 100) / 100),
       c.weights, format_number(std::round(eff.memory_efficiency * 100) / 100),
       eff.rows > 0 ? fmt::format("fitted on {} runs", eff.rows) : eff.fitted_on));
+  if (m.experts > 1) notes.push_back(moe_note(m, c));
   if (!m.link.empty()) notes.push_back(fmt::format("GPU-to-GPU: {}", m.link));
   if (m.pp > 1) {
     notes.push_back(fmt::format(

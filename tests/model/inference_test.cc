@@ -282,6 +282,26 @@ TEST(InferencePerf, DecodeAtBatchOneIsBoundByTheWeightsRead) {
   EXPECT_GT(p.throughput, 100);
 }
 
+TEST(InferencePerf, AMixtureOfExpertsDecodeReadsTheExpertsItsBatchPicks) {
+  RunConfig c;
+  c.mode = "decode";
+  c.batch = 1;
+  c.seq_len = 1;
+  // Qwen3 30B A3B in bf16 on an H100 (3350 GB/s): attention 48 × 18,874,368 weights (1.81 GB)
+  // and the LM head 151,936 × 2048 (0.62 GB) every step; of the experts' 57.98 GB, a batch of 1
+  // reads its 8 experts of 128 (3.62 GB), a batch of 64 reads 125.94 of them (57.05 GB).
+  const Prediction one = run("qwen3-30b-a3b", "h100-sxm5-80gb", c);
+  EXPECT_GT(one.step_time_s, (1.812e9 + 0.622e9 + 3.624e9) / 3350e9);
+  EXPECT_LT(one.step_time_s, (1.812e9 + 0.622e9 + 57.98e9) / 3350e9);
+  EXPECT_NE(one.note.find("routing assumed uniform"), std::string::npos);
+  EXPECT_NE(one.note.find("(8 at a batch of 1)"), std::string::npos);
+  c.batch = 64;
+  const Prediction many = run("qwen3-30b-a3b", "h100-sxm5-80gb", c);
+  EXPECT_GT(many.step_time_s, (1.812e9 + 0.622e9 + 57.05e9) / 3350e9);
+  EXPECT_EQ(many.bound, "memory");
+  EXPECT_NE(many.note.find("(125.9 at a batch of 64)"), std::string::npos);
+}
+
 TEST(InferencePerf, ALayerSplitRunsOneStreamInTurnAndPipelinesMany) {
   RunConfig c;
   c.mode = "decode";

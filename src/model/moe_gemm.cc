@@ -1,0 +1,35 @@
+// The experts an inference step reads and their grouped GEMM (docs/inference.md).
+#include "model/moe_gemm.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/gemm_waves.h"
+#include "model/perf_constants.h"
+
+namespace rigplan {
+
+namespace pc = perf_constants;
+
+double experts_touched(double tokens, double experts, double top_k) {
+  if (tokens <= 0) return 0;
+  return experts * (1 - std::pow(1 - top_k / experts, tokens));
+}
+
+GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_k, double n,
+                                      double k, double sms) {
+  GroupedExpertGemm g;
+  g.experts = experts_touched(tokens, experts, top_k);
+  if (g.experts <= 0) return g;
+  const double routed = tokens * top_k;  // rows of all the experts together
+  g.rows = routed / g.experts;
+  g.flops = 2 * routed * n * k;
+  g.weights = g.experts * n * k;
+  g.activations = routed * (n + k);
+  g.tiles = g.experts * std::ceil(g.rows / pc::kTile) * std::ceil(n / pc::kTile);
+  g.shape_efficiency =
+      std::max(1e-3, gemm_waves(g.tiles, sms).efficiency * std::min(1.0, k / pc::kFullK));
+  return g;
+}
+
+}  // namespace rigplan

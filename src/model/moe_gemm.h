@@ -1,0 +1,33 @@
+// A mixture of experts' MLP in an inference step (docs/inference.md, "Speed, per phase"): the
+// experts a step's tokens pick, and the one grouped GEMM per projection that the engines' fused
+// MoE kernels run over them. inference_perf.cc times it; the training model's grouped GEMM is
+// perf.cc's `gemm(..., group)`, with the same wave arithmetic (model/gemm_waves.h).
+#pragma once
+
+namespace rigplan {
+
+// Distinct experts that `tokens` tokens hit when each picks `top_k` of `experts` under uniform
+// routing (every expert equally likely, which load-balanced routers aim for):
+// E·(1 - (1 - k/E)^tokens), the expectation over the experts of the chance that one is picked
+// at least once. One token reads top_k experts; many tokens read nearly all of them.
+double experts_touched(double tokens, double experts, double top_k);
+
+// One projection (gate, up or down) of a MoE layer on one GPU, for a step of `tokens` tokens: an
+// output width `n` and inner dimension `k` per expert. vLLM's and SGLang's fused_moe,
+// TensorRT-LLM's MoE plugin and llama.cpp's mul_mat_id run all the experts the tokens pick in
+// one kernel: its output tiles (each expert's rows in tiles of their own) share the SMs' waves,
+// and each touched expert's weights are read once. Rows are spread evenly over the touched
+// experts (uniform routing; a real step's imbalance adds tiles, not FLOPs).
+struct GroupedExpertGemm {
+  double experts = 0;           // experts touched, whose weights the step reads
+  double rows = 0;              // tokens per touched expert: tokens·top_k / experts
+  double flops = 0;             // 2·tokens·top_k·n·k, as many as top_k dense MLPs
+  double weights = 0;           // weight elements read: experts·n·k
+  double activations = 0;       // input and output elements: tokens·top_k·(n + k)
+  double tiles = 0;             // of the grouped GEMM: experts·⌈rows/128⌉·⌈n/128⌉
+  double shape_efficiency = 0;  // the tiles' waves over the SMs, times the inner dimension's fill
+};
+GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_k, double n,
+                                      double k, double sms);
+
+}  // namespace rigplan

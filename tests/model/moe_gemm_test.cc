@@ -1,0 +1,69 @@
+// The experts an inference step reads and their grouped GEMM, against hand computation for
+// Qwen3 30B A3B (128 experts of 768, top-8, hidden 2048, 48 layers) on an H100 (132 SMs).
+#include "model/moe_gemm.h"
+
+#include <gtest/gtest.h>
+
+namespace rigplan {
+namespace {
+
+constexpr double kExperts = 128, kTopK = 8, kHidden = 2048, kExpertFfn = 768, kLayers = 48;
+constexpr double kH100Sms = 132;
+
+// A gate (or up) projection of a step of `tokens` tokens: 768 outputs of 2048 inputs per expert.
+GroupedExpertGemm gate(double tokens) {
+  return grouped_expert_gemm(tokens, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms);
+}
+
+TEST(MoeGemm, OneTokenReadsItsTopKExperts) {
+  EXPECT_DOUBLE_EQ(experts_touched(1, kExperts, kTopK), 8);
+  EXPECT_DOUBLE_EQ(experts_touched(0, kExperts, kTopK), 0);
+  // Mixtral: 8 experts, top-2; two tokens hit 8·(1 - 0.75²) = 3.5 of them.
+  EXPECT_DOUBLE_EQ(experts_touched(2, 8, 2), 3.5);
+}
+
+TEST(MoeGemm, QwenThirtyBDecodeReadsEightExpertsAtBatchOneAndNearlyAllAtSixtyFour) {
+  // Batch 1: 8 experts × 768 × 2048 weights per projection; gate, up and down in 48 layers at
+  // 2 bytes: 3.62 GB a step, of the 57.98 GB all 128 experts hold.
+  EXPECT_DOUBLE_EQ(gate(1).weights, 8 * kExpertFfn * kHidden);
+  EXPECT_DOUBLE_EQ(gate(1).weights * 3 * kLayers * 2, 3'623'878'656);
+  // Batch 64: 128·(1 - (15/16)^64) = 125.94 experts, 57.05 GB a step.
+  const GroupedExpertGemm b64 = gate(64);
+  EXPECT_NEAR(b64.experts, 125.942, 1e-3);
+  EXPECT_NEAR(b64.weights * 3 * kLayers * 2 / 1e9, 57.05, 0.01);
+  EXPECT_LT(b64.weights, kExperts * kExpertFfn * kHidden);
+  // FLOPs and activations follow the routed rows, not the experts: 64·8 rows of one expert each.
+  EXPECT_DOUBLE_EQ(b64.flops, 2 * 64 * kTopK * kExpertFfn * kHidden);
+  EXPECT_DOUBLE_EQ(b64.activations, 64 * kTopK * (kExpertFfn + kHidden));
+  EXPECT_NEAR(b64.rows, 4.065, 1e-3);
+}
+
+TEST(MoeGemm, TheTouchedExpertsShareTheWavesOfOneGroupedGemm) {
+  // Batch 64: each touched expert is one row tile by ⌈768/128⌉ = 6 column tiles, 755.65 tiles
+  // in 6 waves of 132 SMs: 95.4% of the slots hold a tile. Alone, an expert's 6 tiles would fill
+  // 6/132 = 4.5% of one wave.
+  const GroupedExpertGemm b64 = gate(64);
+  EXPECT_NEAR(b64.tiles, 755.654, 1e-3);
+  EXPECT_NEAR(b64.shape_efficiency, 755.654 / (6 * 132), 1e-6);
+  // A prefill chunk of 8,192 tokens: every expert, 512 rows each, 4 × 6 tiles apiece: 3,072
+  // tiles in 24 waves, 97.0% (alone: 24/132 = 18.2%).
+  const GroupedExpertGemm chunk = gate(8192);
+  EXPECT_DOUBLE_EQ(chunk.experts, 128);
+  EXPECT_DOUBLE_EQ(chunk.rows, 512);
+  EXPECT_DOUBLE_EQ(chunk.tiles, 3072);
+  EXPECT_DOUBLE_EQ(chunk.shape_efficiency, 3072.0 / (24 * 132));
+  // The down projection (2048 outputs of 768 inputs): 4 × 16 tiles per expert, 8,192 in 63 waves.
+  const GroupedExpertGemm down =
+      grouped_expert_gemm(8192, kExperts, kTopK, kHidden, kExpertFfn, kH100Sms);
+  EXPECT_DOUBLE_EQ(down.shape_efficiency, 8192.0 / (63 * 132));
+}
+
+TEST(MoeGemm, ADenseMlpIsOneExpertPickedByEveryToken) {
+  const GroupedExpertGemm dense = grouped_expert_gemm(1000, 1, 1, 4096, 4096, kH100Sms);
+  EXPECT_DOUBLE_EQ(dense.experts, 1);
+  EXPECT_DOUBLE_EQ(dense.rows, 1000);
+  EXPECT_DOUBLE_EQ(dense.tiles, 8 * 32);  // ⌈1000/128⌉ × 4096/128
+}
+
+}  // namespace
+}  // namespace rigplan
