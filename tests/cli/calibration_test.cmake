@@ -41,11 +41,11 @@ endfunction()
 if(STEP STREQUAL "perf-fit")
   expect_fit(validation/throughput.csv data/calibration/perf.toml)
 elseif(STEP STREQUAL "perf-loo")
-  expect_loo(validation/throughput.csv --loo "\"leave_one_gpu_out\": true" "\"n\": 3016"
+  expect_loo(validation/throughput.csv --loo "\"leave_one_gpu_out\": true" "\"n\": 3001"
              "\"skipped\": 0" "\"median_rel_err\"")
 elseif(STEP STREQUAL "perf-loo-arch")
   expect_loo(validation/throughput.csv --loo-arch "\"leave_one_architecture_out\": true"
-             "\"leave_one_gpu_out\": false" "\"n\": 3016" "\"skipped\": 0")
+             "\"leave_one_gpu_out\": false" "\"n\": 3001" "\"skipped\": 0")
 elseif(STEP STREQUAL "serving-fit")
   expect_fit(validation/serving.csv data/calibration/inference.toml)
 elseif(STEP STREQUAL "serving-loo")

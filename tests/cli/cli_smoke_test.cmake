@@ -66,7 +66,7 @@ expect(2 "--link 'nvlnk' is not accepted" predict resnet50 --gpu a100-sxm4-80gb 
 # The input pipeline (issue 19): Pillow on a 7800X3D bounds an H100, DALI lifts it.
 expect(0 "pipeline OK: 1 inputs, 4 loaders" catalog check)
 expect(0 "bound        input" predict resnet50 --gpu h100-sxm5-80gb --cpu ryzen-7-7800x3d --loader pytorch)
-expect(0 "lift         18 cores of this speed, or --loader dali on these 8 cores" predict resnet50 --gpu h100-sxm5-80gb --cpu ryzen-7-7800x3d)
+expect(0 "lift         17 cores of this speed, or --loader dali on these 8 cores" predict resnet50 --gpu h100-sxm5-80gb --cpu ryzen-7-7800x3d)
 expect(0 "\"input_bound\": false" predict resnet50 --gpu h100-sxm5-80gb --cpu ryzen-7-7800x3d --loader dali --json)
 expect(0 "Step = max(GPU step" predict resnet50 --gpu h100-sxm5-80gb --cpu 7800X3D --loader dali --explain)
 expect(2 "did you mean 'dali'" predict resnet50 --gpu h100-sxm5-80gb --cpu ryzen-7-7800x3d --loader dalli)
