@@ -382,6 +382,28 @@ TEST(PerfModel, AWorkloadEfficiencyScalesThatWorkloadsOperatorTimes) {
             run("ssd300", "a100-sxm4-80gb", one, flat(0.8, 0.8)).throughput);
 }
 
+// NCF (data/workloads/networks.toml) trains by streaming: per sample the forward reads and
+// writes its 384 embedding values (3,072 B in fp32) and 1,344 elementwise values (10,752 B), and
+// its four Linears read their input twice (it spills from L2) and write their output:
+// 256·4·2 + 256·4, 256·4·2 + 128·4, 128·4·2 + 64·4, 128·4·2 + 1·4 = 7,940 B. Backward moves it
+// twice more: 3 · 21,764 = 65,292 B, plus the dense AdamW update, 30 B for each of the 31.8M
+// parameters, over the batch: 31,832,577 · 30 / 8e6 = 119 B. Every operator is memory-bound on
+// the A100 SXM4 80GB, so at 2039 GB/s × 0.8 it trains 1.631e12 / 65,411 = 24.94M samples/s
+// (Lambda measured 28.65M at this batch; the workload's measured speed, 1.2, is not in `flat`).
+// AMP halves the streamed bytes but not the fp32 optimizer's: 1.63e12 / (32,646 + 119) = 49.8M.
+TEST(PerfModel, NcfTrainingStreamsItsEmbeddingsAndActivations) {
+  RunConfig c;
+  c.precision = "fp32";
+  c.batch = 8'000'000;
+  const Prediction fp32 = run("ncf", "a100-sxm4-80gb", c);
+  EXPECT_EQ(fp32.bound, "memory");
+  EXPECT_NEAR(fp32.throughput, 24.94e6, 0.005 * 24.94e6);
+  c.precision = "fp16";
+  const Prediction amp = run("ncf", "a100-sxm4-80gb", c);
+  EXPECT_EQ(amp.bound, "memory");
+  EXPECT_NEAR(amp.throughput, 49.8e6, 0.005 * 49.8e6);
+}
+
 // A training run's facts, its step's operators included, are made once on any GPU (recommend
 // makes them on the first it asks about) and predict every GPU as if made on it: the operators
 // are the same everywhere, and each GPU's L2 decides what a GEMM's operands re-read. The values
