@@ -26,6 +26,27 @@ double kv_heads_per_gpu(const TransformerConfig& t, int tp) {
   return std::max(1.0, static_cast<double>(t.kv_heads()) / tp);
 }
 
+// A mixture of experts' layer at prefill. The fused MoE kernels keep every routed copy of a
+// token: vLLM's fused_experts (model_executor/layers/fused_moe/fused_moe.py) allocates
+// intermediate_cache1 [M, k, 2F/tp] and intermediate_cache3 [M, k, d] in one buffer and
+// intermediate_cache2 [M·k, F/tp] beside it; llama.cpp's mul_mat_id graph and TensorRT-LLM's MoE
+// workspace hold the same [tokens, k, ·] tensors. The attention's live tensors are the dense
+// layer's, β·3d/tp; the larger of the two is the layer's peak.
+template <class Add>
+void add_expert_activations(const TransformerConfig& t, const InferenceShape& s, double tokens,
+                            const std::string& rows, Add& add) {
+  const double f = static_cast<double>(t.ffn_size) / s.tp;
+  const double d = t.hidden_size;
+  const double moe = t.top_k() * (std::max(2 * f, d) + f);
+  const double attention = mc::kPrefillLiveTensors * 3 * d / s.tp;
+  add("activations", tokens * std::max(moe, attention) * s.act_bytes,
+      fmt::format("{}·max(k·(max(2F/tp, d) + F/tp), β·3d/tp)·2 (one layer's live tensors: the "
+                  "fused MoE kernel's [tokens, k, ·] buffers)",
+                  rows),
+      fmt::format("{}·max({}·(max({}, {}) + {}), {})·{}", num(tokens), t.top_k(), num(2 * f),
+                  num(d), num(f), num(attention), num(s.act_bytes)));
+}
+
 }  // namespace
 
 double kv_bytes_per_token(const TransformerConfig& t, double kv_bits, int tp, int pp) {
@@ -66,12 +87,16 @@ std::vector<MemoryTerm> inference_terms(const InferenceShape& s) {
   // micro-batch); PyTorch runs the whole prompts at once.
   const int chunk = e.chunk_tokens(s.capacity_gb);
   const double tokens = chunk > 0 ? chunk : static_cast<double>(s.batch) * s.seq;
-  const double widest =
-      std::max<double>(3.0 * d, static_cast<double>(t.ffn_size) * (t.gated() ? 2 : 1)) / s.tp;
-  add("activations", tokens * widest * s.act_bytes * mc::kPrefillLiveTensors,
-      fmt::format("{}·max(3d, F·(2 if gated))/tp·β·2 (one layer's live tensors)",
-                  chunk > 0 ? "chunk" : "b·s"),
-      fmt::format("{}·{}·{}·2", num(tokens), num(widest), num(s.act_bytes)));
+  const std::string chunk_rows = chunk > 0 ? "chunk" : "b·s";
+  if (t.experts() > 1) {
+    add_expert_activations(t, s, tokens, chunk_rows, add);
+  } else {
+    const double widest =
+        std::max<double>(3.0 * d, static_cast<double>(t.ffn_size) * (t.gated() ? 2 : 1)) / s.tp;
+    add("activations", tokens * widest * s.act_bytes * mc::kPrefillLiveTensors,
+        fmt::format("{}·max(3d, F·(2 if gated))/tp·β·2 (one layer's live tensors)", chunk_rows),
+        fmt::format("{}·{}·{}·2", num(tokens), num(widest), num(s.act_bytes)));
+  }
   if (t.arch != "encoder" && t.vocab_size > 0) {
     const double rows = e.logits_rows == "chunk"      ? tokens
                         : e.logits_rows == "max-seqs" ? std::max(e.max_sequences(s.capacity_gb), 1)

@@ -144,6 +144,23 @@ TEST(InferenceMemory, SeventyBOnFourH100sHoldsWeightsAndTheCacheOfSixteenLongPro
   EXPECT_NEAR(e.available_gb, 0.9 * 80 * 1.073741824, 1e-9);  // gpu_memory_utilization 0.9
 }
 
+TEST(InferenceMemory, AMixtureOfExpertsChunkHoldsEveryRoutedCopyOfItsTokens) {
+  RunConfig c;
+  c.mode = "infer";
+  c.batch = 1;
+  c.seq_len = 8192;
+  // Qwen3 30B A3B (hidden 2048, 128 experts of 768, top 8) under vLLM on an H100: one 8192-token
+  // chunk, each token in 8 experts: 8 · (max(2·768, 2048) + 768) = 22,528 values a token, more
+  // than attention's 2 · 3 · 2048 = 12,288; at 2 B, 8192 · 22,528 · 2 = 369.1 MB.
+  const MemoryEstimate qwen = estimate("qwen3-30b-a3b", "h100-sxm5-80gb", c);
+  EXPECT_NEAR(term(qwen, "activations"), 8192.0 * 22'528 * 2 / 1e9, 1e-9);
+  // Mixtral 8x22B over 4 GPUs (hidden 6144, experts of 16,384, top 2): 2 · (max(8192, 6144) +
+  // 4096) = 24,576 values a token.
+  c.gpus = c.tensor_parallel = 4;
+  const MemoryEstimate mixtral = estimate("mixtral-8x22b", "h100-sxm5-80gb", c);
+  EXPECT_NEAR(term(mixtral, "activations"), 8192.0 * 24'576 * 2 / 1e9, 1e-9);
+}
+
 TEST(InferenceMemory, LlamaCppHoldsAnF16EightBOnASixteenGigabyteCard) {
   RunConfig c;
   c.mode = "decode";
