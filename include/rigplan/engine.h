@@ -44,6 +44,10 @@ struct Engine {
   std::vector<std::string> weight_formats;
   // Speed priors.
   bool cuda_graphs = false;
+  // How a mixture of experts' projection runs: "grouped" (one kernel over the touched experts)
+  // or "per-expert" (a loop launching each touched expert's GEMMs, as PyTorch eager does).
+  std::string moe_kernel;
+  double moe_expert_overhead_us = 0;  // host and launch time per touched expert per layer
   double layer_overhead_us = 0;
   double step_overhead_ms = 0;
   double request_overhead_ms = 0;  // in the server, added to the time to first token

@@ -48,6 +48,8 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
       {"offload", &E::offload, true, "", {"pcie-stream", "cpu-compute", "none"}},
       {"weight_formats", &E::weight_formats, true},
       {"cuda_graphs", &E::cuda_graphs, true},
+      {"moe_kernel", &E::moe_kernel, true, "", {"grouped", "per-expert"}},
+      {"moe_expert_overhead_us", &E::moe_expert_overhead_us, false, "us", {}, kNonNegative},
       {"layer_overhead_us", &E::layer_overhead_us, true, "us", {}, kNonNegative},
       {"step_overhead_ms", &E::step_overhead_ms, true, "ms", {}, kNonNegative},
       {"request_overhead_ms", &E::request_overhead_ms, true, "ms", {}, kNonNegative},

@@ -67,6 +67,7 @@ struct Model {
   double kv_token_layer = 0;  // bytes of one cached token of one layer on one GPU
   double q_dim = 0;           // query width on one GPU
   double experts = 1, top_k = 1;
+  bool per_expert = false;      // a mixture of experts whose engine launches each expert on its own
   double ffn_local = 0;         // MLP width on one GPU (times top-k)
   std::vector<Linear> linears;  // of one layer
   double allreduce_latency_s = 0, allreduce_gbps = 0;
@@ -119,12 +120,15 @@ double shape_efficiency(double rows, double n, double k, double sms) {
 // The linear layers of one layer for a step of `tokens` rows, per GPU: each a roofline of its
 // FLOPs at the GEMM rate and shape efficiency and of its weights and activations at the
 // bandwidth. A mixture of experts' projection is one grouped GEMM over the experts the tokens
-// pick (model/moe_gemm.h), as the engines' fused MoE kernels run it.
+// pick (model/moe_gemm.h), as the engines' fused MoE kernels run it, or one GEMM per touched
+// expert where the engine loops over them (Engine::moe_kernel).
 double linear_time(const Model& m, double tokens, Times& t) {
   double linear = 0;
   for (const Linear& l : m.linears) {
     if (l.expert) {
-      const GroupedExpertGemm g = grouped_expert_gemm(tokens, m.experts, m.top_k, l.n, l.k, m.sms);
+      const GroupedExpertGemm g =
+          m.per_expert ? per_expert_gemms(tokens, m.experts, m.top_k, l.n, l.k, m.sms)
+                       : grouped_expert_gemm(tokens, m.experts, m.top_k, l.n, l.k, m.sms);
       const double per_weight = m.weight_bytes + (g.rows > 1 ? m.dequant_bytes : 0);
       linear += roofline(g.flops, g.weights * per_weight + g.activations * m.beta,
                          m.gemm_rate * g.shape_efficiency, m, t);
@@ -162,8 +166,11 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
     t.head = roofline(2 * w.sequences * v * d, v * d * m.head_bytes + w.sequences * v * 4,
                       m.gemm_rate * shape_efficiency(w.sequences, v, d, m.sms), m, t);
   }
+  // An engine that loops over the experts pays host and launch time for each touched one.
+  const double experts_launched = m.per_expert ? experts_touched(w.tokens, m.experts, m.top_k) : 0;
   t.overhead = (m.engine->layer_overhead_us * 1e-6 +
-                static_cast<double>(m.linears.size()) * m.call_overhead_s) *
+                static_cast<double>(m.linears.size()) * m.call_overhead_s +
+                experts_launched * m.engine->moe_expert_overhead_us * 1e-6) *
                layers;
   if (m.tp > 1) {
     // Two all-reduces per layer of the step's activations (attention output, MLP output): a
@@ -285,6 +292,7 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.q_dim = static_cast<double>(t.num_heads) * t.head_size() / m.tp;
   m.experts = t.experts();
   m.top_k = t.top_k();
+  m.per_expert = m.experts > 1 && engine.moe_kernel == "per-expert";
   m.ffn_local = static_cast<double>(t.ffn_size) * t.top_k() / m.tp;
   for (const auto& lin : layer_linears(t)) {
     const bool mlp = lin.name == "gate" || lin.name == "up" || lin.name == "down";
@@ -431,10 +439,13 @@ Times predict_phase(const Model& m, const RunFacts& facts, const Gpu& gpu, Predi
 std::string moe_note(const Model& m, const RunConfig& c) {
   const std::string e = format_number(m.experts), k = format_number(m.top_k);
   std::string note = fmt::format(
-      "mixture of experts: a layer's experts run as one grouped GEMM per projection (fused MoE); "
-      "routing assumed uniform: a step of T tokens reads {0}·(1 - (1 - {1}/{0})^T) of the {0} "
-      "experts",
-      e, k);
+      "mixture of experts: {2}; routing assumed uniform: a step of T tokens reads "
+      "{0}·(1 - (1 - {1}/{0})^T) of the {0} experts",
+      e, k,
+      m.per_expert ? fmt::format("each touched expert's GEMMs run on their own, {} µs of launches "
+                                 "an expert and layer (a loop over the experts)",
+                                 format_number(m.engine->moe_expert_overhead_us))
+                   : "a layer's experts run as one grouped GEMM per projection (fused MoE)");
   if (c.mode == "decode" && m.pp == 1 && c.batch) {
     const double touched = experts_touched(*c.batch, m.experts, m.top_k);
     note += fmt::format(" ({} at a batch of {})", format_number(std::round(touched * 10) / 10),

@@ -32,4 +32,14 @@ GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_
   return g;
 }
 
+GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, double n, double k,
+                                   double sms) {
+  GroupedExpertGemm g = grouped_expert_gemm(tokens, experts, top_k, n, k, sms);
+  if (g.experts <= 0) return g;
+  g.tiles = std::ceil(g.rows / pc::kTile) * std::ceil(n / pc::kTile);
+  g.shape_efficiency =
+      std::max(1e-3, gemm_waves(g.tiles, sms).efficiency * std::min(1.0, k / pc::kFullK));
+  return g;
+}
+
 }  // namespace rigplan

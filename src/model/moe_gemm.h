@@ -1,7 +1,8 @@
 // A mixture of experts' MLP in an inference step (docs/inference.md, "Speed, per phase"): the
 // experts a step's tokens pick, and the one grouped GEMM per projection that the engines' fused
-// MoE kernels run over them. inference_perf.cc times it; the training model's grouped GEMM is
-// perf.cc's `gemm(..., group)`, with the same wave arithmetic (model/gemm_waves.h).
+// MoE kernels run over them, or the per-expert GEMMs of an engine that loops over the experts.
+// inference_perf.cc times it; the training model's grouped GEMM is perf.cc's `gemm(..., group)`,
+// with the same wave arithmetic (model/gemm_waves.h).
 #pragma once
 
 namespace rigplan {
@@ -29,5 +30,13 @@ struct GroupedExpertGemm {
 };
 GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_k, double n,
                                       double k, double sms);
+
+// The same projection where each touched expert's GEMM is a kernel of its own, as PyTorch eager
+// runs it (Hugging Face transformers' MoE blocks loop over the experts in Python): the FLOPs,
+// weights and activations of grouped_expert_gemm, but `tiles` and `shape_efficiency` are one
+// expert's, ⌈rows/128⌉·⌈n/128⌉ tiles alone over the SMs. Every touched expert has the same rows,
+// so the projection's time is the roofline of the totals at that efficiency.
+GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, double n, double k,
+                                   double sms);
 
 }  // namespace rigplan

@@ -77,6 +77,8 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"offload", e.offload},
               {"weight_formats", formats},
               {"cuda_graphs", e.cuda_graphs},
+              {"moe_kernel", e.moe_kernel},
+              {"moe_expert_overhead_us", e.moe_expert_overhead_us},
               {"layer_overhead_us", e.layer_overhead_us},
               {"step_overhead_ms", e.step_overhead_ms},
               {"request_overhead_ms", e.request_overhead_ms},

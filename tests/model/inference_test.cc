@@ -3,6 +3,8 @@
 // and serving under continuous batching (docs/inference.md).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "rigplan/engine.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
@@ -65,8 +67,8 @@ TEST(Engines, AnUnknownEngineNamesTheClosest) {
             "unknown engine 'vlm' (did you mean 'vllm'?); `rigplan engines list` shows them all");
 }
 
-TEST(Engines, AnEngineMustNameFormatsTheFilesDefine) {
-  const std::vector<CatalogFile> files = {{"engines.toml", R"(
+// One engine with its formats, where the engine names a format no file defines ('q3').
+constexpr char kOneEngine[] = R"(
 [[engine]]
 id = "x"
 name = "X"
@@ -99,6 +101,7 @@ gemm_efficiency = 0.7
 memory_efficiency = 0.8
 rocm_gemm_efficiency = 0.5
 rocm_memory_efficiency = 0.6
+moe_kernel = "grouped"
 source = "test"
 confidence = "recall"
 
@@ -120,12 +123,26 @@ name = "auto"
 bits_per_element = 16
 source = "test"
 confidence = "cited"
-)"}};
+)";
+
+TEST(Engines, AnEngineMustNameFormatsTheFilesDefine) {
+  const std::vector<CatalogFile> files = {{"engines.toml", kOneEngine}};
   auto loaded = load_engines(files);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
             "engines.toml:25:18: engine 'x': field 'weight_formats': 'q3' is not a format of the "
             "engine files; expected 'bf16'\n1 problem in 1 file");
+}
+
+TEST(Engines, AnEngineSaysHowItRunsAMixtureOfExperts) {
+  std::string text = kOneEngine;
+  text.erase(text.find(", \"q3\""), 6);  // every format defined
+  text.replace(text.find("\"grouped\""), 9, "\"fused\"");
+  auto loaded = load_engines({{"engines.toml", text}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:34:14: engine 'x': field 'moe_kernel': 'fused' is not accepted; "
+            "expected 'grouped' or 'per-expert'\n1 problem in 1 file");
 }
 
 TEST(InferenceMemory, SeventyBOnFourH100sHoldsWeightsAndTheCacheOfSixteenLongPrompts) {
@@ -317,6 +334,39 @@ TEST(InferencePerf, AMixtureOfExpertsDecodeReadsTheExpertsItsBatchPicks) {
   EXPECT_GT(many.step_time_s, (1.812e9 + 0.622e9 + 57.05e9) / 3350e9);
   EXPECT_EQ(many.bound, "memory");
   EXPECT_NE(many.note.find("(125.9 at a batch of 64)"), std::string::npos);
+}
+
+double seconds(const Prediction& p, std::string_view term) {
+  for (const auto& t : p.terms) {
+    if (t.name == term) return t.seconds;
+  }
+  return 0;
+}
+
+TEST(InferencePerf, PyTorchLaunchesEachTouchedExpertOfAMixtureOnItsOwn) {
+  RunConfig c;
+  c.mode = "decode";
+  c.batch = 1;
+  c.seq_len = 1;
+  // Qwen3 30B A3B (48 layers) on an H100. vLLM's fused MoE: 15 µs a layer and 1.5 ms a step.
+  // PyTorch eager: 400 µs a layer and 8 ms a step, plus 50 µs for each expert its loop runs in
+  // each layer: 8 at batch 1 (19.2 ms a step), 125.94 at batch 64 (302.3 ms).
+  c.engine = "vllm";
+  EXPECT_NEAR(seconds(run("qwen3-30b-a3b", "h100-sxm5-80gb", c), "launch_and_host"),
+              48 * 15e-6 + 1.5e-3, 1e-12);
+  c.engine = "pytorch";
+  const Prediction one = run("qwen3-30b-a3b", "h100-sxm5-80gb", c);
+  EXPECT_NEAR(seconds(one, "launch_and_host"), 48 * 400e-6 + 8e-3 + 8 * 48 * 50e-6, 1e-12);
+  EXPECT_NE(one.note.find("each touched expert's GEMMs run on their own, 50 µs"), std::string::npos)
+      << one.note;
+  c.batch = 64;
+  const double touched = 128 * (1 - std::pow(1 - 8.0 / 128, 64));  // 125.94
+  EXPECT_NEAR(seconds(run("qwen3-30b-a3b", "h100-sxm5-80gb", c), "launch_and_host"),
+              48 * 400e-6 + 8e-3 + touched * 48 * 50e-6, 1e-12);
+  // A dense model under PyTorch pays no per-expert launches.
+  c.batch = 1;
+  EXPECT_NEAR(seconds(run("llama-3-8b", "h100-sxm5-80gb", c), "launch_and_host"),
+              32 * 400e-6 + 8e-3, 1e-12);
 }
 
 TEST(InferencePerf, ALayerSplitRunsOneStreamInTurnAndPipelinesMany) {

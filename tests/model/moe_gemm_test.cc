@@ -58,6 +58,21 @@ TEST(MoeGemm, TheTouchedExpertsShareTheWavesOfOneGroupedGemm) {
   EXPECT_DOUBLE_EQ(down.shape_efficiency, 8192.0 / (63 * 132));
 }
 
+TEST(MoeGemm, AnExpertLaunchedAloneFillsTheWavesWithItsOwnTiles) {
+  // PyTorch eager's loop over the experts: the chunk's 512 rows per expert are 4 × 6 tiles, alone
+  // on 132 SMs: 24/132 = 18.2%, where the grouped GEMM fills 97.0%. The work is the same.
+  const GroupedExpertGemm grouped = gate(8192);
+  const GroupedExpertGemm alone =
+      per_expert_gemms(8192, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms);
+  EXPECT_DOUBLE_EQ(alone.tiles, 24);
+  EXPECT_DOUBLE_EQ(alone.shape_efficiency, 24.0 / 132);
+  EXPECT_DOUBLE_EQ(alone.experts, grouped.experts);
+  EXPECT_DOUBLE_EQ(alone.flops, grouped.flops);
+  EXPECT_DOUBLE_EQ(alone.weights, grouped.weights);
+  // Batch 64: 4.07 rows per expert, one row tile by 6: 6/132 = 4.5%.
+  EXPECT_DOUBLE_EQ(per_expert_gemms(64, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms).tiles, 6);
+}
+
 TEST(MoeGemm, ADenseMlpIsOneExpertPickedByEveryToken) {
   const GroupedExpertGemm dense = grouped_expert_gemm(1000, 1, 1, 4096, 4096, kH100Sms);
   EXPECT_DOUBLE_EQ(dense.experts, 1);
