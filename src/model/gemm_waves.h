@@ -2,7 +2,10 @@
 // model's and its tests' one definition.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+
+#include "model/perf_constants.h"
 
 namespace rigplan {
 
@@ -15,6 +18,20 @@ struct GemmWaves {
 inline GemmWaves gemm_waves(double tiles, double sms) {
   const double waves = std::ceil(tiles / sms);
   return {waves, tiles / (waves * sms)};
+}
+
+// The output tiles of `group` GEMMs of `rows` × `n` each (perf_constants.h: CUTLASS tiles).
+inline double gemm_tiles(double rows, double n, double group = 1) {
+  return group * std::ceil(rows / perf_constants::kTile) * std::ceil(n / perf_constants::kTile);
+}
+
+// The share of the tensor-core pipeline an inner dimension `k` fills.
+inline double gemm_k_efficiency(double k) { return std::min(1.0, k / perf_constants::kFullK); }
+
+// The share of the GEMM rate a shape allows: its tiles' waves times its inner dimension's fill,
+// at least 1e-3.
+inline double gemm_shape_efficiency(double tiles, double k_efficiency, double sms) {
+  return std::max(1e-3, gemm_waves(tiles, sms).efficiency * k_efficiency);
 }
 
 }  // namespace rigplan

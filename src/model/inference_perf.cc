@@ -113,8 +113,7 @@ double roofline(double flops, double bytes, double rate, const Model& m, Times& 
 // Wave quantization of a GEMM's output tiles over the SMs, and a short inner dimension
 // (perf_constants.h: CUTLASS tiles).
 double shape_efficiency(double rows, double n, double k, double sms) {
-  const double tiles = std::ceil(rows / pc::kTile) * std::ceil(n / pc::kTile);
-  return std::max(1e-3, gemm_waves(tiles, sms).efficiency * std::min(1.0, k / pc::kFullK));
+  return gemm_shape_efficiency(gemm_tiles(rows, n), gemm_k_efficiency(k), sms);
 }
 
 // The linear layers of one layer for a step of `tokens` rows, per GPU: each a roofline of its

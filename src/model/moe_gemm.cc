@@ -1,15 +1,11 @@
 // The experts an inference step reads and their grouped GEMM (docs/inference.md).
 #include "model/moe_gemm.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "model/gemm_waves.h"
-#include "model/perf_constants.h"
 
 namespace rigplan {
-
-namespace pc = perf_constants;
 
 double experts_touched(double tokens, double experts, double top_k) {
   if (tokens <= 0) return 0;
@@ -26,9 +22,8 @@ GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_
   g.flops = 2 * routed * n * k;
   g.weights = g.experts * n * k;
   g.activations = routed * (n + k);
-  g.tiles = g.experts * std::ceil(g.rows / pc::kTile) * std::ceil(n / pc::kTile);
-  g.shape_efficiency =
-      std::max(1e-3, gemm_waves(g.tiles, sms).efficiency * std::min(1.0, k / pc::kFullK));
+  g.tiles = gemm_tiles(g.rows, n, g.experts);
+  g.shape_efficiency = gemm_shape_efficiency(g.tiles, gemm_k_efficiency(k), sms);
   return g;
 }
 
@@ -36,9 +31,8 @@ GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, 
                                    double sms) {
   GroupedExpertGemm g = grouped_expert_gemm(tokens, experts, top_k, n, k, sms);
   if (g.experts <= 0) return g;
-  g.tiles = std::ceil(g.rows / pc::kTile) * std::ceil(n / pc::kTile);
-  g.shape_efficiency =
-      std::max(1e-3, gemm_waves(g.tiles, sms).efficiency * std::min(1.0, k / pc::kFullK));
+  g.tiles = gemm_tiles(g.rows, n);
+  g.shape_efficiency = gemm_shape_efficiency(g.tiles, gemm_k_efficiency(k), sms);
   return g;
 }
 

@@ -83,12 +83,6 @@ Rates rates_for(const Gpu& g, std::string_view precision) {
   return r;
 }
 
-// Wave quantization: a GEMM's tiles run in waves of one tile per SM; the last wave may leave
-// SMs idle. A short inner dimension cannot fill the pipeline.
-double gemm_shape_efficiency(const Op& op, double sms) {
-  return std::max(1e-3, gemm_waves(op.tiles, sms).efficiency * op.k_efficiency);
-}
-
 // GEMM traffic: each operand once while they fit in L2, up to twice when they do not (tiles of
 // the larger operand are re-read from DRAM); the output once.
 double gemm_bytes(double operands, double output, double l2_bytes) {
@@ -107,8 +101,8 @@ double op_bytes(const Op& op, double l2_bytes) {
 Op gemm(double m, double n, double k, double beta, double count = 1, double group = 1) {
   Op op;
   op.kind = OpKind::kGemm;
-  op.tiles = group * std::ceil(m / pc::kTile) * std::ceil(n / pc::kTile);
-  op.k_efficiency = std::min(1.0, k / pc::kFullK);
+  op.tiles = gemm_tiles(m, n, group);
+  op.k_efficiency = gemm_k_efficiency(k);
   op.flops = group * 2 * m * n * k;
   op.bytes = group * (m * k + k * n) * beta;
   op.output_bytes = group * m * n * beta;
@@ -259,7 +253,7 @@ void time_ops(std::span<const Op> ops, double passes_gemm, double passes_other, 
     double compute = 0;
     if (is_gemm) {
       compute = op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency *
-                            gemm_shape_efficiency(op, rates.sms));
+                            gemm_shape_efficiency(op.tiles, op.k_efficiency, rates.sms));
     } else if (is_attention) {
       compute =
           op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency * pc::kAttentionVsGemm);
