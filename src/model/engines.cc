@@ -105,6 +105,21 @@ void check_names(const EntryContext& ctx, std::string_view field,
   }
 }
 
+// An engine that loops over the experts pays a cost per expert, and one that runs them as one
+// grouped kernel pays none: the overhead is stated exactly when the loop is there to pay it.
+void check_expert_overhead(const EntryContext& ctx, const RawEntry& raw, const Engine& e) {
+  const bool stated = raw.table.contains("moe_expert_overhead_us");
+  if (e.moe_kernel == "per-expert" && !stated) {
+    ctx.error("moe_kernel",
+              "'per-expert' needs moe_expert_overhead_us, the host and launch time per touched "
+              "expert per layer");
+  } else if (e.moe_kernel == "grouped" && stated) {
+    ctx.error("moe_expert_overhead_us",
+              "only an engine whose moe_kernel is 'per-expert' pays a time per expert; remove it "
+              "or set moe_kernel = \"per-expert\"");
+  }
+}
+
 template <class T>
 std::unique_ptr<NameIndex> index_of(const std::vector<T>& entries, std::string kind,
                                     std::string command) {
@@ -203,6 +218,7 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
     const EntryContext ctx("engine", engine_raws[i], problems);
     check_names(ctx, "weight_formats", out.engines[i].weight_formats, out.formats);
     check_names(ctx, "kv_formats", out.engines[i].kv_formats, out.kv_formats);
+    check_expert_overhead(ctx, engine_raws[i], out.engines[i]);
   }
   if (!problems.empty()) return problems.to_status();
   out.build_indexes();

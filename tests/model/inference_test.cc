@@ -145,6 +145,33 @@ TEST(Engines, AnEngineSaysHowItRunsAMixtureOfExperts) {
             "expected 'grouped' or 'per-expert'\n1 problem in 1 file");
 }
 
+TEST(Engines, OnlyAnEngineThatLoopsOverTheExpertsStatesATimePerExpert) {
+  std::string text = kOneEngine;
+  text.erase(text.find(", \"q3\""), 6);
+  std::string looping = text;
+  looping.replace(looping.find("\"grouped\""), 9, "\"per-expert\"");
+  auto loaded = load_engines({{"engines.toml", looping}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:34:14: engine 'x': field 'moe_kernel': 'per-expert' needs "
+            "moe_expert_overhead_us, the host and launch time per touched expert per layer\n1 "
+            "problem in 1 file");
+
+  std::string grouped = text;
+  grouped.insert(grouped.find("moe_kernel"), "moe_expert_overhead_us = 50\n");
+  loaded = load_engines({{"engines.toml", grouped}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:34:26: engine 'x': field 'moe_expert_overhead_us': only an engine whose "
+            "moe_kernel is 'per-expert' pays a time per expert; remove it or set moe_kernel = "
+            "\"per-expert\"\n1 problem in 1 file");
+
+  looping.insert(looping.find("moe_kernel"), "moe_expert_overhead_us = 50\n");
+  loaded = load_engines({{"engines.toml", looping}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->engines[0].moe_expert_overhead_us, 50);
+}
+
 TEST(InferenceMemory, SeventyBOnFourH100sHoldsWeightsAndTheCacheOfSixteenLongPrompts) {
   const MemoryEstimate e = estimate("llama-3-70b", "h100-sxm5-80gb", llama70b_tp4("infer"));
   EXPECT_EQ(e.config.engine, "vllm");  // the inference default
