@@ -48,6 +48,11 @@ struct Engine {
   // or "per-expert" (a loop launching each touched expert's GEMMs, as PyTorch eager does).
   std::string moe_kernel;
   double moe_expert_overhead_us = 0;  // host and launch time per touched expert per layer
+  // How the grouped kernel tiles each expert's rows: "expert" (tiles fitted to its rows) or
+  // "step" (one tile width for the step, from its token count; each expert's rows padded to it).
+  std::string moe_tile;
+  double moe_layer_overhead_us = 0;  // launches a MoE layer adds to a dense MLP's (routing)
+  double moe_pick_overhead_us = 0;   // more per expert a token picks beyond its first
   double layer_overhead_us = 0;
   double step_overhead_ms = 0;
   double request_overhead_ms = 0;  // in the server, added to the time to first token

@@ -28,6 +28,11 @@ constexpr double kStageHandoffS = perf_constants::kIntraNodeLatencyS;
 constexpr double kDp4aPerFp32 = 4;
 constexpr double kDp4aComputeCapability = 6.1;
 
+// llama.cpp's MMQ kernels choose their column tile (tokens per tile) in steps of 8 up to the
+// 128 of perf_constants.h kTile on GPUs with tensor-core MMA (ggml-cuda/mmq.cuh,
+// mul_mat_q_case and get_mmq_x_max_host).
+constexpr double kMmqColumnStep = 8;
+
 // Elements read and written per token per layer by the norms, residual adds, rotary embedding and
 // activation function, in units of the hidden size and of the (per-GPU) MLP width:
 // derived by counting: 2 norms × 2 + 2 residual adds × 3 + rotary on q and k ≈ 12 d, and the

@@ -68,6 +68,8 @@ struct Model {
   double q_dim = 0;           // query width on one GPU
   double experts = 1, top_k = 1;
   bool per_expert = false;      // a mixture of experts whose engine launches each expert on its own
+  bool step_tiles = false;      // ... whose kernel pads every expert's rows to the step's tile
+  double moe_overhead_s = 0;    // launches a MoE layer adds to a dense MLP's, per layer
   double ffn_local = 0;         // MLP width on one GPU (times top-k)
   std::vector<Linear> linears;  // of one layer
   double allreduce_latency_s = 0, allreduce_gbps = 0;
@@ -120,14 +122,19 @@ double shape_efficiency(double rows, double n, double k, double sms) {
 // FLOPs at the GEMM rate and shape efficiency and of its weights and activations at the
 // bandwidth. A mixture of experts' projection is one grouped GEMM over the experts the tokens
 // pick (model/moe_gemm.h), as the engines' fused MoE kernels run it, or one GEMM per touched
-// expert where the engine loops over them (Engine::moe_kernel).
+// expert where the engine loops over them (Engine::moe_kernel). An engine whose kernel takes one
+// tile width for the step (Engine::moe_tile "step") sizes it to the step's tokens.
 double linear_time(const Model& m, double tokens, Times& t) {
+  const double row_tile =
+      m.step_tiles
+          ? std::min(pc::kTile, std::ceil(tokens / ic::kMmqColumnStep) * ic::kMmqColumnStep)
+          : 0;
   double linear = 0;
   for (const Linear& l : m.linears) {
     if (l.expert) {
       const GroupedExpertGemm g =
           m.per_expert ? per_expert_gemms(tokens, m.experts, m.top_k, l.n, l.k, m.sms)
-                       : grouped_expert_gemm(tokens, m.experts, m.top_k, l.n, l.k, m.sms);
+                       : grouped_expert_gemm(tokens, m.experts, m.top_k, l.n, l.k, m.sms, row_tile);
       const double per_weight = m.weight_bytes + (g.rows > 1 ? m.dequant_bytes : 0);
       linear += roofline(g.flops, g.weights * per_weight + g.activations * m.beta,
                          m.gemm_rate * g.shape_efficiency, m, t);
@@ -167,7 +174,7 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   }
   // An engine that loops over the experts pays host and launch time for each touched one.
   const double experts_launched = m.per_expert ? experts_touched(w.tokens, m.experts, m.top_k) : 0;
-  t.overhead = (m.engine->layer_overhead_us * 1e-6 +
+  t.overhead = (m.engine->layer_overhead_us * 1e-6 + m.moe_overhead_s +
                 static_cast<double>(m.linears.size()) * m.call_overhead_s +
                 experts_launched * m.engine->moe_expert_overhead_us * 1e-6) *
                layers;
@@ -292,6 +299,11 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.experts = t.experts();
   m.top_k = t.top_k();
   m.per_expert = m.experts > 1 && engine.moe_kernel == "per-expert";
+  m.step_tiles = m.experts > 1 && engine.moe_tile == "step";
+  if (m.experts > 1) {
+    m.moe_overhead_s =
+        (engine.moe_layer_overhead_us + (m.top_k - 1) * engine.moe_pick_overhead_us) * 1e-6;
+  }
   m.ffn_local = static_cast<double>(t.ffn_size) * t.top_k() / m.tp;
   for (const auto& lin : layer_linears(t)) {
     const bool mlp = lin.name == "gate" || lin.name == "up" || lin.name == "down";
@@ -445,6 +457,16 @@ std::string moe_note(const Model& m, const RunConfig& c) {
                                  "an expert and layer (a loop over the experts)",
                                  format_number(m.engine->moe_expert_overhead_us))
                    : "a layer's experts run as one grouped GEMM per projection (fused MoE)");
+  if (m.step_tiles) {
+    note += fmt::format(
+        "; each expert's rows run in whole tiles of the step's width, min({}, T rounded up to {}) "
+        "rows, padding included",
+        format_number(pc::kTile), format_number(ic::kMmqColumnStep));
+  }
+  if (m.moe_overhead_s > 0) {
+    note += fmt::format("; routing and combining add {} µs of launches a layer",
+                        format_number(std::round(m.moe_overhead_s * 1e7) / 10));
+  }
   if (c.mode == "decode" && m.pp == 1 && c.batch) {
     const double touched = experts_touched(*c.batch, m.experts, m.top_k);
     note += fmt::format(" ({} at a batch of {})", format_number(std::round(touched * 10) / 10),

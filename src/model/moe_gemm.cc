@@ -13,7 +13,7 @@ double experts_touched(double tokens, double experts, double top_k) {
 }
 
 GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_k, double n,
-                                      double k, double sms) {
+                                      double k, double sms, double row_tile) {
   GroupedExpertGemm g;
   g.experts = experts_touched(tokens, experts, top_k);
   if (g.experts <= 0) return g;
@@ -22,8 +22,9 @@ GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_
   g.flops = 2 * routed * n * k;
   g.weights = g.experts * n * k;
   g.activations = routed * (n + k);
-  g.tiles = gemm_tiles(g.rows, n, g.experts);
-  g.shape_efficiency = gemm_shape_efficiency(g.tiles, gemm_k_efficiency(k), sms);
+  const double padded = row_tile > 0 ? std::ceil(g.rows / row_tile) * row_tile : g.rows;
+  g.tiles = gemm_tiles(padded, n, g.experts);
+  g.shape_efficiency = gemm_shape_efficiency(g.tiles, gemm_k_efficiency(k), sms) * g.rows / padded;
   return g;
 }
 

@@ -102,6 +102,7 @@ memory_efficiency = 0.8
 rocm_gemm_efficiency = 0.5
 rocm_memory_efficiency = 0.6
 moe_kernel = "grouped"
+moe_tile = "expert"
 source = "test"
 confidence = "recall"
 
@@ -394,6 +395,35 @@ TEST(InferencePerf, PyTorchLaunchesEachTouchedExpertOfAMixtureOnItsOwn) {
   c.batch = 1;
   EXPECT_NEAR(seconds(run("llama-3-8b", "h100-sxm5-80gb", c), "launch_and_host"),
               32 * 400e-6 + 8e-3, 1e-12);
+}
+
+TEST(InferencePerf, LlamaCppRoutesAndCombinesTheExpertsWithKernelsOfTheirOwn) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "llama.cpp";
+  c.weights = "q4_k_m";
+  c.batch = 1;
+  c.seq_len = 1;
+  // Qwen3 30B A3B (48 layers, top-8): 30 µs a layer and 0.2 ms a step, plus 11.2 µs of router
+  // and weighting kernels and 7 adds of the experts' outputs at 1.6 µs in every layer.
+  const Prediction moe = run("qwen3-30b-a3b", "rtx-pro-6000-blackwell", c);
+  EXPECT_NEAR(seconds(moe, "launch_and_host"), 48 * (30 + 11.2 + 7 * 1.6) * 1e-6 + 0.2e-3, 1e-12);
+  EXPECT_NE(moe.note.find("routing and combining add 22.4 µs of launches a layer"),
+            std::string::npos)
+      << moe.note;
+  EXPECT_NE(moe.note.find("whole tiles of the step's width, min(128, T rounded up to 8) rows"),
+            std::string::npos);
+  // Mixtral picks 2: one add.
+  EXPECT_NEAR(seconds(run("mixtral-8x7b", "rtx-pro-6000-blackwell", c), "launch_and_host"),
+              32 * (30 + 11.2 + 1.6) * 1e-6 + 0.2e-3, 1e-12);
+  // A dense model has neither.
+  EXPECT_NEAR(seconds(run("llama-3-8b", "rtx-pro-6000-blackwell", c), "launch_and_host"),
+              32 * 30e-6 + 0.2e-3, 1e-12);
+  // vLLM's fused kernels sum the experts in the GEMM's epilogue: nothing more a layer.
+  c.engine = "vllm";
+  c.weights = "bf16";
+  EXPECT_NEAR(seconds(run("qwen3-30b-a3b", "h100-sxm5-80gb", c), "launch_and_host"),
+              48 * 15e-6 + 1.5e-3, 1e-12);
 }
 
 TEST(InferencePerf, ALayerSplitRunsOneStreamInTurnAndPipelinesMany) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace rigplan {
 namespace {
 
@@ -71,6 +73,28 @@ TEST(MoeGemm, AnExpertLaunchedAloneFillsTheWavesWithItsOwnTiles) {
   EXPECT_DOUBLE_EQ(alone.weights, grouped.weights);
   // Batch 64: 4.07 rows per expert, one row tile by 6: 6/132 = 4.5%.
   EXPECT_DOUBLE_EQ(per_expert_gemms(64, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms).tiles, 6);
+}
+
+TEST(MoeGemm, AStepWideTilePadsEveryExpertsRows) {
+  // llama.cpp's MMQ takes one 128-row tile for a 512-token micro-batch: each expert's 4096/128
+  // = 32.0 rows fill a quarter of it. The tiles and their waves are the fitted kernel's (one row
+  // tile by 6), but only a quarter of each tile's work is real.
+  const GroupedExpertGemm fitted = gate(512);
+  const GroupedExpertGemm padded =
+      grouped_expert_gemm(512, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms, 128);
+  EXPECT_NEAR(padded.rows, 4096 / (128 * (1 - std::pow(120.0 / 128, 512))), 1e-9);  // 32.0
+  EXPECT_NEAR(padded.rows, 32, 1e-9);
+  EXPECT_DOUBLE_EQ(padded.tiles, fitted.tiles);
+  EXPECT_DOUBLE_EQ(padded.flops, fitted.flops);
+  EXPECT_NEAR(padded.shape_efficiency, fitted.shape_efficiency * 32 / 128, 1e-9);
+  // 40 tokens (a tile of 40 rows): 2.5 rows per expert fill 1/16 of it.
+  const GroupedExpertGemm small =
+      grouped_expert_gemm(40, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms, 40);
+  EXPECT_NEAR(small.shape_efficiency, gate(40).shape_efficiency * small.rows / 40, 1e-12);
+  // A tile as wide as an expert's rows pads nothing.
+  EXPECT_DOUBLE_EQ(grouped_expert_gemm(8192, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms, 128)
+                       .shape_efficiency,
+                   gate(8192).shape_efficiency);
 }
 
 TEST(MoeGemm, ADenseMlpIsOneExpertPickedByEveryToken) {
