@@ -53,6 +53,9 @@ struct Engine {
   std::string moe_tile;
   double moe_layer_overhead_us = 0;  // launches a MoE layer adds to a dense MLP's (routing)
   double moe_pick_overhead_us = 0;   // more per expert a token picks beyond its first
+  // Serves a mixture of experts with expert parallelism and attention data parallelism (--ep,
+  // TensorRT-LLM's DEP<n>): each GPU runs attention for its own sequences, the experts split.
+  bool expert_parallel = false;
   double layer_overhead_us = 0;
   double step_overhead_ms = 0;
   double request_overhead_ms = 0;  // in the server, added to the time to first token

@@ -279,7 +279,9 @@ void add_parallel_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--pp", o.run.pipeline_parallel, "Pipeline-parallel degree");
   cmd->add_option("--cp", o.run.context_parallel,
                   "Context-parallel degree: each sequence split over this many GPUs");
-  cmd->add_option("--ep", o.run.expert_parallel, "Expert-parallel degree (mixtures of experts)");
+  cmd->add_option("--ep", o.run.expert_parallel,
+                  "Expert-parallel degree (mixtures of experts); inference: attention data "
+                  "parallel over the same GPUs, TensorRT-LLM's DEP<n> (with --tp 1)");
   cmd->add_option("--vp", o.run.virtual_stages,
                   "Virtual pipeline stages: model chunks per stage (interleaved 1F1B)");
   cmd->add_option("--micro-batch", o.run.micro_batch,

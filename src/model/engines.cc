@@ -53,6 +53,7 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
       {"moe_tile", &E::moe_tile, true, "", {"expert", "step"}},
       {"moe_layer_overhead_us", &E::moe_layer_overhead_us, false, "us", {}, kNonNegative},
       {"moe_pick_overhead_us", &E::moe_pick_overhead_us, false, "us", {}, kNonNegative},
+      {"expert_parallel", &E::expert_parallel, false},
       {"layer_overhead_us", &E::layer_overhead_us, true, "us", {}, kNonNegative},
       {"step_overhead_ms", &E::step_overhead_ms, true, "ms", {}, kNonNegative},
       {"request_overhead_ms", &E::request_overhead_ms, true, "ms", {}, kNonNegative},

@@ -54,6 +54,7 @@ struct Model {
   const TransformerConfig* t = nullptr;
   const Engine* engine = nullptr;
   int tp = 1, pp = 1, replicas = 1;
+  int ep = 1;  // expert parallel: each GPU of a stage holds experts/ep, attention data parallel
   double layers = 0;           // decoder layers
   double beta = 2;             // bytes per activation element
   double weight_bytes = 2;     // bytes streamed per weight of a linear layer
@@ -73,6 +74,8 @@ struct Model {
   double ffn_local = 0;         // MLP width on one GPU (times top-k)
   std::vector<Linear> linears;  // of one layer
   double allreduce_latency_s = 0, allreduce_gbps = 0;
+  double all_to_all_latency_s = 0, all_to_all_gbps = 0;  // among the ep GPUs (expert parallel)
+  std::string expert_link;
   double handoff_gbps = 0;
   std::string link;
   int chunk = 0;  // prefill tokens per step (0: whole prompts)
@@ -130,11 +133,14 @@ double linear_time(const Model& m, double tokens, Times& t) {
           ? std::min(pc::kTile, std::ceil(tokens / ic::kMmqColumnStep) * ic::kMmqColumnStep)
           : 0;
   double linear = 0;
+  // With expert parallelism a GPU runs its experts/ep over the tokens every GPU routes to them.
+  const ExpertShare e = expert_share(tokens, m.experts, m.top_k, m.ep);
   for (const Linear& l : m.linears) {
     if (l.expert) {
       const GroupedExpertGemm g =
-          m.per_expert ? per_expert_gemms(tokens, m.experts, m.top_k, l.n, l.k, m.sms)
-                       : grouped_expert_gemm(tokens, m.experts, m.top_k, l.n, l.k, m.sms, row_tile);
+          m.per_expert
+              ? per_expert_gemms(e.tokens, e.experts, e.top_k, l.n, l.k, m.sms)
+              : grouped_expert_gemm(e.tokens, e.experts, e.top_k, l.n, l.k, m.sms, row_tile);
       const double per_weight = m.weight_bytes + (g.rows > 1 ? m.dequant_bytes : 0);
       linear += roofline(g.flops, g.weights * per_weight + g.activations * m.beta,
                          m.gemm_rate * g.shape_efficiency, m, t);
@@ -146,6 +152,28 @@ double linear_time(const Model& m, double tokens, Times& t) {
                        m.gemm_rate * shape_efficiency(tokens, l.n, l.k, m.sms), m, t);
   }
   return linear;
+}
+
+// The collectives of `layers` layers for a step of `tokens` tokens on each GPU, seconds.
+// Tensor parallelism: two all-reduces per layer of the step's activations (attention output,
+// MLP output), a latency plus the ring's 2(tp-1)/tp of the bytes over the link; never the
+// context. Expert parallelism: a dispatch and a combine all-to-all per MoE layer
+// (pc::kAllToAllsPerMoeLayer), each a latency plus the bytes that leave the GPU
+// (moe_all_to_all_bytes) at the link's bandwidth, not overlapped with the GEMMs.
+double comm_time(const Model& m, double tokens, double layers) {
+  const TransformerConfig& tc = *m.t;
+  double comm = 0;
+  if (m.tp > 1) {
+    const double bytes = tokens * tc.hidden_size * m.beta;
+    comm += 2 * layers *
+            (m.allreduce_latency_s + 2.0 * (m.tp - 1) / m.tp * bytes / (m.allreduce_gbps * 1e9));
+  }
+  if (m.ep > 1) {
+    const double bytes = moe_all_to_all_bytes(tokens, m.top_k, tc.hidden_size, m.beta, m.ep);
+    comm += pc::kAllToAllsPerMoeLayer * layers *
+            (m.all_to_all_latency_s + bytes / (m.all_to_all_gbps * 1e9));
+  }
+  return comm;
 }
 
 // One stage's layers (all of them without a layer split) for a step's work; the LM head when
@@ -173,18 +201,13 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
                       m.gemm_rate * shape_efficiency(w.sequences, v, d, m.sms), m, t);
   }
   // An engine that loops over the experts pays host and launch time for each touched one.
-  const double experts_launched = m.per_expert ? experts_touched(w.tokens, m.experts, m.top_k) : 0;
+  const ExpertShare e = expert_share(w.tokens, m.experts, m.top_k, m.ep);
+  const double experts_launched = m.per_expert ? experts_touched(e.tokens, e.experts, e.top_k) : 0;
   t.overhead = (m.engine->layer_overhead_us * 1e-6 + m.moe_overhead_s +
                 static_cast<double>(m.linears.size()) * m.call_overhead_s +
                 experts_launched * m.engine->moe_expert_overhead_us * 1e-6) *
                layers;
-  if (m.tp > 1) {
-    // Two all-reduces per layer of the step's activations (attention output, MLP output): a
-    // latency plus the ring's 2(tp-1)/tp of the bytes over the link; never the context.
-    const double bytes = w.tokens * tc.hidden_size * m.beta;
-    t.comm = 2 * layers *
-             (m.allreduce_latency_s + 2.0 * (m.tp - 1) / m.tp * bytes / (m.allreduce_gbps * 1e9));
-  }
+  t.comm = comm_time(m, w.tokens, layers);
   return t;
 }
 
@@ -240,17 +263,42 @@ Times prefill(const Model& m, double prompts, double length) {
   return out;
 }
 
+// The latency of one small collective among a replica's GPUs over a link of `kind`.
+double collective_latency_s(std::string_view kind) {
+  return kind == "pcie"        ? ic::kAllReducePcieS
+         : kind == "pcie-host" ? ic::kAllReduceHostS
+                               : ic::kAllReduceNvlinkS;
+}
+
+// The all-to-all link of an expert-parallel group: its ep GPUs of a stage, in one node while
+// the run's GPUs fit one, else over the network. The engines' all-to-all kernels (TensorRT-LLM's
+// MoE all-to-all, DeepEP, vLLM's all2all backends) write to every peer at once, so one
+// collective's latency, as an all-reduce's, not ep - 1 rounds.
+void set_expert_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalog& catalog) {
+  if (m.ep == 1) return;
+  const int node = node_gpus(gpu, c);
+  const Link link = link_for(gpu, c, std::min(c.gpus, node), catalog);
+  m.expert_link = link.name;
+  m.all_to_all_gbps = link.busbw_gbps;
+  m.all_to_all_latency_s = collective_latency_s(link.kind);
+  if (m.ep * m.pp > node) {
+    const auto network = network_for(c, catalog);
+    const double per_gpu = network ? network->gbps_per_gpu : pc::kNetworkGbpsPerGpu;
+    m.all_to_all_gbps = std::min(m.all_to_all_gbps, per_gpu * pc::kNetworkEfficiency);
+    m.all_to_all_latency_s = std::max(m.all_to_all_latency_s, ic::kAllReduceNetworkS);
+  }
+}
+
 // The all-reduce link of a replica of `tp` GPUs, and the link stages hand activations over.
 void set_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalog& catalog) {
+  set_expert_links(m, gpu, c, catalog);
   const int group = m.tp * m.pp;
   if (group == 1) return;
   const Link link = link_for(gpu, c, std::min(group, node_gpus(gpu, c)), catalog);
   m.link = link.name;
   m.allreduce_gbps = link.busbw_gbps;
   m.handoff_gbps = link.busbw_gbps;
-  m.allreduce_latency_s = link.kind == "pcie"        ? ic::kAllReducePcieS
-                          : link.kind == "pcie-host" ? ic::kAllReduceHostS
-                                                     : ic::kAllReduceNvlinkS;
+  m.allreduce_latency_s = collective_latency_s(link.kind);
   if (group > node_gpus(gpu, c)) {
     // predict checked the fabric before it came here.
     const auto network = network_for(c, catalog);
@@ -279,6 +327,7 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.engine = &engine;
   m.tp = c.tensor_parallel;
   m.pp = c.pipeline_parallel;
+  m.ep = c.expert_parallel;
   m.replicas = c.gpus / (m.tp * m.pp);
   m.layers = t.num_layers;
   m.beta = c.precision == "fp32" ? 4 : 2;
@@ -445,6 +494,17 @@ Times predict_phase(const Model& m, const RunFacts& facts, const Gpu& gpu, Predi
   return t;
 }
 
+// Expert parallelism with attention data parallelism, as the prediction says it.
+std::string expert_parallel_note(const Model& m) {
+  return fmt::format(
+      "experts split over {0} GPUs (expert parallel {0}, attention data parallel: TensorRT-LLM's "
+      "DEP{0}): each GPU runs attention for its own sequences and {1} of the {2} experts over the "
+      "tokens all {0} route to them, a dispatch and a combine all-to-all of (ep − 1)/ep of its "
+      "tokens·{3}·{4}·β bytes per MoE layer over {5}, not overlapped",
+      m.ep, format_number(m.experts / m.ep), format_number(m.experts), format_number(m.top_k),
+      m.t->hidden_size, m.expert_link);
+}
+
 // How a mixture of experts' MLP is timed and the routing it assumes; for a decode step of one
 // stage, how many experts its batch reads.
 std::string moe_note(const Model& m, const RunConfig& c) {
@@ -468,10 +528,14 @@ std::string moe_note(const Model& m, const RunConfig& c) {
                         format_number(std::round(m.moe_overhead_s * 1e7) / 10));
   }
   if (c.mode == "decode" && m.pp == 1 && c.batch) {
-    const double touched = experts_touched(*c.batch, m.experts, m.top_k);
-    note += fmt::format(" ({} at a batch of {})", format_number(std::round(touched * 10) / 10),
-                        *c.batch);
+    const ExpertShare share = expert_share(*c.batch, m.experts, m.top_k, m.ep);
+    const double touched =
+        std::round(experts_touched(share.tokens, share.experts, share.top_k) * 10) / 10;
+    note += m.ep > 1 ? fmt::format(" (a GPU reads {} of its {} at a batch of {} on each GPU)",
+                                   format_number(touched), format_number(share.experts), *c.batch)
+                     : fmt::format(" ({} at a batch of {})", format_number(touched), *c.batch);
   }
+  if (m.ep > 1) note += "; " + expert_parallel_note(m);
   return note;
 }
 

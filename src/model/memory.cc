@@ -233,7 +233,8 @@ double largest_tensor(const Workload& w) {
 // over the data-parallel GPUs. An expert's replicas are the expert-data-parallel group of
 // dp · cp / ep GPUs, over which its gradients are reduced and ZeRO (Megatron's distributed
 // optimizer) shards its state; the dense parameters shard over dp as before. Expert parallelism
-// is a training layout here: inference runs keep every expert (ep 1).
+// serves too (docs/inference.md): with --ep each GPU holds experts / ep of the frozen experts and
+// the attention and dense weights whole (attention data parallel, TensorRT-LLM's DEP<n>).
 struct ParameterLayout {
   double trainable = 0;  // parameters trained: all of a full fine-tune, or the adapters
   double frozen = 0;     // parameters loaded and not trained
@@ -271,9 +272,10 @@ ParameterLayout parameter_layout(const Run& r, const ParamCounts& p) {
   ParameterLayout l;
   l.trainable = trained_params(r);
   l.frozen = r.loaded - (r.train && full ? r.base_trained : 0);
-  if (r.train && r.w.transformer) {
+  if (r.w.transformer) {
+    // Inference keeps the experts frozen; with --ep each GPU holds experts/ep of them (DEP).
     const double experts = static_cast<double>(p.experts);
-    (full ? l.trained_experts : l.frozen_experts) = experts;
+    (r.train && full ? l.trained_experts : l.frozen_experts) = experts;
     l.ep = r.c.expert_parallel;
   }
   l.offload_optimizer = r.c.offload != "none";
@@ -848,6 +850,55 @@ Status resolve_batches(Run& r) {
   return {};
 }
 
+// Inference with expert parallelism serves as TensorRT-LLM's DEP<n> (docs/inference.md, "Expert
+// parallelism"): attention data parallel over the ep GPUs of a stage, the experts split over
+// them. It needs an engine that serves that way (data/engines expert_parallel) and tensor and
+// context parallel 1; layers may still split (--pp).
+Status check_inference_expert_parallel(const Run& r) {
+  const RunConfig& c = r.c;
+  if (!r.engine->expert_parallel) {
+    std::vector<std::string> serving;
+    for (const Engine& e : embedded_engines().engines) {
+      if (e.expert_parallel) serving.push_back(e.id);
+    }
+    return Status::invalid_input(fmt::format(
+        "--ep {}: {} does not serve a mixture of experts with expert parallelism; {} do "
+        "(attention data parallel, the experts split)",
+        c.expert_parallel, r.engine->name, join(serving, ", ")));
+  }
+  if (c.tensor_parallel > 1 || c.context_parallel > 1) {
+    return Status::invalid_input(fmt::format(
+        "--ep {} serves attention data parallel over the {} GPUs that split the experts (DEP{}): "
+        "it takes --tp 1 and --cp 1, with --gpus a multiple of ep × pp (--pp splits the layers); "
+        "got --tp {} --cp {}",
+        c.expert_parallel, c.expert_parallel, c.expert_parallel, c.tensor_parallel,
+        c.context_parallel));
+  }
+  return {};
+}
+
+// Expert parallelism splits a mixture of experts' experts whole over data parallel × context
+// parallel GPUs; inference has its own conditions (check_inference_expert_parallel).
+Status check_expert_parallel(const Run& r) {
+  const RunConfig& c = r.c;
+  if (c.expert_parallel == 1) return {};
+  const int experts = r.w.transformer ? r.w.transformer->experts() : 1;
+  if (experts == 1) {
+    return Status::invalid_input(fmt::format(
+        "--ep {} splits a mixture of experts; {} has no experts", c.expert_parallel, r.w.id));
+  }
+  if (!r.train) {
+    if (Status s = check_inference_expert_parallel(r); !s.ok()) return s;
+  }
+  if (experts % c.expert_parallel != 0 ||
+      (static_cast<std::int64_t>(r.dp) * c.context_parallel) % c.expert_parallel != 0) {
+    return Status::invalid_input(fmt::format(
+        "--ep {} must divide the model's {} experts and data parallel {} × context parallel {}",
+        c.expert_parallel, experts, r.dp, c.context_parallel));
+  }
+  return {};
+}
+
 // The parallel layout (docs/scaleout.md): the degrees split the GPUs whole, the model's heads,
 // layers and experts whole, and the global batch into whole micro-batches of every replica.
 // Sets the data- and model-parallel degrees and the batch of a replica.
@@ -879,18 +930,7 @@ Status resolve_parallel_layout(Run& r) {
           c.virtual_stages, layers));
     }
   }
-  const int experts = r.w.transformer ? r.w.transformer->experts() : 1;
-  if (c.expert_parallel > 1 && experts == 1) {
-    return Status::invalid_input(fmt::format(
-        "--ep {} splits a mixture of experts; {} has no experts", c.expert_parallel, r.w.id));
-  }
-  if (c.expert_parallel > 1 &&
-      (experts % c.expert_parallel != 0 ||
-       (static_cast<std::int64_t>(r.dp) * c.context_parallel) % c.expert_parallel != 0)) {
-    return Status::invalid_input(fmt::format(
-        "--ep {} must divide the model's {} experts and data parallel {} × context parallel {}",
-        c.expert_parallel, experts, r.dp, c.context_parallel));
-  }
+  if (Status s = check_expert_parallel(r); !s.ok()) return s;
   return resolve_batches(r);
 }
 
@@ -1022,7 +1062,9 @@ Result<Run> resolve(const Workload& w, const RunConfig& in, const ComponentPlan*
 // inference.
 void overhead_terms(const Run& r, double allocated_gb, Terms& t) {
   if (!r.train) {
-    for (auto& term : engine_overhead_terms(*r.engine, allocated_gb, r.mp > 1))
+    // A replica over GPUs, or expert parallelism's all-to-all group, holds communicator buffers.
+    for (auto& term :
+         engine_overhead_terms(*r.engine, allocated_gb, r.mp > 1 || r.c.expert_parallel > 1))
       t.list.push_back(std::move(term));
     return;
   }
@@ -1115,7 +1157,9 @@ Run split_over(Run r, int n, const std::string& how) {
 // way (vLLM and TensorRT-LLM by tensor parallelism, llama.cpp and PyTorch by layers), and the
 // other GPUs running more replicas. Said in the notes.
 void choose_split(Run& r, std::vector<std::string>& notes) {
-  if (r.c.gpus == 1 || r.c.tensor_parallel > 1 || r.c.pipeline_parallel > 1) return;
+  if (r.c.gpus == 1 || r.c.tensor_parallel > 1 || r.c.pipeline_parallel > 1 ||
+      r.c.expert_parallel > 1)
+    return;
   const std::string& how = r.engine->split;
   const char* flag = how == "tensor" ? "--tp" : "--pp";
   if (evaluate(r, r.capacity_gb).fits) {
@@ -1409,6 +1453,20 @@ void expert_note(const Run& r, std::vector<std::string>& notes) {
       r.c.zero >= 1 ? " and shard its state (ZeRO)" : ""));
 }
 
+// A mixture of experts served with expert parallelism (attention data parallel): what each GPU
+// holds, so that a reader can check the weights term.
+void serving_expert_note(const Run& r, std::vector<std::string>& notes) {
+  const ParamCounts p = count_params(r.w);
+  const int e = r.w.transformer->experts(), ep = r.c.expert_parallel;
+  notes.push_back(fmt::format(
+      "expert parallel {0} with attention data parallel (DEP{0}): each GPU runs attention for its "
+      "own {1} sequences with its own KV cache, holds the {2} dense parameters (attention, "
+      "router, norms, embeddings) whole and {3} of each MoE layer's {4} experts, {5} of the {6} "
+      "expert parameters",
+      ep, r.batch, big(static_cast<double>(p.total - p.experts)), e / ep, e,
+      big(static_cast<double>(p.experts) / ep), big(static_cast<double>(p.experts))));
+}
+
 // estimate_memory, its terms' formulas and values written when `explain`; the searches read
 // the numbers alone.
 Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const RunConfig& config,
@@ -1430,6 +1488,7 @@ Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const 
   run.explain = explain;
   MemoryEstimate e = evaluate(run, run.capacity_gb);
   if (explain && run.train) expert_note(run, notes);
+  if (explain && !run.train && run.c.expert_parallel > 1) serving_expert_note(run, notes);
   e.notes = std::move(notes);
   e.warnings = run_warnings(workload, run.c);
   if (!with_searches) return e;

@@ -37,4 +37,12 @@ GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, 
   return g;
 }
 
+ExpertShare expert_share(double tokens, double experts, double top_k, int ep) {
+  return {tokens * ep, experts / ep, top_k / ep};
+}
+
+double moe_all_to_all_bytes(double tokens, double top_k, double hidden, double bytes, int ep) {
+  return (ep - 1.0) / ep * tokens * top_k * hidden * bytes;
+}
+
 }  // namespace rigplan

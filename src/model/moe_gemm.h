@@ -43,4 +43,26 @@ GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_
 GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, double n, double k,
                                    double sms);
 
+// What one GPU of an expert-parallel group of `ep` GPUs runs of a MoE layer, each GPU holding
+// experts/ep of the experts and running attention for its own sequences (attention data
+// parallel, TensorRT-LLM's DEP<ep>; vLLM's --enable-expert-parallel with --data-parallel-size;
+// SGLang's --enable-dp-attention with --ep-size), for a step of `tokens` tokens on every GPU.
+// Its grouped GEMM takes the tokens all ep GPUs route to its experts: under uniform routing a
+// token picks each expert with chance top_k/experts, so the GPU's experts see `tokens`·ep tokens,
+// each picking top_k/ep of its experts/ep on average: tokens·top_k rows in all, as many as the
+// GPU would route without expert parallelism. ep = 1 gives the arguments back.
+struct ExpertShare {
+  double tokens = 0;   // tokens whose routing reaches this GPU's experts: tokens·ep
+  double experts = 0;  // experts on this GPU: experts/ep
+  double top_k = 0;    // experts of this GPU a token picks on average: top_k/ep
+};
+ExpertShare expert_share(double tokens, double experts, double top_k, int ep);
+
+// Bytes one GPU sends in one all-to-all of a MoE layer under expert parallelism over `ep` GPUs:
+// each of its `tokens` tokens goes, as `hidden` elements of `bytes` each, to the GPU of each of
+// its top_k experts (dispatch), and the experts' outputs come back the same way (combine); the
+// (ep - 1)/ep of the copies whose expert is on another GPU cross the link (uniform routing).
+// (ep - 1)/ep · tokens · top_k · hidden · bytes; 0 for ep = 1.
+double moe_all_to_all_bytes(double tokens, double top_k, double hidden, double bytes, int ep);
+
 }  // namespace rigplan

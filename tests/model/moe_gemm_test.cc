@@ -104,5 +104,37 @@ TEST(MoeGemm, ADenseMlpIsOneExpertPickedByEveryToken) {
   EXPECT_DOUBLE_EQ(dense.tiles, 8 * 32);  // ⌈1000/128⌉ × 4096/128
 }
 
+TEST(MoeGemm, AnExpertParallelGpuRunsItsExpertsOverEveryGpusTokens) {
+  // DEP8, 64 tokens on each of 8 GPUs: a GPU's 16 experts see the 512 tokens of all 8, each
+  // picking one of them on average (8 of 128): 512 routed rows, as many as its own 64 · 8.
+  const ExpertShare share = expert_share(64, kExperts, kTopK, 8);
+  EXPECT_DOUBLE_EQ(share.tokens, 512);
+  EXPECT_DOUBLE_EQ(share.experts, 16);
+  EXPECT_DOUBLE_EQ(share.top_k, 1);
+  const GroupedExpertGemm g =
+      grouped_expert_gemm(share.tokens, share.experts, share.top_k, kExpertFfn, kHidden, kH100Sms);
+  EXPECT_DOUBLE_EQ(g.flops, gate(64).flops);
+  EXPECT_NEAR(g.experts, 16, 1e-9);  // 16·(1 - (15/16)^512)
+  EXPECT_NEAR(g.rows, 32, 1e-9);
+  // One token on each GPU: 8 tokens pick 64 of 128 experts' slots, 51.6 experts in all, and a
+  // GPU reads 16·(1 - (15/16)^8) = 6.45 of its 16.
+  const ExpertShare one = expert_share(1, kExperts, kTopK, 8);
+  EXPECT_NEAR(experts_touched(one.tokens, one.experts, one.top_k), 6.452, 1e-3);
+  // ep 1 is the GPU alone.
+  const ExpertShare alone = expert_share(64, kExperts, kTopK, 1);
+  EXPECT_DOUBLE_EQ(alone.tokens, 64);
+  EXPECT_DOUBLE_EQ(alone.experts, kExperts);
+  EXPECT_DOUBLE_EQ(alone.top_k, kTopK);
+}
+
+TEST(MoeGemm, AnAllToAllSendsTheRoutedCopiesWhoseExpertIsElsewhere) {
+  // Qwen3 30B A3B at DEP8, 64 tokens a GPU in bf16: 64 · 8 copies of 2048 values, 7/8 of them
+  // to another GPU: 7/8 · 64 · 8 · 2048 · 2 = 1,835,008 bytes per all-to-all.
+  EXPECT_DOUBLE_EQ(moe_all_to_all_bytes(64, kTopK, kHidden, 2, 8), 1'835'008);
+  // Qwen3 235B A22B (hidden 4096) at DEP4, 256 tokens: 3/4 · 256 · 8 · 4096 · 2 = 12.58 MB.
+  EXPECT_DOUBLE_EQ(moe_all_to_all_bytes(256, 8, 4096, 2, 4), 12'582'912);
+  EXPECT_DOUBLE_EQ(moe_all_to_all_bytes(64, kTopK, kHidden, 2, 1), 0);
+}
+
 }  // namespace
 }  // namespace rigplan
