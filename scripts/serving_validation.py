@@ -8,7 +8,7 @@ The inputs are serving_throughput.csv and memory_measurements.csv of the shared 
 row per published measurement, each with its source, repository, path and commit); the second
 gives LitGPT's single-GPU generation speeds (PyTorch eager). The output follows the
 validation contract of `rigplan validate`, with the optional inference columns (engine, input_len,
-output_len, concurrency, request_rate, tp, pp, kv_cache). Every output row names where it came
+output_len, concurrency, request_rate, tp, pp, ep, kv_cache). Every output row names where it came
 from in `source` and how it was read in `note`. Rows are kept only when the GPU is in the catalog,
 the model in the zoo, the engine modelled and the run described fully enough to predict (fixed
 input and output lengths); validation/README.md lists what is left out and why.
@@ -28,6 +28,9 @@ GPUS = {
     "H200 141GB HBM3": "h200-sxm-141gb",
     "H200": "h200-sxm-141gb",
     "B200": "b200-sxm-192gb",
+    # One Blackwell GPU of a GB200 superchip (the tables' GB200 columns run 1 or 4 of them, in
+    # NVL4 or NVL72 systems): the catalog's gb200-nvl72, 186 GB HBM3e at 8 TB/s, NVLink 5.
+    "GB200": "gb200-nvl72",
     "A100-SXM4-80GB": "a100-sxm4-80gb",
     "L40S": "l40s",
     "GH200 480GB": "gh200-96gb",
@@ -74,13 +77,16 @@ HEADER = [
     "group", "ref", "gpu", "num_gpus", "workload", "mode", "precision", "weights", "method",
     "optimizer", "lora_rank", "batch_per_gpu", "seq_len", "grad_checkpointing", "metric", "value",
     "unit", "source", "engine", "input_len", "output_len", "concurrency", "request_rate", "tp",
-    "pp", "kv_cache", "split", "note",
+    "pp", "ep", "kv_cache", "split", "note",
 ]
 
 # Models added after data/calibration/inference.toml was fitted (issue 14's mixtures of experts):
 # their rows are `split = held-out`, scored by `rigplan validate` and never fitted by `rigplan
 # calibrate`, so their errors are those a new model meets. Every other row is `split = fit`.
 HELD_OUT_MODELS = {"mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b"}
+# Rows added after that fit as well: every GB200 row (the GPU joined the catalog later) and every
+# expert-parallel (DEP) row. Held out too, so the fit stays what it was.
+HELD_OUT_GPUS = {"gb200-nvl72"}
 
 # Reference GPU of a cross-GPU group, in order of preference.
 REF_ORDER = ["h100-sxm5-80gb", "h200-sxm-141gb", "rtx-4090", "a100-sxm4-40gb"]
@@ -109,14 +115,19 @@ def trt_weights(precision):
 
 
 def layout(r):
-    """TP and PP of a TensorRT-LLM column: the header's 'TPn,PPm' where it has one."""
+    """TP, PP and EP of a TensorRT-LLM column: the header's 'TPn,PPm' where it has one; 'DEPn'
+    (attention data parallel and the experts split over n GPUs) as tp 1, ep n, and its 'PPm'."""
+    dep = re.fullmatch(r"DEP(\d+)", r["tp"])
+    if dep:
+        header = re.search(r"DEP(\d+),PP(\d+)", r["notes"])
+        return 1, int(header.group(2)) if header else int(r["pp"] or 1), int(dep.group(1))
     header = re.search(r"TP(\d+),PP(\d+)", r["notes"])
     if header:
-        return int(header.group(1)), int(header.group(2))
+        return int(header.group(1)), int(header.group(2)), 1
     tp = re.fullmatch(r"TP(\d+)", r["tp"]) or re.fullmatch(r"(\d+)", r["tp"])
     if not tp:
         return None
-    return int(tp.group(1)), int(r["pp"] or 1)
+    return int(tp.group(1)), int(r["pp"] or 1), 1
 
 
 def trt_offline(r, out):
@@ -132,15 +143,18 @@ def trt_offline(r, out):
         return
     edition = re.search(r"\((newest|v[0-9.]+) edition\)|\((newest)\)", r["source"])
     edition = edition.group(1) or edition.group(2)
-    tp, pp = lay
+    tp, pp, ep = lay
     row = base_row(r, gpu, model)
     row.update(mode="serve", weights=formats[0], precision=formats[1], kv_cache=formats[2],
                metric="throughput", value=f"{value:g}", unit="tokens/s", engine="tensorrt-llm",
-               input_len=r["input_len"], output_len=r["output_len"], tp=tp, pp=pp)
+               input_len=r["input_len"], output_len=r["output_len"], tp=tp, pp=pp,
+               ep=ep if ep > 1 else "")
     if r["metric"] == "output_tokens_per_s_per_gpu":
         row["note"] += f"; converted: per-GPU value x {r['gpu_count']} GPUs"
-    row["group"] = (f"trtllm-{edition}/{model}-tp{tp}pp{pp}-{r['input_len']}-"
-                    f"{r['output_len']}")
+    if ep > 1:
+        row["note"] += f"; DEP{ep} read as tp 1, ep {ep}, pp {pp}"
+    split = f"dep{ep}pp{pp}" if ep > 1 else f"tp{tp}pp{pp}"
+    row["group"] = f"trtllm-{edition}/{model}-{split}-{r['input_len']}-{r['output_len']}"
     out.append(row)
 
 
@@ -261,10 +275,13 @@ def litgpt_generate(r, out):
 
 
 def assign_refs(rows):
-    """Marks one row per group as its ref: groups with several GPUs compare them."""
+    """Marks one row per group as its ref: groups with several GPUs compare them. The GPUs of
+    HELD_OUT_GPUS never make a group relative nor serve as its ref, so that adding their rows left
+    the other rows' groups as they were (a GB200 row alone with a B200 is scored absolutely)."""
     groups = {}
     for row in rows:
-        groups.setdefault(row["group"], []).append(row)
+        if row["gpu"] not in HELD_OUT_GPUS:
+            groups.setdefault(row["group"], []).append(row)
     for members in groups.values():
         gpus = {m["gpu"] for m in members}
         if len(members) < 2 or len(gpus) < 2:
@@ -295,7 +312,9 @@ def main():
             litgpt_generate(r, out)
     assign_refs(out)
     for row in out:
-        row["split"] = "held-out" if row["workload"] in HELD_OUT_MODELS else "fit"
+        held_out = (row["workload"] in HELD_OUT_MODELS or row["gpu"] in HELD_OUT_GPUS
+                    or row["ep"] != "")
+        row["split"] = "held-out" if held_out else "fit"
     out.sort(key=lambda row: (row["group"], row["ref"] != 1, row["gpu"], row["metric"]))
     writer = csv.DictWriter(sys.stdout, fieldnames=HEADER, lineterminator="\n")
     writer.writeheader()
