@@ -67,6 +67,11 @@ struct Gpu {
   double l2_cache_mb = 0;
   double shared_mem_per_sm_kb = 0;
   double board_power_w = 0;
+  // The board power the card's chip needs to hold its rated clocks under a training load, where
+  // that is above board_power_w (a chip sold in a lower-power card than its siblings): the card
+  // then runs as that chip capped at board_power_w (perf.cc, power_limit_speed). Absent: the
+  // board power holds the rated clocks.
+  std::optional<double> full_clock_power_w;
   std::optional<double> embodied_kgco2e;  // manufacturing footprint of one card
   std::optional<double> slot_width;
   std::string cooler;                         // blower, open-air, passive, liquid

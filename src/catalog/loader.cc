@@ -100,7 +100,7 @@ void check_gpu_links(const Gpu& g, const EntryContext& ctx) {
 }
 
 // What a GPU is as a part: the module of a socketed one, an NVIDIA compute capability, the
-// slots of a card.
+// power its chip needs beyond the board's, the slots of a card.
 void check_gpu_part(const Gpu& g, const EntryContext& ctx) {
   const bool socketed = g.form_factor == "sxm" || g.form_factor == "oam";
   const bool module_read = ctx.read_well({"form_factor", "module"});
@@ -125,6 +125,13 @@ void check_gpu_part(const Gpu& g, const EntryContext& ctx) {
     ctx.error("compute_capability",
               fmt::format("'{}' is not accepted for an NVIDIA GPU; expected major.minor, as 8.9",
                           shown(g.compute_capability)));
+  }
+  if (g.full_clock_power_w && ctx.read_well({"full_clock_power_w", "board_power_w"}) &&
+      *g.full_clock_power_w <= g.board_power_w) {
+    ctx.error("full_clock_power_w",
+              fmt::format("{} is not above board_power_w {}; give it only for a card whose board "
+                          "power holds its chip below its rated clocks",
+                          format_number(*g.full_clock_power_w), format_number(g.board_power_w)));
   }
   if (g.slot_width && ctx.read_well({"slot_width", "form_factor"}) && g.form_factor != "pcie" &&
       g.form_factor != "laptop") {

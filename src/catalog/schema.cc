@@ -112,6 +112,7 @@ std::vector<FieldSpec<Gpu>> gpu_board_fields() {
   using G = Gpu;
   return {
       {"board_power_w", &G::board_power_w, kRequired, "W", {}, positive(5000)},
+      {"full_clock_power_w", &G::full_clock_power_w, kOptional, "W", {}, positive(5000)},
       {"embodied_kgco2e", &G::embodied_kgco2e, kOptional, "kgCO2e", {}, at_least(0, 100'000)},
       {"slot_width", &G::slot_width, kOptional, "slots", {}, at_least(1, 5)},
       {"cooler", &G::cooler, kRequired, "", {"blower", "open-air", "passive", "liquid"}},

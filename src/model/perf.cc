@@ -23,6 +23,7 @@
 #include "model/memory_numbers.h"
 #include "model/perf_constants.h"
 #include "model/run_speed.h"
+#include "rigplan/cost.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
 
@@ -60,7 +61,19 @@ struct Rates {
   double bandwidth_gbps = 0;
   double l2_bytes = 0;
   double sms = 1;
+  // The share of its rated speed the card sustains (sustained_speed).
+  double sustained = 1;
 };
+
+// The share of its rated speed a card sustains when its board power holds its chip below its
+// rated clocks (catalog full_clock_power_w): the chip runs as under a power cap of board power /
+// full-clock power (power_limit_speed, Dettmers' measurement of a training step's speed under a
+// cap), every operator, memory-bound ones too (the A10 runs NCF, which streams at its memory
+// bandwidth, 0.61-0.66x the RTX A6000 where their bandwidths give 0.78x). 1 for every other card.
+double sustained_speed(const Gpu& g) {
+  if (!g.full_clock_power_w) return 1;
+  return power_limit_speed(g.board_power_w / *g.full_clock_power_w);
+}
 
 Rates rates_for(const Gpu& g, std::string_view precision) {
   Rates r;
@@ -68,6 +81,7 @@ Rates rates_for(const Gpu& g, std::string_view precision) {
   r.bandwidth_gbps = g.mem_bandwidth_gbps;
   r.l2_bytes = g.l2_cache_mb * 1e6;
   r.sms = g.sm_count;
+  r.sustained = sustained_speed(g);
   r.tensor_tflops = g.fp32_tflops;
   if (!g.tensor_cores) return r;  // Pascal runs 16-bit GEMMs at the FP32 rate (pseudo-fp16)
   if (precision == "fp32" || precision == "tf32") {
@@ -263,7 +277,8 @@ void time_ops(std::span<const Op> ops, double passes_gemm, double passes_other, 
     const double bytes = op_bytes(op, rates.l2_bytes);
     const double memory = bytes / (rates.bandwidth_gbps * 1e9 * cal.memory_efficiency);
     const double seconds =
-        (std::max(compute, memory) + op.kernels * pc::kKernelOverheadS) * op.count * passes;
+        (std::max(compute, memory) / rates.sustained + op.kernels * pc::kKernelOverheadS) *
+        op.count * passes;
     (compute >= memory ? out.compute_bound : out.memory_bound) += seconds;
     if (is_gemm) {
       out.gemm += seconds;
@@ -1257,8 +1272,8 @@ double model_flops_utilisation(const StepContext& s, double step) {
   return model_flops * s.dp / (step * s.rates.tensor_tflops * 1e12 * s.c.gpus);
 }
 
-// What the prediction assumed: the workload's measured speed, the GPU-to-GPU link, an inference
-// split over pipeline stages.
+// What the prediction assumed: the workload's measured speed, a borrowed calibration, a board
+// power below the chip's, the GPU-to-GPU link, an inference split over pipeline stages.
 void add_notes(const StepContext& s, double implementation, const Communication& comm,
                Prediction& p) {
   if (implementation != 1) {
@@ -1276,6 +1291,12 @@ void add_notes(const StepContext& s, double implementation, const Communication&
                             from == kMeanOfFitted
                                 ? "the mean of the fitted architectures'"
                                 : from + "'s, the nearest fitted architecture of its class"));
+  }
+  if (s.rates.sustained < 1) {
+    append_note(p, fmt::format("{} W holds {}'s chip below its rated clocks, which need {} W: it "
+                               "runs at {:.0f}% of its rated speed",
+                               format_number(s.gpu.board_power_w), s.gpu.id,
+                               format_number(*s.gpu.full_clock_power_w), 100 * s.rates.sustained));
   }
   if (!comm.link_name.empty()) append_note(p, fmt::format("GPU-to-GPU: {}", comm.link_name));
   if (const std::string nodes = smaller_node_note(s.gpu, s.c); !nodes.empty())

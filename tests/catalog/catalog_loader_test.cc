@@ -217,6 +217,23 @@ TEST(CatalogLoader, ReadsAnNvlinkDomainOnlyOnANvswitchGpu) {
       "1 problem in 1 file");
 }
 
+// A card whose board power holds its chip below its rated clocks says what the chip needs (the
+// A10: 150 W for a GA102 that needs about 250 W at its clocks); a figure at or below the board
+// power says nothing and is refused.
+TEST(CatalogLoader, ReadsAFullClockPowerOnlyAboveTheBoardPower) {
+  auto starved = load_catalog(
+      with_gpu_edit("board_power_w = 450\n", "board_power_w = 450\nfull_clock_power_w = 600\n"));
+  ASSERT_TRUE(starved.ok()) << starved.status().message();
+  EXPECT_EQ(starved->gpu("rtx-4090")->full_clock_power_w, 600);
+  EXPECT_FALSE(starved->gpu("a100-sxm4-80gb")->full_clock_power_w.has_value());
+  EXPECT_EQ(problems(with_gpu_edit("board_power_w = 450\n",
+                                   "board_power_w = 450\nfull_clock_power_w = 450\n")),
+            "gpus.toml:28:22: gpu 'rtx-4090': field 'full_clock_power_w': 450 is not above "
+            "board_power_w 450; give it only for a card whose board power holds its chip below "
+            "its rated clocks\n"
+            "1 problem in 1 file");
+}
+
 TEST(CatalogLoader, ReadsAnOffersLinksAndFabric) {
   auto files = with_world_edit("gpu_link = \"nvlink-3\"\n",
                                "gpu_link = \"nvlink-3\"\nfabric = \"ib-hdr\"\n"
