@@ -270,6 +270,15 @@ double collective_latency_s(std::string_view kind) {
                                : ic::kAllReduceNvlinkS;
 }
 
+// A collective whose GPUs span nodes: no faster than the network's share per GPU, and no sooner
+// than a collective across nodes. predict checked the fabric before it came here.
+void cross_network(const RunConfig& c, const Catalog& catalog, double& gbps, double& latency_s) {
+  const auto network = network_for(c, catalog);
+  const double per_gpu = network ? network->gbps_per_gpu : pc::kNetworkGbpsPerGpu;
+  gbps = std::min(gbps, per_gpu * pc::kNetworkEfficiency);
+  latency_s = std::max(latency_s, ic::kAllReduceNetworkS);
+}
+
 // The all-to-all link of an expert-parallel group: its ep GPUs of a stage, in one node while
 // the run's GPUs fit one, else over the network. The engines' all-to-all kernels (TensorRT-LLM's
 // MoE all-to-all, DeepEP, vLLM's all2all backends) write to every peer at once, so one
@@ -281,12 +290,7 @@ void set_expert_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalo
   m.expert_link = link.name;
   m.all_to_all_gbps = link.busbw_gbps;
   m.all_to_all_latency_s = collective_latency_s(link.kind);
-  if (m.ep * m.pp > node) {
-    const auto network = network_for(c, catalog);
-    const double per_gpu = network ? network->gbps_per_gpu : pc::kNetworkGbpsPerGpu;
-    m.all_to_all_gbps = std::min(m.all_to_all_gbps, per_gpu * pc::kNetworkEfficiency);
-    m.all_to_all_latency_s = std::max(m.all_to_all_latency_s, ic::kAllReduceNetworkS);
-  }
+  if (m.ep * m.pp > node) cross_network(c, catalog, m.all_to_all_gbps, m.all_to_all_latency_s);
 }
 
 // The all-reduce link of a replica of `tp` GPUs, and the link stages hand activations over.
@@ -299,13 +303,7 @@ void set_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalog& cata
   m.allreduce_gbps = link.busbw_gbps;
   m.handoff_gbps = link.busbw_gbps;
   m.allreduce_latency_s = collective_latency_s(link.kind);
-  if (group > node_gpus(gpu, c)) {
-    // predict checked the fabric before it came here.
-    const auto network = network_for(c, catalog);
-    const double per_gpu = network ? network->gbps_per_gpu : pc::kNetworkGbpsPerGpu;
-    m.allreduce_gbps = std::min(m.allreduce_gbps, per_gpu * pc::kNetworkEfficiency);
-    m.allreduce_latency_s = std::max(m.allreduce_latency_s, ic::kAllReduceNetworkS);
-  }
+  if (group > node_gpus(gpu, c)) cross_network(c, catalog, m.allreduce_gbps, m.allreduce_latency_s);
 }
 
 // The GEMM rate of the weight format on the GPU: natively, or dequantized into its fallback.
