@@ -55,6 +55,7 @@ struct Model {
   const Engine* engine = nullptr;
   int tp = 1, pp = 1, replicas = 1;
   int ep = 1;  // expert parallel: each GPU of a stage holds experts/ep, attention data parallel
+  double normal_max = 0;       // expected_max_normal(ep): the busiest GPU's rows, for the note
   double layers = 0;           // decoder layers
   double beta = 2;             // bytes per activation element
   double weight_bytes = 2;     // bytes streamed per weight of a linear layer
@@ -126,7 +127,8 @@ double shape_efficiency(double rows, double n, double k, double sms) {
 // bandwidth. A mixture of experts' projection is one grouped GEMM over the experts the tokens
 // pick (model/moe_gemm.h), as the engines' fused MoE kernels run it, or one GEMM per touched
 // expert where the engine loops over them (Engine::moe_kernel). An engine whose kernel takes one
-// tile width for the step (Engine::moe_tile "step") sizes it to the step's tokens.
+// tile width for the step (Engine::moe_tile "step") sizes it to the step's tokens. With expert
+// parallelism the step waits for the GPU whose experts get the most rows (ExpertShare::busiest).
 double linear_time(const Model& m, double tokens, Times& t) {
   const double row_tile =
       m.step_tiles
@@ -135,12 +137,13 @@ double linear_time(const Model& m, double tokens, Times& t) {
   double linear = 0;
   // With expert parallelism a GPU runs its experts/ep over the tokens every GPU routes to them.
   const ExpertShare e = expert_share(tokens, m.experts, m.top_k, m.ep);
+  const double expert_tokens = e.tokens * e.busiest;
   for (const Linear& l : m.linears) {
     if (l.expert) {
       const GroupedExpertGemm g =
           m.per_expert
-              ? per_expert_gemms(e.tokens, e.experts, e.top_k, l.n, l.k, m.sms)
-              : grouped_expert_gemm(e.tokens, e.experts, e.top_k, l.n, l.k, m.sms, row_tile);
+              ? per_expert_gemms(expert_tokens, e.experts, e.top_k, l.n, l.k, m.sms)
+              : grouped_expert_gemm(expert_tokens, e.experts, e.top_k, l.n, l.k, m.sms, row_tile);
       const double per_weight = m.weight_bytes + (g.rows > 1 ? m.dequant_bytes : 0);
       linear += roofline(g.flops, g.weights * per_weight + g.activations * m.beta,
                          m.gemm_rate * g.shape_efficiency, m, t);
@@ -159,7 +162,12 @@ double linear_time(const Model& m, double tokens, Times& t) {
 // MLP output), a latency plus the ring's 2(tp-1)/tp of the bytes over the link; never the
 // context. Expert parallelism: a dispatch and a combine all-to-all per MoE layer
 // (pc::kAllToAllsPerMoeLayer), each a latency plus the bytes that leave the GPU
-// (moe_all_to_all_bytes) at the link's bandwidth, not overlapped with the GEMMs.
+// (moe_all_to_all_bytes) at the link's bandwidth, not overlapped with the GEMMs. An all-to-all
+// ends when the GPU with the most to move has moved it, each GPU sending and receiving over its
+// own port (the per-port bound of a personalized all-to-all: Thakur, Rabenseifner and Gropp,
+// "Optimization of Collective Communication Operations in MPICH", IJHPCA 19(1), 2005): the GPU
+// whose experts get the most rows receives ExpertShare::busiest times the mean in the dispatch
+// and sends as much back in the combine.
 double comm_time(const Model& m, double tokens, double layers) {
   const TransformerConfig& tc = *m.t;
   double comm = 0;
@@ -169,7 +177,9 @@ double comm_time(const Model& m, double tokens, double layers) {
             (m.allreduce_latency_s + 2.0 * (m.tp - 1) / m.tp * bytes / (m.allreduce_gbps * 1e9));
   }
   if (m.ep > 1) {
-    const double bytes = moe_all_to_all_bytes(tokens, m.top_k, tc.hidden_size, m.beta, m.ep);
+    const double busiest = expert_share(tokens, m.experts, m.top_k, m.ep).busiest;
+    const double bytes =
+        moe_all_to_all_bytes(tokens * busiest, m.top_k, tc.hidden_size, m.beta, m.ep);
     comm += pc::kAllToAllsPerMoeLayer * layers *
             (m.all_to_all_latency_s + bytes / (m.all_to_all_gbps * 1e9));
   }
@@ -326,6 +336,7 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.tp = c.tensor_parallel;
   m.pp = c.pipeline_parallel;
   m.ep = c.expert_parallel;
+  m.normal_max = expected_max_normal(m.ep);
   m.replicas = c.gpus / (m.tp * m.pp);
   m.layers = t.num_layers;
   m.beta = c.precision == "fp32" ? 4 : 2;
@@ -498,9 +509,11 @@ std::string expert_parallel_note(const Model& m) {
       "experts split over {0} GPUs (expert parallel {0}, attention data parallel: TensorRT-LLM's "
       "DEP{0}): each GPU runs attention for its own sequences and {1} of the {2} experts over the "
       "tokens all {0} route to them, a dispatch and a combine all-to-all of (ep − 1)/ep of its "
-      "tokens·{3}·{4}·β bytes per MoE layer over {5}, not overlapped",
+      "tokens·{3}·{4}·β bytes per MoE layer over {5}, not overlapped; a step waits for the GPU "
+      "whose experts get the most rows under uniform routing, T·{3} + σ·{6} ({6}: the expected "
+      "largest of {0} standard normals; a real router's skew is not modelled)",
       m.ep, format_number(m.experts / m.ep), format_number(m.experts), format_number(m.top_k),
-      m.t->hidden_size, m.expert_link);
+      m.t->hidden_size, m.expert_link, format_number(std::round(m.normal_max * 1e4) / 1e4));
 }
 
 // How a mixture of experts' MLP is timed and the routing it assumes; for a decode step of one

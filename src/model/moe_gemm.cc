@@ -1,7 +1,9 @@
 // The experts an inference step reads and their grouped GEMM (docs/inference.md).
 #include "model/moe_gemm.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "model/gemm_waves.h"
 
@@ -38,7 +40,37 @@ GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, 
 }
 
 ExpertShare expert_share(double tokens, double experts, double top_k, int ep) {
-  return {tokens * ep, experts / ep, top_k / ep};
+  const double routed = tokens * top_k;
+  const double busiest =
+      routed > 0 ? busiest_expert_rows(tokens, experts, top_k, ep) / routed : 1.0;
+  return {tokens * ep, experts / ep, top_k / ep, busiest};
+}
+
+double expected_max_normal(int n) {
+  if (n <= 1) return 0;
+  // Simpson's rule over ±kNormalTail standard deviations, where the integrand has vanished
+  // below double precision; derived by comparison: steps of 0.05 agree with 20 times finer ones
+  // to 1e-13 up to n = 1024.
+  constexpr double kNormalTail = 10;
+  constexpr int kIntervals = 400;
+  const double h = 2 * kNormalTail / kIntervals;
+  double sum = 0;
+  for (int i = 0; i <= kIntervals; ++i) {
+    const double x = -kNormalTail + i * h;
+    const double density = std::exp(-x * x / 2) / std::sqrt(2 * std::numbers::pi);
+    const double below = std::erfc(-x / std::numbers::sqrt2) / 2;
+    const double weight = i == 0 || i == kIntervals ? 1 : (i % 2 == 1 ? 4 : 2);
+    sum += weight * x * n * density * std::pow(below, n - 1);
+  }
+  return sum * h / 3;
+}
+
+double busiest_expert_rows(double tokens, double experts, double top_k, int ep) {
+  const double mean = tokens * top_k;
+  if (ep <= 1 || mean <= 0 || experts <= 1) return mean;
+  const double spread = std::sqrt(mean * (experts - top_k) / (experts - 1));
+  const double most = tokens * ep * std::min(top_k, experts / ep);
+  return std::min(most, mean + spread * expected_max_normal(ep));
 }
 
 double moe_all_to_all_bytes(double tokens, double top_k, double hidden, double bytes, int ep) {

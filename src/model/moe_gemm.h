@@ -51,12 +51,40 @@ GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, 
 // token picks each expert with chance top_k/experts, so the GPU's experts see `tokens`·ep tokens,
 // each picking top_k/ep of its experts/ep on average: tokens·top_k rows in all, as many as the
 // GPU would route without expert parallelism. ep = 1 gives the arguments back.
+//
+// A step waits for the busiest GPU (the dispatch and combine all-to-alls are collectives every
+// GPU joins): `busiest` is the routed rows of the GPU whose experts get the most over the mean,
+// busiest_expert_rows / (tokens·top_k), and `tokens`·`busiest` the tokens its grouped GEMM runs.
 struct ExpertShare {
   double tokens = 0;   // tokens whose routing reaches this GPU's experts: tokens·ep
   double experts = 0;  // experts on this GPU: experts/ep
   double top_k = 0;    // experts of this GPU a token picks on average: top_k/ep
+  double busiest = 1;  // the busiest GPU's routed rows over the mean; 1 for ep = 1
 };
 ExpertShare expert_share(double tokens, double experts, double top_k, int ep);
+
+// The expected largest of n independent standard normal variables, E[max(Z_1..Z_n)] =
+// ∫ x·n·φ(x)·Φ(x)^(n-1) dx, by numerical integration: 0 for n = 1, 1/√π = 0.5642 for n = 2,
+// 1.0294 for 4, 1.4236 for 8 (Tippett, "On the extreme individuals and the range of samples
+// taken from a normal population", Biometrika 17, 1925, Table; the √(2 ln n) of the balls-into-
+// bins bound is its limit for large n and overstates it for small n: 2.04 for 8).
+double expected_max_normal(int n);
+
+// Routed rows the busiest GPU of an expert-parallel group of `ep` GPUs gets, each GPU holding
+// experts/ep experts, for a step of `tokens` tokens on every GPU each picking top_k distinct
+// experts under uniform routing. A token puts a hypergeometric count of its top_k picks on a
+// GPU (top_k draws of the experts, experts/ep of them the GPU's): mean top_k/ep, and over the
+// tokens·ep tokens of the step a GPU's rows have mean tokens·top_k and the covariance of
+// Y_i - mean(Y) for independent Y_i of variance s² = tokens·top_k·(experts - top_k)/(experts - 1)
+// (the counts sum to the group's routed rows; a multinomial's Poisson-normal representation,
+// Mitzenmacher and Upfal, "Probability and Computing", 2005, section 5.4). The busiest of the ep
+// GPUs then expects tokens·top_k + s·expected_max_normal(ep) rows (Raab and Steger, "Balls into
+// Bins: A Simple and Tight Analysis", RANDOM 1998: for m ≫ n ln n balls in n bins the fullest
+// holds m/n + Θ(√(m ln n / n))), at most tokens·ep·min(top_k, experts/ep). Qwen3 235B A22B at
+// DEP8 with 64 tokens a GPU: 512 + √(512·120/127)·1.4236 = 543.3 rows, 6.1% over the mean. A real
+// router is less even than uniform (DeepSeek-V3 technical report, 2024, section 3.4: EPLB
+// replicates the heaviest experts for that), which this leaves out: it is a lower bound.
+double busiest_expert_rows(double tokens, double experts, double top_k, int ep);
 
 // Bytes one GPU sends in one all-to-all of a MoE layer under expert parallelism over `ep` GPUs:
 // each of its `tokens` tokens goes, as `hidden` elements of `bytes` each, to the GPU of each of

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 
 namespace rigplan {
 namespace {
@@ -125,6 +126,39 @@ TEST(MoeGemm, AnExpertParallelGpuRunsItsExpertsOverEveryGpusTokens) {
   EXPECT_DOUBLE_EQ(alone.tokens, 64);
   EXPECT_DOUBLE_EQ(alone.experts, kExperts);
   EXPECT_DOUBLE_EQ(alone.top_k, kTopK);
+  EXPECT_DOUBLE_EQ(alone.busiest, 1);
+}
+
+TEST(MoeGemm, TheExpectedLargestOfNormalsIsTippettsTable) {
+  EXPECT_DOUBLE_EQ(expected_max_normal(1), 0);
+  // Two: E[max(Z1, Z2)] = E|Z1 - Z2| / 2 = 1/√π exactly.
+  EXPECT_NEAR(expected_max_normal(2), 1 / std::sqrt(std::numbers::pi), 1e-12);
+  // Tippett (1925), to the four decimals of his table: 0.8463, 1.0294, 1.4236, 1.7660.
+  EXPECT_NEAR(expected_max_normal(3), 0.8463, 5e-5);
+  EXPECT_NEAR(expected_max_normal(4), 1.0294, 5e-5);
+  EXPECT_NEAR(expected_max_normal(8), 1.4236, 5e-5);
+  EXPECT_NEAR(expected_max_normal(16), 1.7660, 5e-5);
+  // Below the √(2 ln n) of the large-n limit: 2.039 for 8.
+  EXPECT_LT(expected_max_normal(8), std::sqrt(2 * std::log(8.0)));
+}
+
+TEST(MoeGemm, TheBusiestExpertParallelGpuWaitsOnMoreRowsThanTheMean) {
+  // Qwen3 at DEP8, 64 tokens on each GPU: a GPU's rows have mean 64 · 8 = 512 and, per token, a
+  // hypergeometric count of its 8 picks among 128 experts, 16 of them the GPU's, so s² = 512 ·
+  // 120 / 127 = 483.78, s = 21.995; the busiest of 8 expects 512 + 21.995 · 1.4236 = 543.31.
+  EXPECT_NEAR(busiest_expert_rows(64, kExperts, kTopK, 8), 543.31, 5e-3);
+  EXPECT_NEAR(expert_share(64, kExperts, kTopK, 8).busiest, 543.31 / 512, 1e-5);
+  // The spread grows as √T and the mean as T: 6.1% over the mean at 64 tokens a GPU, 1.5% at 1,024.
+  EXPECT_NEAR(expert_share(1024, kExperts, kTopK, 8).busiest,
+              1 + std::sqrt(1024 * 8 * 120.0 / 127) * 1.4236 / (1024 * 8), 1e-5);
+  // Small enough to count exactly: two GPUs each holding one of two experts, one token on each
+  // GPU picking one expert. A GPU gets 0, 1 or 2 rows with chances 1/4, 1/2, 1/4, so the busier
+  // gets 1 or 2 with even chances: 1.5 exactly. The normal approximation says 1 + 1/√π = 1.564.
+  EXPECT_NEAR(busiest_expert_rows(1, 2, 1, 2), 1 + 1 / std::sqrt(std::numbers::pi), 1e-12);
+  // A token that picks every expert loads every GPU alike: no spread.
+  EXPECT_DOUBLE_EQ(busiest_expert_rows(3, 2, 2, 2), 6);
+  // One GPU waits on no other.
+  EXPECT_DOUBLE_EQ(busiest_expert_rows(64, kExperts, kTopK, 1), 512);
 }
 
 TEST(MoeGemm, AnAllToAllSendsTheRoutedCopiesWhoseExpertIsElsewhere) {
