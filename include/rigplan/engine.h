@@ -32,6 +32,11 @@ struct Engine {
   std::string kv_reserve;  // request, context
   int kv_block_tokens = 1;
   std::vector<std::string> kv_formats;
+  // What a sliding-window layer caches: "window" (each sequence's last window of tokens, in
+  // whole blocks) or "pool" (a pool of sliding_pool_ratio tokens per token of the full layers'
+  // pool, as SGLang's swa_full_tokens_ratio; 1: the whole context, as a full layer).
+  std::string sliding_kv;
+  double sliding_pool_ratio = 0;
   // Scheduling.
   int prefill_chunk_tokens = 0;  // 0: the whole prompt in one step
   int prefill_chunk_tokens_small = 0;
@@ -81,7 +86,7 @@ struct WeightFormat {
   std::string dequant;           // none, fused (in the kernel), separate (to 16 bit first)
   double dequant_efficiency = 1;
   double call_overhead_us = 0;  // host time per quantized linear call (bitsandbytes)
-  std::string covers;           // all, linear
+  std::string covers;           // all, linear, experts (a mixture of experts' MLPs only)
   Provenance provenance;
 };
 

@@ -37,6 +37,13 @@ struct TransformerConfig {
   std::optional<int> relative_attention_buckets;
   std::optional<std::int64_t> extra_params;
   std::optional<bool> dropout;
+  // Sliding-window attention (docs/workloads.md, "Sliding-window attention"): a sliding layer's
+  // query attends to the last `sliding_window` tokens, itself included, and its KV cache needs
+  // no more. `sliding_window_pattern` P: of every P decoder layers the first P - 1 slide and
+  // the last attends to the whole context (Hugging Face's sliding_window_pattern of Gemma 3, 6;
+  // 2 alternates from a sliding first layer, as Gemma 2 and GPT-OSS); absent: every layer
+  // slides (Mistral 7B v0.1).
+  std::optional<int> sliding_window, sliding_window_pattern;
 
   // Resolved values of the optional fields (docs/workloads.md gives the defaults).
   int kv_heads() const { return num_kv_heads.value_or(num_heads); }
@@ -45,7 +52,14 @@ struct TransformerConfig {
   int top_k() const { return experts_top_k.value_or(1); }
   bool gated() const { return ffn_type == "swiglu" || ffn_type == "geglu"; }
   int total_layers() const { return num_layers + encoder_layers; }
+  // Decoder layers that attend through a window (0 without one), and the window in tokens.
+  int sliding_layers() const;
+  int window() const { return sliding_window.value_or(0); }
 };
+
+// Keys the queries at positions 1..tokens of one causal layer attend to, summed:
+// tokens·(tokens + 1)/2 without a window (window 0), the sum of min(i, window) with one.
+double causal_keys(double tokens, int window);
 
 struct ResNetConfig {
   int depth = 0;

@@ -38,6 +38,8 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
       {"kv_reserve", &E::kv_reserve, true, "", {"request", "context"}},
       {"kv_block_tokens", &E::kv_block_tokens, true, "", {}, {1, 1e6, true}},
       {"kv_formats", &E::kv_formats, true},
+      {"sliding_kv", &E::sliding_kv, true, "", {"window", "pool"}},
+      {"sliding_pool_ratio", &E::sliding_pool_ratio, false, "", {}, kFraction},
       {"prefill_chunk_tokens", &E::prefill_chunk_tokens, true, "", {}, kNonNegative},
       {"prefill_chunk_tokens_small", &E::prefill_chunk_tokens_small, true, "", {}, kNonNegative},
       {"max_seqs", &E::max_seqs, true, "", {}, kNonNegative},
@@ -79,7 +81,7 @@ const std::vector<FieldSpec<WeightFormat>>& format_fields() {
       {"dequant", &F::dequant, true, "", {"none", "fused", "separate"}},
       {"dequant_efficiency", &F::dequant_efficiency, true, "", {}, {0, 1, false}},
       {"call_overhead_us", &F::call_overhead_us, false, "us", {}, {0, 1e6, true}},
-      {"covers", &F::covers, true, "", {"all", "linear"}},
+      {"covers", &F::covers, true, "", {"all", "linear", "experts"}},
   };
   return kFields;
 }
@@ -121,6 +123,21 @@ void check_expert_overhead(const EntryContext& ctx, const RawEntry& raw, const E
     ctx.error("moe_expert_overhead_us",
               "only an engine whose moe_kernel is 'per-expert' pays a time per expert; remove it "
               "or set moe_kernel = \"per-expert\"");
+  }
+}
+
+// A pool of sliding-layer tokens has a size, and a window per sequence has none: the ratio is
+// stated exactly when sliding_kv is "pool".
+void check_sliding_pool(const EntryContext& ctx, const RawEntry& raw, const Engine& e) {
+  const bool stated = raw.table.contains("sliding_pool_ratio");
+  if (e.sliding_kv == "pool" && !stated) {
+    ctx.error("sliding_kv",
+              "'pool' needs sliding_pool_ratio, the tokens a sliding layer holds per token of a "
+              "full layer (1: the whole context)");
+  } else if (e.sliding_kv == "window" && stated) {
+    ctx.error("sliding_pool_ratio",
+              "only an engine whose sliding_kv is 'pool' sizes a pool; remove it or set "
+              "sliding_kv = \"pool\"");
   }
 }
 
@@ -223,6 +240,7 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
     check_names(ctx, "weight_formats", out.engines[i].weight_formats, out.formats);
     check_names(ctx, "kv_formats", out.engines[i].kv_formats, out.kv_formats);
     check_expert_overhead(ctx, engine_raws[i], out.engines[i]);
+    check_sliding_pool(ctx, engine_raws[i], out.engines[i]);
   }
   if (!problems.empty()) return problems.to_status();
   out.build_indexes();

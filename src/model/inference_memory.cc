@@ -47,6 +47,51 @@ void add_expert_activations(const TransformerConfig& t, const InferenceShape& s,
                   num(d), num(f), num(attention), num(s.act_bytes)));
 }
 
+// Tokens the sliding-window layers hold, each, for a batch whose full layers hold `held`
+// (Engine::sliding_kv): each sequence's last window in whole blocks (a window that straddles
+// a block boundary spans one block more), as vLLM's sliding-window manager frees the blocks
+// that leave it; llama.cpp's sliding cache, window·n_seq + n_ubatch cells in its padding; or a
+// pool of sliding_pool_ratio tokens per full-layer token (SGLang's swa_full_tokens_ratio; 1:
+// the whole context).
+double sliding_tokens_held(const InferenceShape& s, double context, double held) {
+  const Engine& e = *s.engine;
+  if (e.sliding_kv == "pool") return e.sliding_pool_ratio * held;
+  const double window = s.t->window();
+  if (e.kv_reserve == "context") {
+    const double ubatch = std::max(e.chunk_tokens(s.capacity_gb), 1);
+    return kv_tokens_held(e, std::min(s.batch * context, s.batch * window + ubatch));
+  }
+  const double block = std::max(1, e.kv_block_tokens);
+  return s.batch * kv_tokens_held(e, std::min(context, window + block - 1));
+}
+
+// The KV cache of a model with sliding-window layers: the full layers of a stage hold the
+// context, the sliding ones sliding_tokens_held; a stage's layers slide in the model's share.
+template <class Add>
+void add_sliding_kv(const InferenceShape& s, double context, double held, double per_token,
+                    Add& add) {
+  const TransformerConfig& t = *s.t;
+  const Engine& e = *s.engine;
+  const double layers = stage_layers(t, s.pp);
+  const double sliding = layers * t.sliding_layers() / t.num_layers, full = layers - sliding;
+  const double sliding_held = sliding_tokens_held(s, context, held);
+  const double per_layer = per_token / layers;
+  const std::string rule =
+      e.sliding_kv == "pool"
+          ? fmt::format("{} of the full layers' tokens", num(e.sliding_pool_ratio))
+      : e.kv_reserve == "context"
+          ? "min(b·(s + n_gen), b·window + n_ubatch)"
+          : fmt::format("b·ceil(min(s + n_gen, window + {} - 1))", e.kv_block_tokens);
+  add("kv_cache", (full * held + sliding * sliding_held) * per_layer,
+      fmt::format("(L_full·tokens + L_sliding·tokens_sliding)·2·max(1, n_kv/tp)·d_head·bits/8 "
+                  "(a stage's layers; the full layers hold the context, the sliding ones {}, in "
+                  "{}'s blocks of {} tokens)",
+                  rule, e.name, e.kv_block_tokens),
+      fmt::format("({}·{} + {}·{})·2·{}·{}·{}/8", num(full), num(held), num(sliding),
+                  num(sliding_held), num(kv_heads_per_gpu(t, s.tp)), t.head_size(),
+                  num(s.kv_bits)));
+}
+
 }  // namespace
 
 double kv_bytes_per_token(const TransformerConfig& t, double kv_bits, int tp, int pp) {
@@ -75,12 +120,16 @@ std::vector<MemoryTerm> inference_terms(const InferenceShape& s) {
     const double held =
         whole ? kv_tokens_held(e, s.batch * context) : s.batch * kv_tokens_held(e, context);
     const double per_token = kv_bytes_per_token(t, s.kv_bits, s.tp, s.pp);
-    add("kv_cache", held * per_token,
-        fmt::format("{}·2·(L/pp)·max(1, n_kv/tp)·d_head·bits/8 ({}{} tokens per block)",
-                    whole ? "ceil(b·(s + n_gen))" : "b·ceil(s + n_gen)", e.name,
-                    whole ? "'s whole context," : ":", e.kv_block_tokens),
-        fmt::format("{} tokens·2·{}·{}·{}·{}/8", num(held), num(stage_layers(t, s.pp)),
-                    num(kv_heads_per_gpu(t, s.tp)), t.head_size(), num(s.kv_bits)));
+    if (t.sliding_layers() > 0) {
+      add_sliding_kv(s, context, held, per_token, add);
+    } else {
+      add("kv_cache", held * per_token,
+          fmt::format("{}·2·(L/pp)·max(1, n_kv/tp)·d_head·bits/8 ({}{} tokens per block)",
+                      whole ? "ceil(b·(s + n_gen))" : "b·ceil(s + n_gen)", e.name,
+                      whole ? "'s whole context," : ":", e.kv_block_tokens),
+          fmt::format("{} tokens·2·{}·{}·{}·{}/8", num(held), num(stage_layers(t, s.pp)),
+                      num(kv_heads_per_gpu(t, s.tp)), t.head_size(), num(s.kv_bits)));
+    }
   }
   // One prefill chunk's live tensors in a layer: the engines reserve them for their chunk size
   // (vLLM profiles a pass at max_num_batched_tokens; llama.cpp sizes its compute buffer for a

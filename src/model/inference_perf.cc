@@ -55,10 +55,13 @@ struct Model {
   const Engine* engine = nullptr;
   int tp = 1, pp = 1, replicas = 1;
   int ep = 1;  // expert parallel: each GPU of a stage holds experts/ep, attention data parallel
-  double normal_max = 0;       // expected_max_normal(ep): the busiest GPU's rows, for the note
-  double layers = 0;           // decoder layers
-  double beta = 2;             // bytes per activation element
-  double weight_bytes = 2;     // bytes streamed per weight of a linear layer
+  double normal_max = 0;    // expected_max_normal(ep): the busiest GPU's rows, for the note
+  double layers = 0;        // decoder layers
+  double beta = 2;          // bytes per activation element
+  double weight_bytes = 2;  // bytes streamed per weight of a linear layer
+  // The same and the GEMM rate for the linear layers outside the experts: a format of the
+  // experts alone (mxfp4) leaves them in 16 bit.
+  double dense_weight_bytes = 2, dense_gemm_rate = 0;
   double dequant_bytes = 0;    // more per weight when several rows are multiplied (bitsandbytes)
   double call_overhead_s = 0;  // host time per quantized linear call
   double head_bytes = 2;       // bytes per weight of the LM head
@@ -67,6 +70,8 @@ struct Model {
   double bandwidth = 0;        // bytes/s the kernels stream
   double sms = 1;
   double kv_token_layer = 0;  // bytes of one cached token of one layer on one GPU
+  double sliding = 0;         // share of the layers that attend through a window
+  int window = 0;             // their window, tokens
   double q_dim = 0;           // query width on one GPU
   double experts = 1, top_k = 1;
   bool per_expert = false;      // a mixture of experts whose engine launches each expert on its own
@@ -88,7 +93,20 @@ struct Work {
   double sequences = 0;  // rows of the LM head: sequences sampling a token
   double context = 0;    // sum over new tokens of the tokens each attends to
   double kv_read = 0;    // cached tokens read from memory by attention
+  // The same two on a sliding-window layer, each token attending to at most the window.
+  double window_context = 0, window_kv_read = 0;
+  Work divided(double n) const {
+    return {tokens / n,  sequences / n,      context / n,
+            kv_read / n, window_context / n, window_kv_read / n};
+  }
 };
+
+// Keys a sequence's queries attend to on a sliding layer when decoding at `context` tokens, and
+// its prompt's of `length` tokens, summed over the prompt (docs/inference.md).
+double window_keys(const Model& m, double context) {
+  return m.window > 0 ? std::min<double>(context, m.window) : context;
+}
+double prompt_keys(const Model& m, double length) { return causal_keys(length, m.window); }
 
 // Seconds of a step by operator class.
 struct Times {
@@ -149,10 +167,10 @@ double linear_time(const Model& m, double tokens, Times& t) {
                          m.gemm_rate * g.shape_efficiency, m, t);
       continue;
     }
-    const double per_weight = m.weight_bytes + (tokens > 1 ? m.dequant_bytes : 0);
+    const double per_weight = m.dense_weight_bytes + (tokens > 1 ? m.dequant_bytes : 0);
     const double bytes = l.n * l.k * per_weight + tokens * (l.n + l.k) * m.beta;
     linear += roofline(2 * tokens * l.n * l.k, bytes,
-                       m.gemm_rate * shape_efficiency(tokens, l.n, l.k, m.sms), m, t);
+                       m.dense_gemm_rate * shape_efficiency(tokens, l.n, l.k, m.sms), m, t);
   }
   return linear;
 }
@@ -193,8 +211,21 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   if (w.tokens <= 0) return t;
   const TransformerConfig& tc = *m.t;
   const double linear = linear_time(m, w.tokens, t);
-  const double attention =
-      roofline(4 * w.context * m.q_dim, w.kv_read * m.kv_token_layer, m.attention_rate, m, t);
+  double attention = 0;
+  if (m.sliding > 0) {
+    // A layer's mean: the full layers' roofline and the sliding layers', by their shares.
+    Times full, sliding;
+    attention =
+        (1 - m.sliding) * roofline(4 * w.context * m.q_dim, w.kv_read * m.kv_token_layer,
+                                   m.attention_rate, m, full) +
+        m.sliding * roofline(4 * w.window_context * m.q_dim, w.window_kv_read * m.kv_token_layer,
+                             m.attention_rate, m, sliding);
+    t.compute_bound += (1 - m.sliding) * full.compute_bound + m.sliding * sliding.compute_bound;
+    t.memory_bound += (1 - m.sliding) * full.memory_bound + m.sliding * sliding.memory_bound;
+  } else {
+    attention =
+        roofline(4 * w.context * m.q_dim, w.kv_read * m.kv_token_layer, m.attention_rate, m, t);
+  }
   const double elementwise = roofline(
       0,
       w.tokens * (ic::kElementwiseHidden * tc.hidden_size + ic::kElementwiseFfn * m.ffn_local) *
@@ -229,9 +260,9 @@ Times step_time(const Model& m, const Work& w) {
     out = stage_time(m, w, m.layers, true);
   } else {
     const double micro = std::clamp(std::floor(w.sequences), 1.0, static_cast<double>(m.pp));
-    const Work part{w.tokens / micro, w.sequences / micro, w.context / micro, w.kv_read / micro};
+    const Work part = w.divided(micro);
     const Times body = stage_time(m, part, m.layers / m.pp, false);
-    const Times head = stage_time(m, {part.sequences, part.sequences, 0, 0}, 0, true);
+    const Times head = stage_time(m, {part.sequences, part.sequences}, 0, true);
     out.add(body, std::max(micro, static_cast<double>(m.pp)));
     out.head = head.head * micro;
     out.comm += (m.pp - 1) * (ic::kStageHandoffS +
@@ -243,27 +274,34 @@ Times step_time(const Model& m, const Work& w) {
 
 // Decode: every sequence of the batch adds a token at a mean context of `context` tokens.
 Times decode_step(const Model& m, double batch, double context) {
-  return step_time(m, {batch, batch, batch * context, batch * context});
+  const double window = batch * window_keys(m, context);
+  return step_time(m, {batch, batch, batch * context, batch * context, window, window});
 }
 
 // Prefill of `prompts` prompts of `length` tokens in the engine's chunks: each chunk reads the
 // weights once; attention is causal within a prompt and re-reads the keys and values of the
-// earlier chunks. A layer split pipelines the chunks.
+// earlier chunks. A layer split pipelines the chunks. On a sliding layer a query attends to at
+// most the window, and each chunk after a prompt's first re-reads at most the window's keys.
 Times prefill(const Model& m, double prompts, double length) {
   const double tokens = prompts * length;
   const double chunk = m.chunk > 0 ? std::min<double>(m.chunk, tokens) : tokens;
   const double chunks = std::ceil(tokens / chunk);
   const double per_prompt_chunk = std::min(chunk, length);
   const double context = prompts * length * (length + 1) / 2;
-  const double kv_read = prompts * length * std::max(0.0, length / per_prompt_chunk - 1) / 2;
-  const Work each{tokens / chunks, prompts / chunks, context / chunks, kv_read / chunks};
+  const double later_chunks = std::max(0.0, length / per_prompt_chunk - 1);
+  const double kv_read = prompts * length * later_chunks / 2;
+  const double window_context = prompts * prompt_keys(m, length);
+  const double window_kv_read =
+      std::min(kv_read, prompts * later_chunks * std::min<double>(m.window, per_prompt_chunk));
+  const Work each =
+      Work{tokens, prompts, context, kv_read, window_context, window_kv_read}.divided(chunks);
   Times out;
   if (m.pp == 1) {
     out.add(step_time(m, each), chunks);
     return out;
   }
   const Times body = stage_time(m, each, m.layers / m.pp, false);
-  const Times head = stage_time(m, {each.sequences, each.sequences, 0, 0}, 0, true);
+  const Times head = stage_time(m, {each.sequences, each.sequences}, 0, true);
   out.add(body, chunks + m.pp - 1);
   out.head = head.head * chunks;
   out.comm +=
@@ -341,11 +379,17 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.layers = t.num_layers;
   m.beta = c.precision == "fp32" ? 4 : 2;
   m.weight_bytes = format.bits_per_weight / 8;
+  m.dense_weight_bytes = format.covers == "experts" ? m.beta : m.weight_bytes;
   // Dequantized to 16 bit, written and read again, before a multiplication of several rows.
   m.dequant_bytes = format.dequant == "separate" ? 4 : 0;
   m.call_overhead_s = format.call_overhead_us * 1e-6;
   m.head_bytes = format.covers == "all" ? format.bits_per_weight / 8 : m.beta;
   m.gemm_rate = format_rate(gpu, format, eff.gemm_efficiency);
+  m.dense_gemm_rate =
+      format.covers == "experts"
+          ? compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(gpu.fp32_tflops) *
+                1e12 * eff.gemm_efficiency
+          : m.gemm_rate;
   m.attention_rate = compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(1) *
                      1e12 * eff.gemm_efficiency * pc::kAttentionVsGemm;
   m.bandwidth = gpu.mem_bandwidth_gbps * 1e9 * eff.memory_efficiency;
@@ -354,6 +398,8 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.kv_token_layer =
       kv_bytes_per_token(t, c.kv_cache == "auto" ? m.beta * 8 : kv_bits, m.tp, 1) / t.num_layers;
   m.q_dim = static_cast<double>(t.num_heads) * t.head_size() / m.tp;
+  m.sliding = static_cast<double>(t.sliding_layers()) / t.num_layers;
+  m.window = t.window();
   m.experts = t.experts();
   m.top_k = t.top_k();
   m.per_expert = m.experts > 1 && engine.moe_kernel == "per-expert";
@@ -390,8 +436,13 @@ ServeState serve_at(const Model& m, double n, double in, double out) {
   const double steps = std::max(out, std::ceil(n * (in + out) / budget));
   const double decoding = n * out / steps, prompt = n * in / steps;
   const double context = in + out / 2;
-  Work w{decoding + prompt, decoding + n / steps, decoding * context + prompt * (in + 1) / 2,
-         decoding * context};
+  const double window = decoding * window_keys(m, context);
+  Work w{decoding + prompt,
+         decoding + n / steps,
+         decoding * context + prompt * (in + 1) / 2,
+         decoding * context,
+         window + (in > 0 ? prompt * prompt_keys(m, in) / in : 0),
+         window};
   ServeState s;
   s.step = step_time(m, w);
   s.step_s = s.step.total();
@@ -562,6 +613,18 @@ std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
       c.weights, format_number(std::round(eff.memory_efficiency * 100) / 100),
       eff.rows > 0 ? fmt::format("fitted on {} runs", eff.rows) : eff.fitted_on));
   if (m.experts > 1) notes.push_back(moe_note(m, c));
+  if (m.sliding > 0) {
+    const std::string kept =
+        engine.sliding_kv == "window" ? "each sequence's window of them"
+        : engine.sliding_pool_ratio >= 1
+            ? "the whole context for them, as for a full layer"
+            : fmt::format("{} of the full layers' tokens for them (its sliding pool)",
+                          format_number(engine.sliding_pool_ratio));
+    notes.push_back(fmt::format(
+        "sliding-window attention: {} of the {} layers attend to the last {} tokens, whose keys "
+        "and values are all they read; {} keeps {}",
+        m.t->sliding_layers(), m.t->num_layers, m.window, engine.name, kept));
+  }
   if (!m.link.empty()) notes.push_back(fmt::format("GPU-to-GPU: {}", m.link));
   if (m.pp > 1) {
     notes.push_back(fmt::format(

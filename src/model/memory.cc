@@ -181,15 +181,24 @@ OptimizerState optimizer_state(const Run& r, double state) {
 }
 
 // The frozen weights in their storage format: quantized formats keep embeddings and the LM head
-// in 16 bit (bitsandbytes and GPTQ quantize linear layers only).
+// in 16 bit (bitsandbytes and GPTQ quantize linear layers only), and a format of the experts
+// (mxfp4, as gpt-oss ships) keeps everything but a mixture of experts' expert MLPs in 16 bit.
+// `experts`: the frozen experts' parameters among `frozen`.
 struct FrozenWeights {
   double bytes = 0;
   std::string formula, values;
 };
-FrozenWeights frozen_weights(const Run& r, const ParamCounts& p, double frozen) {
+FrozenWeights frozen_weights(const Run& r, const ParamCounts& p, double frozen, double experts) {
   const std::string& fmt_w = r.c.weights;
   const double bits = *bits_per_weight(fmt_w);
   if (frozen <= 0) return {};
+  if (is_quantized(fmt_w) && r.format->covers == "experts") {
+    const double bytes = experts * bits / 8 + (frozen - experts) * 2;
+    if (!r.explain) return {bytes};
+    return {
+        bytes, "P_experts·bits/8 + (P - P_experts)·2",
+        fmt::format("{}·{}/8 + ({} - {})·2", big(experts), num(bits), big(frozen), big(experts))};
+  }
   if (is_quantized(fmt_w) && r.format->covers == "linear") {  // GGUF bits average all tensors
     const double kept = static_cast<double>(p.embedding + p.head);
     const double bytes = (frozen - kept) * bits / 8 + kept * 2;
@@ -330,9 +339,9 @@ void weight_terms(const Run& r, const ParamCounts& p, const ParameterLayout& l, 
   // The frozen experts (LoRA on a mixture) split as the trained ones: each GPU keeps 1/ep of them,
   // sharded by ZeRO-3 over the experts' data-parallel GPUs; they are linear layers, stored at the
   // format's bits, so they enter frozen_weights as that many parameters of the dense shard.
-  const double frozen_local =
-      l.frozen - l.frozen_experts + l.frozen_experts / l.ep * l.shard_w / l.expert_w;
-  const FrozenWeights fw = frozen_weights(r, p, frozen_local);
+  const double experts_local = l.frozen_experts / l.ep * l.shard_w / l.expert_w;
+  const double frozen_local = l.frozen - l.frozen_experts + experts_local;
+  const FrozenWeights fw = frozen_weights(r, p, frozen_local, experts_local);
   const double mp = r.mp;
   const bool frozen = l.frozen > 0, trained = l.trainable > 0;
   const double weight_bytes =

@@ -168,10 +168,19 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
              static_cast<double>(lin.in) / (lin.name == "down" || lin.name == "o" ? tp : 1), beta,
              layers, experts / group));
   }
-  // Attention: scores and context, 4·s·q FLOPs per token (halved by causal masking).
+  // Attention: scores and context, 4·s·q FLOPs per token (halved by causal masking). A sliding
+  // layer's query attends to at most its window, causal_keys(s, w)/s keys on average, where
+  // FlashAttention's window_size skips the tiles outside it; eager attention computes every
+  // score and masks them.
+  const double sliding = flash ? t.sliding_layers() : 0;
+  const double keys =
+      sliding > 0 && seq > 0
+          ? ((layers - sliding) * seq * causal + sliding * causal_keys(seq, t.window()) / seq) /
+                layers
+          : seq * causal;
   Op attention;
   attention.kind = OpKind::kAttention;
-  attention.flops = 4 * tokens * seq * q * causal / tp;
+  attention.flops = 4 * tokens * keys * q / tp;
   attention.bytes = tokens * (2 * q + 2 * kv) * beta / tp;
   if (!flash)
     attention.bytes += 6 * tokens * t.num_heads * seq * beta / tp;  // scores, softmax, dropout

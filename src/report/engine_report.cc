@@ -67,6 +67,8 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"kv_reserve", e.kv_reserve},
               {"kv_block_tokens", e.kv_block_tokens},
               {"kv_formats", e.kv_formats},
+              {"sliding_kv", e.sliding_kv},
+              {"sliding_pool_ratio", e.sliding_pool_ratio},
               {"prefill_chunk_tokens", e.prefill_chunk_tokens},
               {"prefill_chunk_tokens_small", e.prefill_chunk_tokens_small},
               {"max_seqs", e.max_seqs},

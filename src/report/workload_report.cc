@@ -43,6 +43,10 @@ Json to_json(const Workload& w) {
                           {"vocab_size", t.vocab_size},
                           {"num_experts", t.experts()},
                           {"experts_top_k", t.top_k()}};
+    if (t.sliding_layers() > 0) {
+      out["transformer"]["sliding_window"] = t.window();
+      out["transformer"]["sliding_layers"] = t.sliding_layers();
+    }
   } else {
     out["layers"] = w.layers.size();
   }
@@ -61,11 +65,14 @@ std::string show_text(const Workload& w) {
   if (w.transformer) {
     const auto& t = *w.transformer;
     out += fmt::format(
-        "transformer: {}, d {}, {} layers{}, {} heads ({} KV, head dim {}), FFN {} {}, vocab "
+        "transformer: {}, d {}, {} layers{}{}, {} heads ({} KV, head dim {}), FFN {} {}, vocab "
         "{}{}\n",
         t.arch, t.hidden_size, t.num_layers,
-        t.encoder_layers ? fmt::format(" + {} encoder", t.encoder_layers) : "", t.num_heads,
-        t.kv_heads(), t.head_size(), t.ffn_size, t.ffn_type, t.vocab_size,
+        t.encoder_layers ? fmt::format(" + {} encoder", t.encoder_layers) : "",
+        t.sliding_layers() > 0 ? fmt::format(" ({} attend through a window of {} tokens)",
+                                             t.sliding_layers(), t.window())
+                               : "",
+        t.num_heads, t.kv_heads(), t.head_size(), t.ffn_size, t.ffn_type, t.vocab_size,
         t.experts() > 1 ? fmt::format(", {} experts top-{}", t.experts(), t.top_k()) : "");
   } else {
     out += fmt::format("{} layers\n", w.layers.size());

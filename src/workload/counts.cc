@@ -96,6 +96,18 @@ double layer_forward_flops(const Layer& l) {
 
 }  // namespace
 
+int TransformerConfig::sliding_layers() const {
+  if (window() <= 0) return 0;
+  const int period = sliding_window_pattern.value_or(0);
+  return period > 0 ? num_layers - num_layers / period : num_layers;
+}
+
+double causal_keys(double tokens, int window) {
+  if (window <= 0 || tokens <= window) return tokens * (tokens + 1) / 2;
+  const double w = window;
+  return w * (w + 1) / 2 + (tokens - w) * w;
+}
+
 std::int64_t layer_params(const Layer& layer) { return whole(exact_layer_params(layer)); }
 std::int64_t norm_layer_params(const TransformerConfig& t) { return whole(norm_params(t)); }
 
@@ -106,16 +118,24 @@ FlopCounts count_flops(const Workload& w, int batch, int seq_len) {
     const ParamCounts p = count_params(w);
     // Matrix multiplies touch every active non-embedding weight once per token (2 FLOPs each),
     // plus the LM head; attention scores and context add 2·2·s·q per token and layer, halved
-    // by causal masking in decoders (Kaplan et al. 2020, table 1).
+    // by causal masking in decoders (Kaplan et al. 2020, table 1). A sliding layer's query
+    // attends to at most its window: causal_keys(s, w)/s keys on average over a pass, min(s, w)
+    // when decoding at a context of s.
     const double head = t.arch == "encoder" ? 0 : 2.0 * t.vocab_size * t.hidden_size;
     const double dense = 2.0 * static_cast<double>(p.active - p.embedding - p.head) + head;
     const double q = static_cast<double>(t.num_heads) * t.head_size();
     const double causal = t.arch == "encoder" ? 1.0 : 0.5;
     const double tokens = static_cast<double>(batch) * seq_len;
-    const double attention = 4.0 * t.total_layers() * seq_len * q * causal;
+    const double s = seq_len;
+    const int sliding = t.sliding_layers();
+    const double attention = 4.0 * q *
+                             ((t.total_layers() - sliding) * s * causal +
+                              (s > 0 ? sliding * causal_keys(s, t.window()) / s : 0));
     f.forward = tokens * (dense + attention);
-    if (t.arch != "encoder")
-      f.decode_per_token = batch * (dense + 4.0 * t.num_layers * seq_len * q);
+    if (t.arch != "encoder") {
+      const double keys = (t.num_layers - sliding) * s + sliding * std::min<double>(s, t.window());
+      f.decode_per_token = batch * (dense + 4.0 * keys * q);
+    }
   } else {
     double per_sample = 0;
     for (const auto& l : w.layers) per_sample += layer_forward_flops(l) * l.count;

@@ -17,9 +17,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kFamilies[] = {"llama",  "mistral", "mixtral",  "qwen2",
-                                          "gemma",  "gemma2",  "phi",      "phi3",
-                                          "falcon", "gpt2",    "gpt_neox", "bert"};
+constexpr std::string_view kFamilies[] = {"llama",    "mistral", "mixtral", "qwen2",  "gemma",
+                                          "gemma2",   "phi",     "phi3",    "falcon", "gpt2",
+                                          "gpt_neox", "bert",    "gpt_oss"};
 
 // Default context used for the run defaults of an imported model: a model's full context
 // (128k tokens for Llama 3.1) is rarely what a fine-tune or benchmark uses.
@@ -235,6 +235,9 @@ void read_family_fields(Reader& r, const std::string& family, TransformerConfig&
     t.attention_bias = r.flag("attention_bias", false);
     t.mlp_bias = r.flag("mlp_bias", false);
     if (family == "qwen2") t.qkv_bias = true;
+    // Mistral 7B v0.1 slides every layer over 4096 tokens; v0.2 and later say null.
+    if (family == "mistral")
+      t.sliding_window = r.optional_integer("sliding_window", "sliding_window");
     if (family == "mixtral") {
       t.num_experts = r.integer({"num_local_experts"}, "num_experts");
       t.experts_top_k = r.integer({"num_experts_per_tok"}, "experts_top_k");
@@ -243,7 +246,12 @@ void read_family_fields(Reader& r, const std::string& family, TransformerConfig&
     t.ffn_size = r.integer({"intermediate_size"}, "ffn_size");
     t.ffn_type = "geglu";
     t.tied_embeddings = r.flag("tie_word_embeddings", true);
-    if (family == "gemma2") t.norms_per_layer = 4;
+    if (family == "gemma2") {
+      t.norms_per_layer = 4;
+      // Alternate layers slide, the first of each pair (Gemma 2's modeling code: even layers).
+      t.sliding_window = r.optional_integer("sliding_window", "sliding_window");
+      if (t.sliding_window) t.sliding_window_pattern = 2;
+    }
   } else if (family == "phi3") {
     t.ffn_size = r.integer({"intermediate_size"}, "ffn_size");
   } else if (family == "phi") {
@@ -253,6 +261,20 @@ void read_family_fields(Reader& r, const std::string& family, TransformerConfig&
     t.parallel_block = true;
     t.norms_per_layer = 1;
     t.attention_bias = t.mlp_bias = t.lm_head_bias = true;
+  } else if (family == "gpt_oss") {
+    // OpenAI's gpt-oss: every layer a mixture of experts whose gate, up and down projections
+    // and router have biases, attention with biases and one learned sink logit per head, and
+    // sliding-window attention on alternate layers from the first (layer_types), read as
+    // sliding_window_pattern 2 (layer_types itself is not read).
+    t.ffn_size = r.integer({"intermediate_size"}, "ffn_size");
+    t.attention_bias = r.flag("attention_bias", true);
+    t.mlp_bias = true;
+    t.num_experts = r.integer({"num_local_experts"}, "num_experts");
+    t.experts_top_k = r.integer({"num_experts_per_tok", "experts_per_token"}, "experts_top_k");
+    t.sliding_window = r.optional_integer("sliding_window", "sliding_window");
+    if (t.sliding_window) t.sliding_window_pattern = 2;
+    // The routers' biases and the sinks: E + H a layer.
+    t.extra_params = static_cast<std::int64_t>(t.num_layers) * (*t.num_experts + t.num_heads);
   } else if (family == "falcon") {
     read_falcon_fields(r, t);
   } else if (family == "gpt2") {

@@ -81,6 +81,8 @@ const std::vector<FieldSpec<TransformerConfig>>& transformer_fields() {
        size_range(1e5)},
       {"extra_params", &T::extra_params, kOptional, "", {}, size_range(1e13)},
       {"dropout", &T::dropout, kOptional},
+      {"sliding_window", &T::sliding_window, kOptional, "tokens", {}, count_range(1e9)},
+      {"sliding_window_pattern", &T::sliding_window_pattern, kOptional, "", {}, {2, 1e4, true}},
   };
   return kFields;
 }

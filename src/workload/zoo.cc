@@ -70,6 +70,15 @@ void check_transformer(const TransformerConfig& t, const EntryContext& ctx) {
     ctx.error("encoder_layers",
               "an encoder-decoder needs encoder_layers > 0, and only it has them");
   }
+  if (t.sliding_window_pattern && !t.sliding_window && ctx.read_well({"sliding_window_pattern"})) {
+    ctx.error("sliding_window_pattern",
+              "a pattern of sliding layers needs 'sliding_window', the window in tokens");
+  }
+  if (t.sliding_window && ctx.read_well({"sliding_window", "arch"}) && t.arch != "decoder") {
+    ctx.error("sliding_window", fmt::format("sliding-window attention is modelled for decoders "
+                                            "only; arch is '{}'",
+                                            t.arch));
+  }
   if (ctx.read_well({"experts_top_k", "num_experts"}) && t.top_k() > t.experts()) {
     ctx.error("experts_top_k",
               fmt::format("{} experts per token, but only {} experts", t.top_k(), t.experts()));

@@ -84,6 +84,7 @@ cuda_graph_gb = 0
 kv_reserve = "request"
 kv_block_tokens = 16
 kv_formats = ["auto"]
+sliding_kv = "window"
 prefill_chunk_tokens = 512
 prefill_chunk_tokens_small = 512
 max_seqs = 8
@@ -131,7 +132,7 @@ TEST(Engines, AnEngineMustNameFormatsTheFilesDefine) {
   auto loaded = load_engines(files);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:25:18: engine 'x': field 'weight_formats': 'q3' is not a format of the "
+            "engines.toml:26:18: engine 'x': field 'weight_formats': 'q3' is not a format of the "
             "engine files; expected 'bf16'\n1 problem in 1 file");
 }
 
@@ -142,7 +143,7 @@ TEST(Engines, AnEngineSaysHowItRunsAMixtureOfExperts) {
   auto loaded = load_engines({{"engines.toml", text}});
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:34:14: engine 'x': field 'moe_kernel': 'fused' is not accepted; "
+            "engines.toml:35:14: engine 'x': field 'moe_kernel': 'fused' is not accepted; "
             "expected 'grouped' or 'per-expert'\n1 problem in 1 file");
 }
 
@@ -154,7 +155,7 @@ TEST(Engines, OnlyAnEngineThatLoopsOverTheExpertsStatesATimePerExpert) {
   auto loaded = load_engines({{"engines.toml", looping}});
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:34:14: engine 'x': field 'moe_kernel': 'per-expert' needs "
+            "engines.toml:35:14: engine 'x': field 'moe_kernel': 'per-expert' needs "
             "moe_expert_overhead_us, the host and launch time per touched expert per layer\n1 "
             "problem in 1 file");
 
@@ -163,7 +164,7 @@ TEST(Engines, OnlyAnEngineThatLoopsOverTheExpertsStatesATimePerExpert) {
   loaded = load_engines({{"engines.toml", grouped}});
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:34:26: engine 'x': field 'moe_expert_overhead_us': only an engine whose "
+            "engines.toml:35:26: engine 'x': field 'moe_expert_overhead_us': only an engine whose "
             "moe_kernel is 'per-expert' pays a time per expert; remove it or set moe_kernel = "
             "\"per-expert\"\n1 problem in 1 file");
 
@@ -171,6 +172,40 @@ TEST(Engines, OnlyAnEngineThatLoopsOverTheExpertsStatesATimePerExpert) {
   loaded = load_engines({{"engines.toml", looping}});
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   EXPECT_EQ(loaded->engines[0].moe_expert_overhead_us, 50);
+}
+
+// What a sliding-window layer caches is the engine's: a window per sequence, or a pool whose
+// size the engine states.
+TEST(Engines, OnlyAnEngineThatPoolsTheSlidingLayersStatesThePoolsSize) {
+  std::string text = kOneEngine;
+  text.erase(text.find(", \"q3\""), 6);
+  std::string pool = text;
+  pool.replace(pool.find("\"window\""), 8, "\"pool\"");
+  auto loaded = load_engines({{"engines.toml", pool}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:17:14: engine 'x': field 'sliding_kv': 'pool' needs sliding_pool_ratio, "
+            "the tokens a sliding layer holds per token of a full layer (1: the whole "
+            "context)\n1 problem in 1 file");
+  std::string window = text;
+  window.insert(window.find("sliding_kv"), "sliding_pool_ratio = 0.8\n");
+  loaded = load_engines({{"engines.toml", window}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:17:22: engine 'x': field 'sliding_pool_ratio': only an engine whose "
+            "sliding_kv is 'pool' sizes a pool; remove it or set sliding_kv = \"pool\"\n1 "
+            "problem in 1 file");
+  pool.insert(pool.find("sliding_kv"), "sliding_pool_ratio = 0.8\n");
+  loaded = load_engines({{"engines.toml", pool}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->engines[0].sliding_pool_ratio, 0.8);
+  std::string other = text;
+  other.replace(other.find("\"window\""), 8, "\"context\"");
+  loaded = load_engines({{"engines.toml", other}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:17:14: engine 'x': field 'sliding_kv': 'context' is not accepted; "
+            "expected 'window' or 'pool'\n1 problem in 1 file");
 }
 
 TEST(InferenceMemory, SeventyBOnFourH100sHoldsWeightsAndTheCacheOfSixteenLongPrompts) {
@@ -308,6 +343,62 @@ TEST(InferenceMemory, RejectsWhatAnEngineDoesNotRun) {
             "decode or serve)");
 }
 
+// GPT-OSS 120B (36 layers, 8 KV heads of 64): a cached token costs 2 · 8 · 64 · 2 B = 2,048 B in
+// each layer. Its 18 sliding layers keep at most their window of 128 tokens: under vLLM the
+// blocks of 16 that a window can straddle, 128 + 15 tokens rounded up to 144. At a context of
+// 8192: 2,048 · (18 · 8192 + 18 · 144) = 307,298,304 B, 37,512 B a token; at 128 every layer
+// holds the context, 2,048 · 36 = 73,728 B a token.
+TEST(InferenceMemory, SlidingLayersOfGptOssCacheOnlyTheirWindow) {
+  RunConfig c;
+  c.mode = "infer";
+  c.weights = "mxfp4";
+  c.batch = 1;
+  c.seq_len = 8192;
+  const MemoryEstimate vllm = estimate("gpt-oss-120b", "h200-sxm-141gb", c);
+  EXPECT_NEAR(term(vllm, "kv_cache"), 2048.0 * (18 * 8192 + 18 * 144) / 1e9, 1e-12);
+  EXPECT_NEAR(term(vllm, "kv_cache") * 1e9 / 8192, 37'512, 1e-6);
+  c.seq_len = 128;
+  EXPECT_NEAR(term(estimate("gpt-oss-120b", "h200-sxm-141gb", c), "kv_cache") * 1e9 / 128, 73'728,
+              1e-6);
+  // SGLang's sliding pool holds 0.8 of the full layers' tokens (swa_full_tokens_ratio); PyTorch
+  // (transformers 4.45) caches the whole context in every layer.
+  c.seq_len = 8192;
+  c.engine = "sglang";
+  EXPECT_NEAR(term(estimate("gpt-oss-120b", "h200-sxm-141gb", c), "kv_cache"),
+              2048.0 * (18 * 8192 + 18 * 0.8 * 8192) / 1e9, 1e-12);
+  c.engine = "pytorch";
+  c.weights = "bf16";
+  EXPECT_NEAR(term(estimate("gpt-oss-20b", "h200-sxm-141gb", c), "kv_cache"),
+              2048.0 * 24 * 8192 / 1e9, 1e-12);
+}
+
+// The native checkpoint: the experts' 114,701,598,720 weights (128 · 36 of 24,891,840) in MXFP4
+// at 4.25 bits, the other 2,127,557,952 (attention, routers, norms, embeddings, LM head) in bf16:
+// 60,935,224,320 + 4,255,115,904 = 65,190,340,224 B, 60.71 GiB (the Hugging Face repository's
+// 65 GB). 20B: 19,116,933,120 · 4.25/8 + 1,797,824,064 · 2 = 13,751,518,848 B, 12.81 GiB.
+TEST(InferenceMemory, GptOssNativeCheckpointHoldsItsExpertsInMxfp4AndTheRestInBf16) {
+  RunConfig c;
+  c.mode = "infer";
+  c.weights = "mxfp4";
+  c.batch = 1;
+  c.seq_len = 1024;
+  const MemoryEstimate big = estimate("gpt-oss-120b", "h200-sxm-141gb", c);
+  EXPECT_NEAR(term(big, "weights"), 65'190'340'224.0 / 1e9, 1e-9);
+  EXPECT_NEAR(term(big, "weights") * 1e9 / (1 << 30), 60.71, 0.01);
+  EXPECT_NEAR(term(estimate("gpt-oss-20b", "h100-sxm5-80gb", c), "weights"), 13'751'518'848.0 / 1e9,
+              1e-9);
+  for (const auto& t : big.terms) {
+    if (t.name == "weights") {
+      EXPECT_NE(t.formula.find("P_experts·bits/8 + (P - P_experts)·2"), std::string::npos)
+          << t.formula;
+    }
+  }
+  // A dense model has no experts: mxfp4 leaves all of it in 16 bit, as vLLM's Mxfp4Config does.
+  c.seq_len = 128;
+  EXPECT_NEAR(term(estimate("llama-3-8b", "h100-sxm5-80gb", c), "weights"),
+              8'030'261'248.0 * 2 / 1e9, 1e-9);
+}
+
 TEST(InferencePerf, SeventyBDecodeOnFourH100sReadsWeightsAndCacheOncePerStep) {
   const Prediction p = run("llama-3-70b", "h100-sxm5-80gb", llama70b_tp4("decode"));
   EXPECT_GT(p.throughput, 500);
@@ -369,6 +460,33 @@ double seconds(const Prediction& p, std::string_view term) {
     if (t.name == term) return t.seconds;
   }
   return 0;
+}
+
+// Decoding at a context of 32,768, half of GPT-OSS's layers read 32,768 cached tokens and half
+// read 128: memory-bound attention takes (32,768 + 128)/(2 · 32,768) of the time it would take
+// were every layer full.
+TEST(InferencePerf, SlidingLayersReadOnlyTheirWindowOfTheCache) {
+  RunConfig c;
+  c.mode = "decode";
+  c.weights = "mxfp4";
+  c.batch = 16;
+  c.seq_len = 32767;
+  c.gen_tokens = 2;  // a mean context of 32,768
+  const Workload& w = workload("gpt-oss-20b");
+  Workload full = w;
+  full.transformer->sliding_window.reset();
+  full.transformer->sliding_window_pattern.reset();
+  auto sliding = predict(w, gpu("h100-sxm5-80gb"), c, Calibration{}, catalog());
+  auto every = predict(full, gpu("h100-sxm5-80gb"), c, Calibration{}, catalog());
+  ASSERT_TRUE(sliding.ok() && every.ok());
+  EXPECT_NEAR(seconds(*sliding, "attention") / seconds(*every, "attention"),
+              (32768.0 + 128) / (2 * 32768), 1e-9);
+  EXPECT_GT(sliding->throughput, every->throughput);
+  EXPECT_NE(sliding->note.find("sliding-window attention: 12 of the 24 layers attend to the last "
+                               "128 tokens, whose keys and values are all they read; vLLM keeps "
+                               "each sequence's window of them"),
+            std::string::npos)
+      << sliding->note;
 }
 
 TEST(InferencePerf, PyTorchLaunchesEachTouchedExpertOfAMixtureOnItsOwn) {

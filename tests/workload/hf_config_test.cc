@@ -33,6 +33,19 @@ TEST(HfConfig, ImportsMixtralExperts) {
   EXPECT_EQ(*w->default_seq_len, 4096);  // capped from 32768
 }
 
+// openai/gpt-oss-120b's config.json as recalled (no copy is quoted in ../shared): the count
+// of tests/workload/zoo_test.cc, 116,829,156,672, with the routers' biases and the sinks; half
+// of its 36 layers slide over 128 tokens.
+TEST(HfConfig, ImportsGptOssWithItsSlidingLayersAndSinks) {
+  auto w = import("gpt-oss-120b");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_EQ(count_params(*w).total, 116'829'156'672);
+  EXPECT_EQ(w->transformer->sliding_layers(), 18);
+  EXPECT_EQ(w->transformer->window(), 128);
+  EXPECT_EQ(w->transformer->top_k(), 4);
+  EXPECT_EQ(*w->default_seq_len, 4096);  // capped from 131072
+}
+
 TEST(HfConfig, ReportsEveryMissingField) {
   auto w = import("bad");
   ASSERT_FALSE(w.ok());

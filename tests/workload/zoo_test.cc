@@ -27,21 +27,20 @@ TEST_P(ZooParams, ComputedCountIsWithinOnePercentOfThePublishedOne) {
 // PRODUCT.md's zoo, plus the models of the memory and cluster validation sets.
 INSTANTIATE_TEST_SUITE_P(
     Zoo, ZooParams,
-    ::testing::Values("resnet50", "ssd300", "maskrcnn", "bert-base-squad", "bert-large-squad",
-                      "gnmt", "transformer-xl-base", "transformer-xl-large", "tacotron2",
-                      "waveglow", "ncf", "vit-b-16", "gpt2", "gpt2-xl", "stable-diffusion-1.5",
-                      "whisper-large-v3", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
-                      "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
-                      "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "mistral-7b-v0.2",
-                      "mixtral-8x7b", "gemma-2b", "gemma-7b", "gemma-2-9b", "phi-2",
-                      "phi-3-mini-4k-instruct", "falcon-7b", "tiny-llama", "stablelm-base-alpha-3b",
-                      "qwen2.5-7b", "qwen2.5-72b", "phi-1.5", "falcon-40b", "codellama-34b",
-                      "bloomz-7b1", "t0-3b", "mt0-xxl", "sdxl", "flux.1-dev", "flux.1-schnell",
-                      "sd3-medium", "gpt3-175b", "megatron-22b", "megatron-530b", "megatron-1t",
-                      "megatron-1.7b", "megatron-3.6b", "megatron-7.5b", "megatron-18b",
-                      "megatron-39b", "megatron-76b", "megatron-145b", "megatron-310b",
-                      "megatron-gpt2-1.2b", "megatron-gpt2-2b", "megatron-gpt2-4b",
-                      "megatron-gpt2-8b", "mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b"),
+    ::testing::Values(
+        "resnet50", "ssd300", "maskrcnn", "bert-base-squad", "bert-large-squad", "gnmt",
+        "transformer-xl-base", "transformer-xl-large", "tacotron2", "waveglow", "ncf", "vit-b-16",
+        "gpt2", "gpt2-xl", "stable-diffusion-1.5", "whisper-large-v3", "llama-2-7b", "llama-2-13b",
+        "llama-2-70b", "llama-3-8b", "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b",
+        "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b", "mistral-7b", "mistral-7b-v0.2",
+        "mixtral-8x7b", "gemma-2b", "gemma-7b", "gemma-2-9b", "phi-2", "phi-3-mini-4k-instruct",
+        "falcon-7b", "tiny-llama", "stablelm-base-alpha-3b", "qwen2.5-7b", "qwen2.5-72b", "phi-1.5",
+        "falcon-40b", "codellama-34b", "bloomz-7b1", "t0-3b", "mt0-xxl", "sdxl", "flux.1-dev",
+        "flux.1-schnell", "sd3-medium", "gpt3-175b", "megatron-22b", "megatron-530b", "megatron-1t",
+        "megatron-1.7b", "megatron-3.6b", "megatron-7.5b", "megatron-18b", "megatron-39b",
+        "megatron-76b", "megatron-145b", "megatron-310b", "megatron-gpt2-1.2b", "megatron-gpt2-2b",
+        "megatron-gpt2-4b", "megatron-gpt2-8b", "mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b",
+        "gpt-oss-120b", "gpt-oss-20b"),
     [](const auto& test) {
       std::string name = test.param;
       for (char& c : name) {
@@ -108,6 +107,22 @@ constexpr MoeCount kMoeCounts[] = {
     // 56 · 2,504,060,928 + 2 · 201,326,592 + 6,144 = 140,630,071,296;
     // active: 56 · (2,504,060,928 − 6 · 301,989,888) + 402,659,328 = 39,161,468,928.
     {"mixtral-8x22b", 140'630'071'296, 39'161'468'928, 141e9, 39e9},
+    // GPT-OSS: d 2880, H 64 × 64, K 8, E × F 2880, top-4, V 201088, untied; biases on q, k, v,
+    // o, the router and each expert's gate, up and down; one sink per head (64 a layer).
+    // attention = 2880·4096 + 2·2880·512 + 4096·2880 + (4096 + 1024 + 2880) + 64 = 26,550,144;
+    // an expert = 3·2880·2880 + 2·2880 + 2880 = 24,891,840; norms 5,760.
+    // 120B, L 36, E 128: router 2880·128 + 128 = 368,768;
+    // layer = 26,550,144 + 128 · 24,891,840 + 368,768 + 5,760 = 3,213,080,192;
+    // 36 · 3,213,080,192 + 2 · 579,133,440 + 2,880 = 116,829,156,672;
+    // active: 36 · (3,213,080,192 − 124 · 24,891,840) + 1,158,269,760 = 5,711,982,912, of which
+    // the card's 5.13B leaves out the input embedding (579,133,440): 5,132,849,472.
+    {"gpt-oss-120b", 116'829'156'672, 5'711'982'912, 116.83e9, 5.13e9 + 579'133'440},
+    // 20B, L 24, E 32: router 2880·32 + 32 = 92,192;
+    // layer = 26,550,144 + 32 · 24,891,840 + 92,192 + 5,760 = 823,186,976;
+    // 24 · 823,186,976 + 1,158,266,880 + 2,880 = 20,914,757,184;
+    // active: 24 · (823,186,976 − 28 · 24,891,840) + 1,158,269,760 = 4,187,440,704 (3.61B
+    // without the input embedding).
+    {"gpt-oss-20b", 20'914'757'184, 4'187'440'704, 20.91e9, 3.61e9 + 579'133'440},
 };
 
 TEST(Zoo, MixturesOfExpertsCountAsByHandAndAsTheirCards) {
@@ -129,6 +144,78 @@ TEST(Zoo, QkNormAddsTwoHeadWidthNormsPerLayer) {
   const std::int64_t with = count_params(w).total;
   w.transformer->qk_norm = false;
   EXPECT_EQ(with - count_params(w).total, 48 * 2 * 128);  // 48 layers, q and k norms of hd 128
+}
+
+// GPT-OSS alternates a sliding layer of window 128 with a full one (sliding_window_pattern 2):
+// 18 of 120B's 36 layers slide, 12 of 20B's 24. A query of a sliding layer attends to at most
+// 128 keys: the first 128 positions of a pass to 1 + 2 + ... + 128 = 8,256 keys, each later one
+// to 128.
+TEST(Zoo, GptOssSlidesEveryOtherLayerThroughAWindowOf128) {
+  const TransformerConfig& big = *(**zoo().find("gpt-oss-120b")).transformer;
+  EXPECT_EQ(big.window(), 128);
+  EXPECT_EQ(big.sliding_layers(), 18);
+  EXPECT_EQ((**zoo().find("gpt-oss-20b")).transformer->sliding_layers(), 12);
+  EXPECT_EQ((**zoo().find("llama-3-8b")).transformer->sliding_layers(), 0);
+  EXPECT_DOUBLE_EQ(causal_keys(100, 128), 5050);
+  EXPECT_DOUBLE_EQ(causal_keys(1128, 128), 8256 + 1000 * 128);
+  EXPECT_DOUBLE_EQ(causal_keys(1128, 0), 1128.0 * 1129 / 2);
+  // Decoding at a context of 8192: 18 layers attend to 8192 keys, 18 to 128; per token
+  // 4 · 4096 · (18 · 8192 + 18 · 128) FLOPs of attention beside twice the active non-embedding
+  // weights and the head (2 · 5,711,982,912 − 2 · 579,133,440 − 2 · 2,880 ... counted below).
+  const Workload& w = **zoo().find("gpt-oss-120b");
+  const ParamCounts p = count_params(w);
+  const double dense =
+      2.0 * static_cast<double>(p.active - p.embedding - p.head) + 2.0 * 201088 * 2880;
+  EXPECT_DOUBLE_EQ(count_flops(w, 1, 8192).decode_per_token,
+                   dense + 4.0 * (18 * 8192 + 18 * 128) * 4096);
+  // A prefill of 8192 tokens: the full layers' s/2 keys a query, the sliding ones'
+  // (8,256 + 8,064 · 128)/8192.
+  EXPECT_DOUBLE_EQ(
+      count_flops(w, 1, 8192).forward,
+      8192 * (dense + 4.0 * 4096 * (18 * 8192 * 0.5 + 18 * (8256.0 + 8064 * 128) / 8192)));
+}
+
+// A sliding window is a count of tokens, for decoders; its pattern needs it.
+TEST(Zoo, ASlidingWindowIsAPositiveCountOfTokensForADecoder) {
+  const std::string head =
+      "[[workload]]\nid = \"tiny\"\nname = \"Tiny\"\ntask = \"llm\"\npublished_params = 1000\n"
+      "params_source = \"a test\"\n"
+      "default_precision = \"bf16\"\ndefault_batch = 1\nthroughput_unit = \"tokens\"\n"
+      "source = \"a test\"\nconfidence = \"recall\"\n[workload.transformer]\n"
+      "arch = \"decoder\"\nhidden_size = 64\nnum_layers = 2\nnum_heads = 4\n"
+      "ffn_size = 128\nffn_type = \"swiglu\"\nvocab_size = 100\n"
+      "tied_embeddings = false\nposition = \"rope\"\nmax_positions = 64\nnorm = \"rmsnorm\"\n";
+  auto zero = load_zoo({{"w.toml", head + "sliding_window = 0\n"}});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.status().message(),
+            "w.toml:24:18: workload 'tiny': transformer: field 'sliding_window': 0 is out of "
+            "range; expected >= 1 and <= 1000000000\n1 problem in 1 file");
+  auto text = load_zoo({{"w.toml", head + "sliding_window = \"128\"\n"}});
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().message(),
+            "w.toml:24:18: workload 'tiny': transformer: field 'sliding_window': expected an "
+            "integer, got a string\n1 problem in 1 file");
+  auto one = load_zoo({{"w.toml", head + "sliding_window = 16\nsliding_window_pattern = 1\n"}});
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.status().message(),
+            "w.toml:25:26: workload 'tiny': transformer: field 'sliding_window_pattern': 1 is "
+            "out of range; expected >= 2 and <= 10000\n1 problem in 1 file");
+  auto alone = load_zoo({{"w.toml", head + "sliding_window_pattern = 2\n"}});
+  ASSERT_FALSE(alone.ok());
+  EXPECT_EQ(alone.status().message(),
+            "w.toml:24:26: workload 'tiny': transformer: field 'sliding_window_pattern': a "
+            "pattern of sliding layers needs 'sliding_window', the window in tokens\n1 problem "
+            "in 1 file");
+  std::string encoder = head;
+  encoder.replace(encoder.find("\"decoder\""), 9, "\"encoder\"");
+  auto bert = load_zoo({{"w.toml", encoder + "sliding_window = 16\n"}});
+  ASSERT_FALSE(bert.ok());
+  EXPECT_EQ(bert.status().message(),
+            "w.toml:24:18: workload 'tiny': transformer: field 'sliding_window': sliding-window "
+            "attention is modelled for decoders only; arch is 'encoder'\n1 problem in 1 file");
+  auto good = load_zoo({{"w.toml", head + "sliding_window = 16\n"}});
+  ASSERT_TRUE(good.ok()) << good.status().message();
+  EXPECT_EQ(good->workloads[0].transformer->sliding_layers(), 2);  // no pattern: every layer
 }
 
 TEST(Zoo, FindsWorkloadsByTheirHuggingFaceNames) {
