@@ -71,7 +71,15 @@ MODELS = {
     "llama 7B": "llama-2-7b",
     "llama 70B Q4_K - Medium (section \"70B\")": "llama-3.1-70b",
     "Qwen2.5-7B-Instruct (qwen2 7B Q4_K - Medium)": "qwen2.5-7b",
+    "GPT-OSS 120B": "gpt-oss-120b",
+    "openai/gpt-oss-120b": "gpt-oss-120b",
+    "GPT-OSS 20B": "gpt-oss-20b",
+    "gpt-oss-20b": "gpt-oss-20b",
 }
+
+# GPT-OSS runs its native checkpoint: the experts in MXFP4, attention, router, embeddings and LM
+# head in bf16 (rigplan's mxfp4 format covers the experts only).
+NATIVE_MXFP4 = {"gpt-oss-120b", "gpt-oss-20b"}
 
 HEADER = [
     "group", "ref", "gpu", "num_gpus", "workload", "mode", "precision", "weights", "method",
@@ -83,7 +91,8 @@ HEADER = [
 # Models added after data/calibration/inference.toml was fitted (issue 14's mixtures of experts):
 # their rows are `split = held-out`, scored by `rigplan validate` and never fitted by `rigplan
 # calibrate`, so their errors are those a new model meets. Every other row is `split = fit`.
-HELD_OUT_MODELS = {"mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b"}
+HELD_OUT_MODELS = {"mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-120b",
+                   "gpt-oss-20b"}
 # Rows added after that fit as well: every GB200 row (the GPU joined the catalog later) and every
 # expert-parallel (DEP) row. Held out too, so the fit stays what it was.
 HELD_OUT_GPUS = {"gb200-nvl72"}
@@ -144,6 +153,12 @@ def trt_offline(r, out):
     edition = re.search(r"\((newest|v[0-9.]+) edition\)|\((newest)\)", r["source"])
     edition = edition.group(1) or edition.group(2)
     tp, pp, ep = lay
+    if model in NATIVE_MXFP4:
+        # The GPT-OSS tables run openai's MXFP4 checkpoint in both columns; the column's FP8 or
+        # FP4 is read as an FP8 KV cache, as for the other models.
+        formats = ("mxfp4",) + formats[1:]
+        r = dict(r, notes=r["notes"] + "; weights: the native MXFP4 checkpoint (experts MXFP4, "
+                 "the rest bf16); KV cache fp8 assumed from the column's precision")
     row = base_row(r, gpu, model)
     row.update(mode="serve", weights=formats[0], precision=formats[1], kv_cache=formats[2],
                metric="throughput", value=f"{value:g}", unit="tokens/s", engine="tensorrt-llm",
@@ -227,7 +242,8 @@ def vllm_blog(r, out):
     if "skip" in r["precision"]:
         return
     row = base_row(r, gpu, model)
-    row.update(precision="bf16", weights="bf16", engine="vllm", tp=1, pp=1, kv_cache=kv)
+    weights = "mxfp4" if model in NATIVE_MXFP4 else "bf16"  # "weights default"
+    row.update(precision="bf16", weights=weights, engine="vllm", tp=1, pp=1, kv_cache=kv)
     if r["input_len"].startswith("0 (fit intercept"):
         if r["metric"] != "itl_ms":
             return
@@ -243,6 +259,29 @@ def vllm_blog(r, out):
                    metric=metric[0], value=r["value"], unit=metric[1])
         row["note"] += "; lengths ~20000 and ~2000 (+-15%) taken at their centre; median ITL as TPOT"
         row["group"] = f"vllm-blog-long/{model}-kv{kv or 'bf16'}"
+    out.append(row)
+
+
+def vllm_dashboard(r, out):
+    """vLLM's perf-dashboard CI artifact: GPT-OSS 120B at a fixed concurrency and fixed lengths;
+    output tokens/s (per GPU in the file, times the GPUs), mean TTFT and mean TPOT."""
+    gpu, model = GPUS.get(r["gpu"]), MODELS.get(r["model"])
+    concurrency = re.fullmatch(r"concurrency (\d+)", r["concurrency_or_batch"])
+    metric = {"output_tokens_per_s_per_gpu": ("throughput", "tokens/s"),
+              "ttft_ms": ("ttft_ms", "ms"), "tpot_ms": ("tpot_ms", "ms")}.get(r["metric"])
+    if not (gpu and model and concurrency and metric):
+        return
+    value = float(r["value"])
+    row = base_row(r, gpu, model)
+    if r["metric"] == "output_tokens_per_s_per_gpu":
+        value *= int(r["gpu_count"])
+        row["note"] += f"; converted: per-GPU value x {r['gpu_count']} GPUs"
+    weights = "mxfp4" if model in NATIVE_MXFP4 else "bf16"
+    row.update(mode="serve", precision="bf16", weights=weights, metric=metric[0],
+               value=f"{value:g}", unit=metric[1], engine="vllm", input_len=r["input_len"],
+               output_len=r["output_len"], concurrency=concurrency.group(1), tp=r["tp"],
+               pp=r["pp"] or 1)
+    row["group"] = f"vllm-dashboard/{model}-tp{r['tp']}-{r['input_len']}-{r['output_len']}"
     out.append(row)
 
 
@@ -305,6 +344,8 @@ def main():
             trt_offline(r, out)
         elif "llama.cpp" in r["engine"]:
             llama_bench(r, out)
+        elif source.startswith("vllm-project/perf-dashboard"):
+            vllm_dashboard(r, out)
         elif source.startswith("vLLM blog"):
             vllm_blog(r, out)
     with open(sys.argv[2], newline="", encoding="utf-8") as f:
