@@ -52,6 +52,14 @@ struct Op {
   // bytes and `output_bytes` its output's, and time_ops adds the re-reads on each GPU.
   bool l2_traffic = false;
   double output_bytes = 0;
+  // Which passes of a training step run it. Most operators run in the forward and again in the
+  // backward at twice their forward's time (a GEMM's activation and weight gradients; an
+  // elementwise operator's gradient), at the forward's shape. An operator whose backward moves
+  // other bytes is written as its forward (kForward: each forward pass, recomputed ones too) and
+  // its backward (kBackward: once, whether or not the weights train), as an LSTM's cell update
+  // (lstm_ops).
+  enum class Pass { kEvery, kForward, kBackward };
+  Pass pass = Pass::kEvery;
   bool operator==(const Op&) const = default;
 };
 
@@ -200,7 +208,26 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
   ops.push_back(elementwise(tokens * d * beta * 2));
 }
 
-// Operators of one forward pass of the layers of a layer list that have `role` in the run.
+// Operators of an LSTM layer (cuDNN's, as PyTorch's nn.LSTM runs it; Appleyard, "Optimizing
+// Recurrent Neural Networks in cuDNN 5", NVIDIA developer blog, 2016, recalled): the input
+// projections of all steps as one GEMM, then per step one recurrent GEMM of `batch` rows × 4·hidden
+// gates and the fused cell update, which reads and writes pc::kLstmCellForwardValues values per
+// hidden unit and pc::kLstmCellBackwardValues in its backward.
+void lstm_ops(double batch, double input, double hidden, double steps, double dirs, double count,
+              double beta, std::vector<Op>& ops) {
+  const double h = hidden, per_step = count * steps * dirs;
+  ops.push_back(gemm(batch * steps, 4 * h * dirs, input, beta, count));
+  ops.push_back(gemm(batch, 4 * h, h, beta, per_step));
+  Op cell = elementwise(batch * h * pc::kLstmCellForwardValues * beta, per_step);
+  cell.pass = Op::Pass::kForward;
+  ops.push_back(cell);
+  Op cell_backward = elementwise(batch * h * pc::kLstmCellBackwardValues * beta, per_step);
+  cell_backward.pass = Op::Pass::kBackward;
+  ops.push_back(cell_backward);
+}
+
+// Operators of one forward pass of the layers of a layer list that have `role` in the run (and
+// an LSTM cell update's backward, which runs in the backward only: Op::pass).
 void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole role, double batch,
                double beta, bool flash, std::vector<Op>& ops) {
   ops.reserve(ops.size() + static_cast<size_t>(std::count(roles.begin(), roles.end(), role)));
@@ -229,11 +256,7 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
     } else if (kind == "lstm") {
       const double dirs = l.bidirectional ? 2 : 1, h = l.hidden_size,
                    steps = static_cast<double>(l.steps);
-      // Input projections for all steps at once, then one small recurrent GEMM per step.
-      ops.push_back(gemm(batch * steps, 4 * h * dirs, l.input_size, beta, count));
-      Op recurrent = gemm(batch, 4 * h, h, beta, count * steps * dirs);
-      recurrent.kernels = 2;  // the GEMM and the fused gate update
-      ops.push_back(recurrent);
+      lstm_ops(batch, l.input_size, h, steps, dirs, count, beta, ops);
     } else if (kind == "attention") {
       Op op;
       op.kind = OpKind::kAttention;
@@ -265,14 +288,37 @@ struct OpEfficiency {
   double memory_efficiency = 0;
 };
 
-// Time of the operators, forward ×1 plus `backward_gemm` (2 for trained weights, 1 for frozen)
-// and `backward_other` (2) times for the backward pass.
-void time_ops(std::span<const Op> ops, double passes_gemm, double passes_other, const Rates& rates,
+// How many times a step runs its operators: `forward` passes (2 under checkpointing), and a
+// backward that runs a GEMM's FLOPs `backward_gemm` more times (2 for trained weights, the
+// activation and the weight gradient; 1 for frozen ones) and other operators' `backward_other`.
+struct Passes {
+  double forward = 1;
+  double backward_gemm = 0;
+  double backward_other = 0;
+};
+constexpr Passes kForwardPass{1, 0, 0};
+
+// How many times `passes` run an operator (Op::pass).
+double op_passes(const Op& op, const Passes& passes) {
+  switch (op.pass) {
+    case Op::Pass::kForward:
+      return passes.forward;
+    case Op::Pass::kBackward:
+      return passes.backward_other > 0 ? 1 : 0;
+    case Op::Pass::kEvery:
+      break;
+  }
+  return passes.forward + (op.kind == OpKind::kGemm ? passes.backward_gemm : passes.backward_other);
+}
+
+// Time of the operators over a step's `passes`.
+void time_ops(std::span<const Op> ops, const Passes& step_passes, const Rates& rates,
               const OpEfficiency& cal, Timing& out) {
   for (const Op& op : ops) {
     const bool is_gemm = op.kind == OpKind::kGemm;
     const bool is_attention = op.kind == OpKind::kAttention;
-    const double passes = is_gemm ? passes_gemm : passes_other;
+    const double passes = op_passes(op, step_passes);
+    if (passes == 0) continue;
     double compute = 0;
     if (is_gemm) {
       compute = op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency *
@@ -814,12 +860,12 @@ Op optimizer_op(const StepContext& s) {
 Timing time_operators(const StepContext& s, const StepOperators& ops) {
   Timing timing;
   if (!s.train) {
-    time_ops(ops.ops, 1, 1, s.rates, s.cal, timing);
+    time_ops(ops.ops, kForwardPass, s.rates, s.cal, timing);
     return timing;
   }
   const double recompute = s.c.checkpointing ? 1 : 0;
-  time_ops(ops.ops, 1 + (s.frozen ? 1 : 2) + recompute, 1 + 2 + recompute, s.rates, s.cal, timing);
-  time_ops(ops.forward_only, 1, 1, s.rates, s.cal, timing);
+  time_ops(ops.ops, {1 + recompute, s.frozen ? 1.0 : 2.0, 2}, s.rates, s.cal, timing);
+  time_ops(ops.forward_only, kForwardPass, s.rates, s.cal, timing);
   return timing;
 }
 
@@ -933,19 +979,19 @@ Timing train_timing(const StepContext& s, const StepOperators& ops) {
     std::vector<Op> core;
     std::copy_if(ops.ops.begin(), ops.ops.end(), std::back_inserter(core),
                  [](const Op& op) { return op.kind == OpKind::kAttention; });
-    time_ops(core, 1, 1, s.rates, s.cal, timing);
+    time_ops(core, kForwardPass, s.rates, s.cal, timing);
   }
   if (trains_on_4bit(s.c) && s.w.transformer) {
     const Op dequantize = dequantize_op(s);
-    time_ops({&dequantize, 1}, 2 + recompute, 2 + recompute, s.rates, s.cal, timing);
+    time_ops({&dequantize, 1}, {1 + recompute, 1, 1}, s.rates, s.cal, timing);
   }
   if (is_adapter(s.c.method) && s.w.transformer) {
     const std::vector<Op> adapter = adapter_ops(s);
-    time_ops(adapter, 3 + recompute, 3 + recompute, s.rates, s.cal, timing);
+    time_ops(adapter, {1 + recompute, 2, 2}, s.rates, s.cal, timing);
   }
   if (std::string_view(s.c.offload) == "none") {
     const Op optimizer = optimizer_op(s);
-    time_ops({&optimizer, 1}, 1, 1, s.rates, s.cal, timing);
+    time_ops({&optimizer, 1}, kForwardPass, s.rates, s.cal, timing);
   }
   return timing;
 }

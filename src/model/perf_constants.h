@@ -26,6 +26,15 @@ constexpr double kUnfittedErrorBand = 0.25;
 // Launch and synchronisation cost per kernel in PyTorch eager mode: 3-10 µs (PyTorch
 // performance tuning guide; Calculon uses 5 µs per op). rigplan takes the middle.
 constexpr double kKernelOverheadS = 5e-6;
+// Values an LSTM's fused cell update moves per hidden unit per step (cuDNN's elementwise kernel
+// between the recurrent GEMMs), counted: the forward reads the step's input-projection gates (4)
+// and the recurrent GEMM's gates (4) and the cell state (1), writes the hidden and cell state (2)
+// and keeps the four activated gates for the backward (4): 15. The backward reads the hidden
+// state's gradient from the next step and from the layer above (2), the cell state's gradient
+// (1), the kept gates (4) and the cell states (2), and writes the gates' gradient (4) and the
+// cell state's (1): 14.
+constexpr double kLstmCellForwardValues = 15;
+constexpr double kLstmCellBackwardValues = 14;
 
 // Bytes moved per trained parameter by the optimizer step (read and write of weights, gradients
 // and states), derived by counting: AdamW with fp32 master weights and states 4+4+4+4 read, 4+4+4

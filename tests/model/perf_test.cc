@@ -429,6 +429,37 @@ TEST(PerfModel, NcfTrainingStreamsItsEmbeddingsAndActivations) {
   EXPECT_NEAR(amp.throughput, 49.8e6, 0.005 * 49.8e6);
 }
 
+// An LSTM's fused cell update moves 15 values per hidden unit and step forward and 14 backward
+// (perf_constants.h, counted), one kernel each. One layer of GNMT's shape, hidden 1024 over 50
+// steps at batch 128 in fp16 (2 B), on an A100 SXM4 80GB (2039 GB/s, at 0.8 here): its forward
+// moves 128 · 1024 · 50 · 15 · 2 = 196,608,000 B in 196.608e6 / 1631.2e9 = 120.53 µs plus
+// 50 launches of 5 µs; a training step 128 · 1024 · 50 · (15 + 14) · 2 = 380,108,800 B in
+// 233.02 µs plus 100 launches. Nothing else of the layer is elementwise.
+TEST(PerfModel, AnLstmCellUpdateMovesItsGatesAndStatesEachStep) {
+  Workload w = **zoo().find("gnmt");
+  Layer lstm;
+  lstm.op = "lstm";
+  lstm.name = "lstm";
+  lstm.input_size = 1024;
+  lstm.hidden_size = 1024;
+  lstm.steps = 50;
+  w.layers = {lstm};
+  auto elementwise_s = [&](const char* mode) {
+    RunConfig c;
+    c.mode = mode;
+    c.precision = "fp16";
+    c.batch = 128;
+    auto p = predict(w, *catalog().gpu("a100-sxm4-80gb"), c, flat(0.8, 0.8), catalog());
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    for (const PerfTerm& t : p->terms) {
+      if (t.name == "elementwise") return t.seconds;
+    }
+    return 0.0;
+  };
+  EXPECT_NEAR(elementwise_s("infer"), 120.53e-6 + 50 * 5e-6, 0.01e-6);
+  EXPECT_NEAR(elementwise_s("train"), 233.02e-6 + 100 * 5e-6, 0.01e-6);
+}
+
 // A training run's facts, its step's operators included, are made once on any GPU (recommend
 // makes them on the first it asks about) and predict every GPU as if made on it: the operators
 // are the same everywhere, and each GPU's L2 decides what a GEMM's operands re-read. The values
