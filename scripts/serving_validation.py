@@ -72,6 +72,7 @@ MODELS = {
     "llama 70B Q4_K - Medium (section \"70B\")": "llama-3.1-70b",
     "Qwen2.5-7B-Instruct (qwen2 7B Q4_K - Medium)": "qwen2.5-7b",
     "GPT-OSS 120B": "gpt-oss-120b",
+    "gpt-oss 120B Q8_0 (section \"gpt-oss-120b\")": "gpt-oss-120b",
     "openai/gpt-oss-120b": "gpt-oss-120b",
     "GPT-OSS 20B": "gpt-oss-20b",
     "gpt-oss-20b": "gpt-oss-20b",
@@ -208,7 +209,10 @@ def llama_bench(r, out):
     if not (gpu and model):
         return
     weights = r["precision"].lower().replace("q4_k - medium", "q4_k_m")
-    if weights not in ("q4_0", "q4_k_m", "q8_0", "f16"):
+    if model in NATIVE_MXFP4 and weights == "q8_0":
+        # llama.cpp's gpt-oss GGUFs keep the experts in MXFP4 and the other tensors in Q8_0.
+        weights = "mxfp4_moe"
+    if weights not in ("q4_0", "q4_k_m", "q8_0", "f16", "mxfp4_moe"):
         return
     prefill = r["metric"] == "pp_tokens_per_s"
     row = base_row(r, gpu, model)

@@ -87,6 +87,7 @@ struct WeightFormat {
   double dequant_efficiency = 1;
   double call_overhead_us = 0;  // host time per quantized linear call (bitsandbytes)
   std::string covers;           // all, linear, experts (a mixture of experts' MLPs only)
+  std::string rest;             // covers "experts": the format of every other tensor; empty: 16 bit
   Provenance provenance;
 };
 

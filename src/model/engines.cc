@@ -82,6 +82,7 @@ const std::vector<FieldSpec<WeightFormat>>& format_fields() {
       {"dequant_efficiency", &F::dequant_efficiency, true, "", {}, {0, 1, false}},
       {"call_overhead_us", &F::call_overhead_us, false, "us", {}, {0, 1e6, true}},
       {"covers", &F::covers, true, "", {"all", "linear", "experts"}},
+      {"rest", &F::rest, false},
   };
   return kFields;
 }
@@ -138,6 +139,26 @@ void check_sliding_pool(const EntryContext& ctx, const RawEntry& raw, const Engi
     ctx.error("sliding_pool_ratio",
               "only an engine whose sliding_kv is 'pool' sizes a pool; remove it or set "
               "sliding_kv = \"pool\"");
+  }
+}
+
+// A format of the experts alone may name the format its other tensors are stored in (GGUF's
+// MXFP4_MOE keeps them in Q8_0); that format must exist and cover a whole model itself.
+void check_rest(const EntryContext& ctx, const WeightFormat& f,
+                const std::vector<WeightFormat>& formats) {
+  if (f.rest.empty()) return;
+  if (f.covers != "experts") {
+    ctx.error("rest",
+              "only a format whose covers is 'experts' stores the other tensors apart; "
+              "remove it or set covers = \"experts\"");
+    return;
+  }
+  std::vector<std::string> ids;
+  for (const auto& k : formats)
+    if (k.covers != "experts") ids.push_back(k.id);
+  if (std::find(ids.begin(), ids.end(), f.rest) == ids.end()) {
+    ctx.error("rest", fmt::format("'{}' is not a format of a whole model; expected {}{}", f.rest,
+                                  quoted_list(ids), did_you_mean(f.rest, ids)));
   }
 }
 
@@ -205,7 +226,7 @@ Result<const KvFormat*> Engines::find_kv_format(std::string_view name) const {
 Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
   Problems problems;
   Engines out;
-  std::vector<RawEntry> engine_raws;
+  std::vector<RawEntry> engine_raws, format_raws;
   for (const auto& file : files) {
     auto parsed = parse_file(file, problems);
     if (!parsed) continue;
@@ -229,6 +250,7 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
           engine_raws.push_back(std::move(raw));
         } else if (section == "format") {
           out.formats.push_back(decode_sourced_entry(ctx, format_fields()));
+          format_raws.push_back(std::move(raw));
         } else {
           out.kv_formats.push_back(decode_sourced_entry(ctx, kv_fields()));
         }
@@ -242,6 +264,8 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
     check_expert_overhead(ctx, engine_raws[i], out.engines[i]);
     check_sliding_pool(ctx, engine_raws[i], out.engines[i]);
   }
+  for (size_t i = 0; i < out.formats.size(); ++i)
+    check_rest(EntryContext("format", format_raws[i], problems), out.formats[i], out.formats);
   if (!problems.empty()) return problems.to_status();
   out.build_indexes();
   return out;

@@ -379,17 +379,24 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.layers = t.num_layers;
   m.beta = c.precision == "fp32" ? 4 : 2;
   m.weight_bytes = format.bits_per_weight / 8;
-  m.dense_weight_bytes = format.covers == "experts" ? m.beta : m.weight_bytes;
+  // A format of the experts alone leaves every other tensor in 16 bit or in its `rest` format.
+  const WeightFormat* rest = format.rest.empty() ? nullptr : *engines.find_format(format.rest);
+  m.dense_weight_bytes = format.covers != "experts" ? m.weight_bytes
+                         : rest                     ? rest->bits_per_weight / 8
+                                                    : m.beta;
   // Dequantized to 16 bit, written and read again, before a multiplication of several rows.
   m.dequant_bytes = format.dequant == "separate" ? 4 : 0;
   m.call_overhead_s = format.call_overhead_us * 1e-6;
-  m.head_bytes = format.covers == "all" ? format.bits_per_weight / 8 : m.beta;
+  m.head_bytes = format.covers == "all" ? format.bits_per_weight / 8
+                 : rest                 ? m.dense_weight_bytes
+                                        : m.beta;
   m.gemm_rate = format_rate(gpu, format, eff.gemm_efficiency);
   m.dense_gemm_rate =
-      format.covers == "experts"
-          ? compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(gpu.fp32_tflops) *
-                1e12 * eff.gemm_efficiency
-          : m.gemm_rate;
+      format.covers != "experts" ? m.gemm_rate
+      : rest
+          ? format_rate(gpu, *rest, eff.gemm_efficiency)
+          : compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(gpu.fp32_tflops) *
+                1e12 * eff.gemm_efficiency;
   m.attention_rate = compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(1) *
                      1e12 * eff.gemm_efficiency * pc::kAttentionVsGemm;
   m.bandwidth = gpu.mem_bandwidth_gbps * 1e9 * eff.memory_efficiency;

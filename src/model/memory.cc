@@ -182,7 +182,8 @@ OptimizerState optimizer_state(const Run& r, double state) {
 
 // The frozen weights in their storage format: quantized formats keep embeddings and the LM head
 // in 16 bit (bitsandbytes and GPTQ quantize linear layers only), and a format of the experts
-// (mxfp4, as gpt-oss ships) keeps everything but a mixture of experts' expert MLPs in 16 bit.
+// (mxfp4, as gpt-oss ships) keeps everything but a mixture of experts' expert MLPs in 16 bit, or
+// in its `rest` format (GGUF's MXFP4_MOE keeps them in Q8_0).
 // `experts`: the frozen experts' parameters among `frozen`.
 struct FrozenWeights {
   double bytes = 0;
@@ -193,11 +194,13 @@ FrozenWeights frozen_weights(const Run& r, const ParamCounts& p, double frozen, 
   const double bits = *bits_per_weight(fmt_w);
   if (frozen <= 0) return {};
   if (is_quantized(fmt_w) && r.format->covers == "experts") {
-    const double bytes = experts * bits / 8 + (frozen - experts) * 2;
+    // The other tensors in 16 bit, or in the format's `rest` (GGUF's MXFP4_MOE: Q8_0).
+    const double rest = r.format->rest.empty() ? 16 : *bits_per_weight(r.format->rest);
+    const double bytes = experts * bits / 8 + (frozen - experts) * rest / 8;
     if (!r.explain) return {bytes};
-    return {
-        bytes, "P_experts·bits/8 + (P - P_experts)·2",
-        fmt::format("{}·{}/8 + ({} - {})·2", big(experts), num(bits), big(frozen), big(experts))};
+    return {bytes, "P_experts·bits/8 + (P - P_experts)·bits_rest/8",
+            fmt::format("{}·{}/8 + ({} - {})·{}/8", big(experts), num(bits), big(frozen),
+                        big(experts), num(rest))};
   }
   if (is_quantized(fmt_w) && r.format->covers == "linear") {  // GGUF bits average all tensors
     const double kept = static_cast<double>(p.embedding + p.head);

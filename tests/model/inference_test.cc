@@ -174,6 +174,44 @@ TEST(Engines, OnlyAnEngineThatLoopsOverTheExpertsStatesATimePerExpert) {
   EXPECT_EQ(loaded->engines[0].moe_expert_overhead_us, 50);
 }
 
+// A format of a mixture's experts may store the other tensors in a format of its own (GGUF's
+// MXFP4_MOE: Q8_0); that format must exist and cover a whole model.
+TEST(Engines, AFormatOfTheExpertsNamesAWholeModelFormatForTheRest) {
+  std::string text = kOneEngine;
+  text.erase(text.find(", \"q3\""), 6);
+  text += R"(
+[[format]]
+id = "mx"
+name = "MX"
+bits_per_weight = 4.25
+compute = "int8"
+fallback_compute = "fp16"
+dequant = "fused"
+dequant_efficiency = 0.9
+covers = "experts"
+rest = "bf61"
+source = "test"
+confidence = "cited"
+)";
+  auto loaded = load_engines({{"engines.toml", text}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:68:8: format 'mx': field 'rest': 'bf61' is not a format of a whole "
+            "model; expected 'bf16' (did you mean 'bf16'?)\n1 problem in 1 file");
+  std::string linear = text;
+  linear.replace(linear.find("\"experts\""), 9, "\"linear\"");
+  loaded = load_engines({{"engines.toml", linear}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:68:8: format 'mx': field 'rest': only a format whose covers is "
+            "'experts' stores the other tensors apart; remove it or set covers = \"experts\"\n1 "
+            "problem in 1 file");
+  text.replace(text.find("\"bf61\""), 6, "\"bf16\"");
+  loaded = load_engines({{"engines.toml", text}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->formats[1].rest, "bf16");
+}
+
 // What a sliding-window layer caches is the engine's: a window per sequence, or a pool whose
 // size the engine states.
 TEST(Engines, OnlyAnEngineThatPoolsTheSlidingLayersStatesThePoolsSize) {
@@ -333,7 +371,7 @@ TEST(InferenceMemory, RejectsWhatAnEngineDoesNotRun) {
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().message(),
             "llama.cpp (and ollama, which runs it) does not run int4 weights; it runs 'fp32', "
-            "'f16', 'bf16', 'q8_0', 'q6_k', 'q5_k_m', 'q4_k_m' and 'q4_0'");
+            "'f16', 'bf16', 'q8_0', 'q6_k', 'q5_k_m', 'q4_k_m', 'q4_0' and 'mxfp4_moe'");
   c = RunConfig{};
   c.engine = "vllm";
   e = estimate_memory(workload("llama-3-8b"), gpu("rtx-4090"), c);
@@ -389,10 +427,24 @@ TEST(InferenceMemory, GptOssNativeCheckpointHoldsItsExpertsInMxfp4AndTheRestInBf
               1e-9);
   for (const auto& t : big.terms) {
     if (t.name == "weights") {
-      EXPECT_NE(t.formula.find("P_experts·bits/8 + (P - P_experts)·2"), std::string::npos)
+      EXPECT_NE(t.formula.find("P_experts·bits/8 + (P - P_experts)·bits_rest/8"), std::string::npos)
           << t.formula;
+      EXPECT_NE(t.values.find("·4.25/8 + ("), std::string::npos) << t.values;
+      EXPECT_NE(t.values.find(")·16/8"), std::string::npos) << t.values;
     }
   }
+  // llama.cpp's gpt-oss GGUFs (MXFP4_MOE) keep the other tensors in Q8_0, 8.5 bits:
+  // 60,935,224,320 + 2,127,557,952 · 8.5/8 = 63,195,754,644 B, 58.86 GiB (llama-bench reports
+  // 60.03 GiB for the file, validation/serving.csv); 20B: 10,155,870,720 + 1,910,188,068 =
+  // 12,066,058,788 B.
+  c.engine = "llama.cpp";
+  c.weights = "mxfp4_moe";
+  EXPECT_NEAR(term(estimate("gpt-oss-120b", "rtx-pro-6000-blackwell", c), "weights"),
+              63'195'754'644.0 / 1e9, 1e-9);
+  EXPECT_NEAR(term(estimate("gpt-oss-20b", "rtx-4080", c), "weights"), 12'066'058'788.0 / 1e9,
+              1e-9);
+  c.engine = "vllm";
+  c.weights = "mxfp4";
   // A dense model has no experts: mxfp4 leaves all of it in 16 bit, as vLLM's Mxfp4Config does.
   c.seq_len = 128;
   EXPECT_NEAR(term(estimate("llama-3-8b", "h100-sxm5-80gb", c), "weights"),
