@@ -197,6 +197,22 @@ TransformerConfig read_common_fields(Reader& r, const std::string& family) {
   return t;
 }
 
+// OpenAI's gpt-oss: every layer a mixture of experts whose gate, up and down projections and
+// router have biases, attention with biases and one learned sink logit per head, and
+// sliding-window attention on alternate layers from the first (layer_types), read as
+// sliding_window_pattern 2 (layer_types itself is not read).
+void read_gpt_oss_fields(Reader& r, TransformerConfig& t) {
+  t.ffn_size = r.integer({"intermediate_size"}, "ffn_size");
+  t.attention_bias = r.flag("attention_bias", true);
+  t.mlp_bias = true;
+  t.num_experts = r.integer({"num_local_experts"}, "num_experts");
+  t.experts_top_k = r.integer({"num_experts_per_tok", "experts_per_token"}, "experts_top_k");
+  t.sliding_window = r.optional_integer("sliding_window", "sliding_window");
+  if (t.sliding_window) t.sliding_window_pattern = 2;
+  // The routers' biases and the sinks: E + H a layer.
+  t.extra_params = static_cast<std::int64_t>(t.num_layers) * (*t.num_experts + t.num_heads);
+}
+
 void read_falcon_fields(Reader& r, TransformerConfig& t) {
   t.ffn_type = "gelu";
   t.norm = "layernorm";
@@ -262,19 +278,7 @@ void read_family_fields(Reader& r, const std::string& family, TransformerConfig&
     t.norms_per_layer = 1;
     t.attention_bias = t.mlp_bias = t.lm_head_bias = true;
   } else if (family == "gpt_oss") {
-    // OpenAI's gpt-oss: every layer a mixture of experts whose gate, up and down projections
-    // and router have biases, attention with biases and one learned sink logit per head, and
-    // sliding-window attention on alternate layers from the first (layer_types), read as
-    // sliding_window_pattern 2 (layer_types itself is not read).
-    t.ffn_size = r.integer({"intermediate_size"}, "ffn_size");
-    t.attention_bias = r.flag("attention_bias", true);
-    t.mlp_bias = true;
-    t.num_experts = r.integer({"num_local_experts"}, "num_experts");
-    t.experts_top_k = r.integer({"num_experts_per_tok", "experts_per_token"}, "experts_top_k");
-    t.sliding_window = r.optional_integer("sliding_window", "sliding_window");
-    if (t.sliding_window) t.sliding_window_pattern = 2;
-    // The routers' biases and the sinks: E + H a layer.
-    t.extra_params = static_cast<std::int64_t>(t.num_layers) * (*t.num_experts + t.num_heads);
+    read_gpt_oss_fields(r, t);
   } else if (family == "falcon") {
     read_falcon_fields(r, t);
   } else if (family == "gpt2") {
