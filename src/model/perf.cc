@@ -17,6 +17,7 @@
 
 #include "model/components.h"
 #include "model/finetune_methods.h"
+#include "model/fp8_training.h"
 #include "model/gemm_waves.h"
 #include "model/inference_perf.h"
 #include "model/links.h"
@@ -60,11 +61,16 @@ struct Op {
   // (lstm_ops).
   enum class Pass { kEvery, kForward, kBackward };
   Pass pass = Pass::kEvery;
+  // A linear layer's GEMM: the GEMMs FP8 training runs in FP8 (fp8_training.h).
+  bool linear = false;
   bool operator==(const Op&) const = default;
 };
 
 struct Rates {
   double tensor_tflops = 0;  // the GEMM rate of the precision
+  // The rate of linear layers' GEMMs: the FP8 rate in FP8 training, where tensor_tflops is the
+  // 16-bit rate of the rest (attention, the LM head); tensor_tflops otherwise.
+  double linear_tflops = 0;
   double vector_tflops = 0;
   double bandwidth_gbps = 0;
   double l2_bytes = 0;
@@ -83,14 +89,15 @@ double sustained_speed(const Gpu& g) {
   return power_limit_speed(g.board_power_w / *g.full_clock_power_w);
 }
 
-Rates rates_for(const Gpu& g, std::string_view precision) {
+// `fp8_training`: the precision is fp8 and the run trains (fp8_training.h).
+Rates rates_for(const Gpu& g, std::string_view precision, bool fp8_training) {
   Rates r;
   r.vector_tflops = g.fp32_tflops;
   r.bandwidth_gbps = g.mem_bandwidth_gbps;
   r.l2_bytes = g.l2_cache_mb * 1e6;
   r.sms = g.sm_count;
   r.sustained = sustained_speed(g);
-  r.tensor_tflops = g.fp32_tflops;
+  r.tensor_tflops = r.linear_tflops = g.fp32_tflops;
   if (!g.tensor_cores) return r;  // Pascal runs 16-bit GEMMs at the FP32 rate (pseudo-fp16)
   if (precision == "fp32" || precision == "tf32") {
     r.tensor_tflops = g.tf32_tflops.value_or(g.fp32_tflops);  // TF32 by default from Ampere
@@ -99,9 +106,13 @@ Rates rates_for(const Gpu& g, std::string_view precision) {
   } else if (precision == "bf16") {
     r.tensor_tflops = g.bf16_tflops.value_or(g.fp32_tflops);  // no BF16 tensor cores: emulated
   } else if (precision == "fp8") {
-    r.tensor_tflops =
-        g.fp8_tflops.value_or(g.bf16_tflops.value_or(g.fp16_tflops.value_or(g.fp32_tflops)));
+    const double bf16 = g.bf16_tflops.value_or(g.fp16_tflops.value_or(g.fp32_tflops));
+    r.tensor_tflops = g.fp8_tflops.value_or(bf16);
+    r.linear_tflops = r.tensor_tflops;
+    if (fp8_training) r.tensor_tflops = bf16;
+    return r;
   }
+  r.linear_tflops = r.tensor_tflops;
   return r;
 }
 
@@ -175,6 +186,7 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
         gemm(rows, static_cast<double>(lin.out) / (lin.name == "down" || lin.name == "o" ? 1 : tp),
              static_cast<double>(lin.in) / (lin.name == "down" || lin.name == "o" ? tp : 1), beta,
              layers, experts / group));
+    ops.back().linear = true;
   }
   // Attention: scores and context, 4·s·q FLOPs per token (halved by causal masking). A sliding
   // layer's query attends to at most its window, causal_keys(s, w)/s keys on average, where
@@ -253,6 +265,7 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
     } else if (kind == "linear") {
       ops.push_back(
           gemm(batch * static_cast<double>(l.tokens), l.out_features, l.in_features, beta, count));
+      ops.back().linear = true;
     } else if (kind == "lstm") {
       const double dirs = l.bidirectional ? 2 : 1, h = l.hidden_size,
                    steps = static_cast<double>(l.steps);
@@ -321,8 +334,9 @@ void time_ops(std::span<const Op> ops, const Passes& step_passes, const Rates& r
     if (passes == 0) continue;
     double compute = 0;
     if (is_gemm) {
-      compute = op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency *
-                            gemm_shape_efficiency(op.tiles, op.k_efficiency, rates.sms));
+      compute = op.flops /
+                ((op.linear ? rates.linear_tflops : rates.tensor_tflops) * 1e12 *
+                 cal.gemm_efficiency * gemm_shape_efficiency(op.tiles, op.k_efficiency, rates.sms));
     } else if (is_attention) {
       compute =
           op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency * pc::kAttentionVsGemm);
@@ -544,6 +558,7 @@ struct StepShape {
   double beta = 2;     // bytes per element
   bool train = false;
   bool frozen = false;  // the base weights are not trained (LoRA, QLoRA, the adapters)
+  bool fp8 = false;     // FP8 training: the linear layers' GEMMs in FP8 (fp8_training.h)
   int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
   int ep = 1;  // expert parallel: a mixture's experts split over ep of the dp × cp GPUs
   double batch = 1, seq = 1;
@@ -561,6 +576,7 @@ StepShape step_shape(const Workload& w, const RunConfig& c) {
   s.beta = fp32 ? 4 : 2;
   s.train = std::string_view(c.mode) == "train";
   s.frozen = std::string_view(c.method) != "full";
+  s.fp8 = s.train && precision == "fp8";
   s.tp = c.tensor_parallel;
   s.pp = c.pipeline_parallel;
   s.cp = c.context_parallel;
@@ -616,7 +632,7 @@ StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& con
   s.detail = detail;
   s.model = &model;
   s.cal = {model.gemm_efficiency, model.memory_efficiency};
-  s.rates = rates_for(gpu, c.precision);
+  s.rates = rates_for(gpu, c.precision, s.fp8);
   if (s.beta == 4 && gpu.tf32_tflops) s.cal.gemm_efficiency *= model.tf32_efficiency;  // fp32
   s.decode = std::string_view(config.mode) == "decode";
   s.trained = facts.memory.trainable_params;
@@ -634,7 +650,8 @@ struct StepOperators {
 
 namespace {
 
-Result<StepOperators> step_operators(const StepShape& s) {
+// The operators as the run's precision computes them, before FP8 training's casts.
+Result<StepOperators> step_operators_in_precision(const StepShape& s) {
   StepOperators out;
   if (s.w.transformer) {
     // One micro-batch's operators, run once per micro-batch. Context parallelism gives each GPU
@@ -663,10 +680,42 @@ Result<StepOperators> step_operators(const StepShape& s) {
   return out;
 }
 
+// Adds to `ops` the casts of its linear GEMMs to FP8 (fp8_training.h): memory-bound passes that
+// read BF16 and write FP8, for each GEMM one operator of its forward casts (input and weight),
+// run with each forward pass (Op::Pass::kForward, recomputation too), and one of its backward
+// cast (output gradient), run once (kBackward). The GEMMs then read FP8 operands: 1 byte an
+// element where `beta` counted 2; their BF16 output stays.
+void add_fp8_casts(std::vector<Op>& ops, double beta) {
+  namespace f8 = fp8_training;
+  std::vector<Op> casts;
+  for (Op& op : ops) {
+    if (op.kind != OpKind::kGemm || !op.linear) continue;
+    const f8::Fp8CastBytes bytes = f8::fp8_cast_bytes_of(op.bytes / beta, op.output_bytes / beta);
+    Op forward = elementwise(bytes.forward, op.count);
+    forward.kernels = 2 * f8::kCastKernels;  // the input and the weight
+    forward.pass = Op::Pass::kForward;
+    Op backward = elementwise(bytes.backward, op.count);
+    backward.kernels = f8::kCastKernels;  // the output gradient
+    backward.pass = Op::Pass::kBackward;
+    casts.push_back(forward);
+    casts.push_back(backward);
+    op.bytes *= f8::kFp8Bytes / beta;
+  }
+  ops.insert(ops.end(), casts.begin(), casts.end());
+}
+
+Result<StepOperators> step_operators(const StepShape& s) {
+  auto out = step_operators_in_precision(s);
+  if (!out || !s.fp8) return out;
+  add_fp8_casts(out->ops, s.beta);
+  add_fp8_casts(out->forward_only, s.beta);  // run forward only: their kBackward casts do not
+  return out;
+}
+
 // What step_operators reads of a step's shape: runs whose keys are equal run the same operators.
 struct OperatorsKey {
   const Workload* w = nullptr;
-  bool train = false, flash = false, sequence_parallel = false;
+  bool train = false, flash = false, sequence_parallel = false, fp8 = false;
   double beta = 0, batch = 0, seq = 0, micro = 0, micro_batches = 0;
   int tp = 0, pp = 0, cp = 0, ep = 0;
   std::vector<std::string> train_components, cached_components;  // plan_components reads them
@@ -677,6 +726,7 @@ OperatorsKey operators_key(const StepShape& s) {
           s.train,
           s.c.flash_attention,
           s.c.sequence_parallel,
+          s.fp8,
           s.beta,
           s.batch,
           s.seq,
@@ -1324,7 +1374,7 @@ const char* bound_of(const Timing& timing, double communication_s, double offloa
 double model_flops_utilisation(const StepContext& s, double step) {
   const FlopCounts& f = s.facts.flops;
   const double model_flops = s.decode ? f.decode_per_token : (s.train ? f.train : f.forward);
-  return model_flops * s.dp / (step * s.rates.tensor_tflops * 1e12 * s.c.gpus);
+  return model_flops * s.dp / (step * s.rates.linear_tflops * 1e12 * s.c.gpus);
 }
 
 // What the prediction assumed: the workload's measured speed, a borrowed calibration, a board

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/fp8_training.h"
 #include "model/links.h"
 #include "model/run_speed.h"
 #include "rigplan/calibrate.h"
@@ -105,6 +106,60 @@ TEST(PerfModel, SplittingLayersDoesNotSpeedUpASingleStream) {
   const Prediction split = run("llama-2-7b", "rtx-4090", c);
   EXPECT_GE(split.step_time_s, 0.99 * one);
   EXPECT_NE(split.note.find("one stream runs the stages in turn"), std::string::npos) << split.note;
+}
+
+// One FP8 linear layer of Llama 3 8B's MLP (gate: 4096 in, 14336 out) over 8192 tokens: forward
+// it casts its input (8192 × 4096) and its weight (4096 × 14336), backward its output gradient
+// (8192 × 14336), each read twice in BF16 (amax, then the scaled cast: 4 B) and written in two
+// FP8 layouts (2 B), 6 B an element.
+TEST(Fp8Training, TheCastsOfOneLinearLayerMoveSixBytesAnElement) {
+  EXPECT_EQ(fp8_training::kCastBytesPerElement, 6);
+  const fp8_training::Fp8CastBytes b = fp8_training::fp8_cast_bytes(8192, 14336, 4096);
+  EXPECT_DOUBLE_EQ(b.forward, (8192.0 * 4096 + 4096.0 * 14336) * 6);  // 553,648,128 B
+  EXPECT_DOUBLE_EQ(b.forward, 553'648'128);
+  EXPECT_DOUBLE_EQ(b.backward, 8192.0 * 14336 * 6);  // 704,643,072 B
+}
+
+// FP8 training runs the linear layers' GEMMs in FP8 and the rest in BF16 (fp8_training.h), and
+// casts the linear layers' operands. Llama 3.2 1B (hidden 2048, 8 KV heads of 64, MLP 8192,
+// 16 layers) at one sequence of 2048 tokens on an H100: per layer its seven linear layers cast
+// 102,760,448 operand elements forward (q, o 2048·2048 + 2048·2048; k, v 2048·2048 + 2048·512;
+// gate, up 2048·2048 + 2048·8192; down 2048·8192 + 8192·2048) and 48,234,496 output-gradient
+// elements backward, 6 B each: 14,495,514,624 B over 16 layers at 3350 GB/s × 0.8, plus a
+// 5 µs launch per kernel (4 forward, 2 backward, 7 linears, 16 layers): 8.77 ms more of
+// elementwise time. Attention stays at the BF16 rate: its time does not move.
+TEST(PerfModel, Fp8TrainingRunsOnlyTheLinearLayersInFp8AndPaysForTheirCasts) {
+  RunConfig c;
+  c.mode = "train";
+  c.batch = 1;
+  c.seq_len = 2048;
+  c.precision = "bf16";
+  const Prediction bf16 = run("llama-3.2-1b", "h100-sxm5-80gb", c);
+  c.precision = "fp8";
+  const Prediction fp8 = run("llama-3.2-1b", "h100-sxm5-80gb", c);
+  auto term = [](const Prediction& p, const char* name) {
+    for (const PerfTerm& t : p.terms) {
+      if (t.name == name) return t.seconds;
+    }
+    ADD_FAILURE() << name;
+    return 0.0;
+  };
+  const double cast_bytes = 16 * (102'760'448.0 + 48'234'496.0) * 6;
+  EXPECT_DOUBLE_EQ(cast_bytes, 14'495'514'624);
+  const double cast_s = cast_bytes / (3350e9 * 0.8) + 16 * 7 * (4 + 2) * 5e-6;
+  EXPECT_NEAR(term(fp8, "elementwise") - term(bf16, "elementwise"), cast_s, 1e-9);
+  EXPECT_NEAR(term(fp8, "attention"), term(bf16, "attention"), 1e-12);
+  // The linear GEMMs at up to twice the rate, the LM head's at the same: faster, under 2x.
+  EXPECT_LT(term(fp8, "gemm"), term(bf16, "gemm"));
+  EXPECT_GT(term(fp8, "gemm"), term(bf16, "gemm") / 2);
+  // At 2,048 tokens a step the casts cost about what the FP8 GEMMs save (models.md §2.10: FP8
+  // gains nothing below about 4k tokens per GPU); at 8 sequences FP8 is faster, by less than 2x.
+  c.batch = 8;
+  const double fp8_8 = run("llama-3.2-1b", "h100-sxm5-80gb", c).throughput;
+  c.precision = "bf16";
+  const double bf16_8 = run("llama-3.2-1b", "h100-sxm5-80gb", c).throughput;
+  EXPECT_GT(fp8_8, 1.1 * bf16_8);
+  EXPECT_LT(fp8_8, 2 * bf16_8);
 }
 
 TEST(PerfModel, HigherEfficiencyIsNeverSlower) {
