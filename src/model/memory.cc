@@ -21,6 +21,7 @@
 #include "rigplan/input.h"
 #include "rigplan/schema.h"
 #include "util/strings.h"
+#include "workload/diffusion.h"
 
 namespace rigplan {
 namespace {
@@ -715,6 +716,38 @@ double layer_output(const Layer& l, bool flash) {
   return static_cast<double>(l.elements);
 }
 
+// Elements per sample that a diffusers UNet trained with gradient checkpointing keeps: each
+// tensor that leaves a checkpointed module (a resnet or one transformer block,
+// workload/diffusion.h checkpoint_module) or that a layer outside them keeps, and the kept
+// outputs of the one module the backward pass recomputes at a time, the largest (docs/memory.md,
+// "Diffusion models"). 0 when no trained layer is in such a module.
+double unet_checkpointed_kept(const Run& r) {
+  if (!r.w.diffusion) return 0;
+  const std::vector<Layer>& layers = r.w.layers;
+  std::vector<std::string> module(layers.size() + 1);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (r.plan.roles[i] == LayerRole::kTrained)
+      module[i] = checkpoint_module(*r.w.diffusion, layers[i]);
+  }
+  std::map<std::string, double> recomputed;  // one repetition of each module
+  double boundary = 0;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (r.plan.roles[i] != LayerRole::kTrained) continue;
+    const Layer& l = layers[i];
+    const double out = layer_output(l, r.c.flash_attention);
+    if (!module[i].empty()) {
+      recomputed[module[i]] += l.kept ? out : 0;
+      // The module's output: the next module's saved input, or kept by the layer after it.
+      if (module[i + 1] != module[i]) boundary += out * l.count;
+    } else if (l.kept || !module[i + 1].empty()) {
+      boundary += out * l.count;  // kept, or the input a checkpoint saves
+    }
+  }
+  double largest = 0;
+  for (const auto& [name, kept] : recomputed) largest = std::max(largest, kept);
+  return recomputed.empty() ? 0 : boundary + largest;
+}
+
 void activation_terms(const Run& r, Terms& t) {
   if (r.w.transformer) {
     if (r.train) return transformer_training_activations(r, t);
@@ -753,7 +786,10 @@ void activation_terms(const Run& r, Terms& t) {
     return;
   }
   std::string_view how = "Σ kept layer outputs";
-  if (r.c.checkpointing) {
+  if (const double unet = r.c.checkpointing ? unet_checkpointed_kept(r) : 0; unet > 0) {
+    kept = unet;
+    how = "(Σ outputs kept outside checkpoints + largest checkpointed module's) (diffusers)";
+  } else if (r.c.checkpointing) {
     kept = 2 * std::sqrt(kept * widest_trained);  // sqrt(n) segments (Chen et al. 2016)
     how = "2·sqrt(Σ kept outputs · widest output) (checkpointed segments, Chen et al. 2016)";
   }

@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+
 #include "util/strings.h"
 
 namespace rigplan {
@@ -498,6 +501,27 @@ Status vae(Builder& b, const DiffusionComponent& v, int resolution) {
 constexpr size_t kMaxLevels = 8;
 
 }  // namespace
+
+// diffusers 0.30 (recalled, not quoted from the shared data): CrossAttnDownBlock2D,
+// DownBlock2D, UNetMidBlock2DCrossAttn, CrossAttnUpBlock2D and UpBlock2D pass each resnet to
+// `_gradient_checkpointing_func`, and Transformer2DModel passes each BasicTransformerBlock;
+// everything else runs as usual.
+std::string checkpoint_module(const DiffusionConfig& config, const Layer& layer) {
+  const bool unet = std::any_of(
+      config.components.begin(), config.components.end(),
+      [&](const DiffusionComponent& c) { return c.name == layer.component && c.kind == "unet"; });
+  if (!unet) return {};
+  const std::string_view name = layer.name;
+  if (const size_t at = name.find(".blocks(x"); at != std::string_view::npos) {
+    const size_t end = name.find(')', at);
+    if (end != std::string_view::npos) return std::string(name.substr(0, end + 1));
+  }
+  if (const size_t at = name.find(".resnet."); at != std::string_view::npos)
+    return std::string(name.substr(0, at + std::string_view(".resnet").size()));
+  if (const size_t at = name.find(".resnets."); at != std::string_view::npos)
+    return std::string(name.substr(0, name.find('.', at + std::string_view(".resnets.").size())));
+  return {};
+}
 
 Result<std::vector<Layer>> diffusion_layers(const DiffusionConfig& config) {
   // The latent is the image downsampled by the autoencoder: 8× in every model here (three

@@ -3,6 +3,7 @@
 // its published configuration at a training resolution (docs/workloads.md, "Diffusion models").
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "rigplan/workload.h"
@@ -12,5 +13,14 @@ namespace rigplan {
 // The layers of every component at `config.resolution`, each tagged with its component's name.
 // A component whose fields do not fit its kind is a kInvalidInput Status naming the field.
 Result<std::vector<Layer>> diffusion_layers(const DiffusionConfig& config);
+
+// The module diffusers' gradient checkpointing (`unet.enable_gradient_checkpointing()`)
+// recomputes a layer of `config`'s UNet in, by the layer's name as diffusion_layers writes it: a
+// resnet ("unet.down_blocks.0.0.resnet", "unet.mid_block.resnets.1") or one transformer block of
+// an attention ("unet.up_blocks.3.2.attentions.blocks(x1)", a row of that many blocks). Empty for
+// the layers it runs outside any checkpoint (conv_in, the time embedding, the down- and
+// upsamplers, the skip concatenations, each attention's norm, proj_in and proj_out, conv_out),
+// and for every layer of another component (docs/memory.md, "Diffusion models").
+std::string checkpoint_module(const DiffusionConfig& config, const Layer& layer);
 
 }  // namespace rigplan

@@ -3,6 +3,9 @@
 // independently of the data files.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "rigplan/workload.h"
 #include "test_support.h"
 #include "workload/diffusion.h"
@@ -288,6 +291,26 @@ TEST(Diffusion, ResolutionRebuildsTheLayers) {
   EXPECT_EQ(llm.status().message(),
             "--resolution applies to image models built from their configuration (the diffusion "
             "models and the ResNets); llama-2-7b has a fixed input shape");
+}
+
+// diffusers' gradient checkpointing recomputes each resnet and each transformer block of the
+// UNet; the layers around them, and the other components, run outside any checkpoint.
+TEST(Diffusion, CheckpointedModulesAreTheUnetsResnetsAndTransformerBlocks) {
+  const Workload& sd = **zoo().find("stable-diffusion-1.5");
+  std::map<std::string, std::string> module;
+  for (const Layer& l : sd.layers) module[l.name] = checkpoint_module(*sd.diffusion, l);
+  EXPECT_EQ(module.at("unet.down_blocks.0.0.resnet.norm1"), "unet.down_blocks.0.0.resnet");
+  EXPECT_EQ(module.at("unet.down_blocks.0.0.resnet.residual"), "unet.down_blocks.0.0.resnet");
+  EXPECT_EQ(module.at("unet.up_blocks.3.2.attentions.blocks(x1).attn1"),
+            "unet.up_blocks.3.2.attentions.blocks(x1)");
+  EXPECT_EQ(module.at("unet.mid_block.resnets.1.conv2"), "unet.mid_block.resnets.1");
+  for (const char* outside :
+       {"unet.conv_in", "unet.time_embedding.linear_1", "unet.down_blocks.0.downsampler",
+        "unet.down_blocks.0.0.attentions.proj_in", "unet.up_blocks.3.0.concat_skip",
+        "unet.up_blocks.0.upsampler", "unet.conv_out", "text_encoder.layers(x12).fc1",
+        "vae.encoder.mid_block.resnets.0.conv1"}) {
+    EXPECT_EQ(module.at(outside), "") << outside;
+  }
 }
 
 // An autoencoder without [[level]] tables shifted by -1 (UBSan, a fuzz finding of
