@@ -334,6 +334,34 @@ std::string dense_shard_value(const ParameterLayout& l, bool sharded) {
   return sharded && l.trained_experts <= 0 ? fmt::format(" / {}", l.replicas) : "";
 }
 
+// What DeepSpeed ZeRO-3 with its parameters offloaded (offload_param cpu) keeps on the GPU
+// (docs/memory.md, "DeepSpeed ZeRO-3 with parameters offloaded"), `bytes` a parameter as stored:
+// - live_parameters: the forward's last modules, which are used again in the backward within
+//   stage3_max_reuse_distance elements (the rest of the forward and the backward back to them,
+//   twice what follows them) and so stay gathered: the last max_reuse_distance / 2 parameters,
+//   or the last module alone when it is larger (an LLM's head, V·d, largest_tensor);
+// - gather_buffer: an offloaded partition is copied to the GPU to be gathered into the full
+//   tensor, two copies at once; the largest tensor's partition, largest / dp;
+// - reduce_bucket: the contiguous gradient bucket, reduce_bucket_size in the gradient type.
+void offloaded_parameter_terms(const Run& r, const ParameterLayout& l, double bytes, Terms& t) {
+  const double largest = std::min(largest_tensor(r.w), r.loaded);
+  const double live = std::min(r.loaded, std::max(mc::kZero3MaxReuseDistance / 2, largest));
+  t.add(
+      "live_parameters", live * bytes / r.mp,
+      "min(P, max(max_reuse_distance / 2, largest tensor)) × bytes (DeepSpeed ZeRO-3 default 1e9)",
+      [&] {
+        return fmt::format("min({}, max({}, {})) × {}", big(r.loaded),
+                           big(mc::kZero3MaxReuseDistance / 2), big(largest), num(bytes));
+      });
+  t.add("gather_buffer", largest / l.replicas * bytes / r.mp,
+        "largest tensor / dp × bytes (its offloaded partition copied to the GPU to be gathered)",
+        [&] { return fmt::format("{} / {} × {}", big(largest), l.replicas, num(bytes)); });
+  if (l.trainable <= 0) return;
+  t.add("reduce_bucket", mc::kZero3ReduceBucketElements * l.on_gpu,
+        "reduce_bucket_size × gradient bytes (DeepSpeed ZeRO-3 default 5e8)",
+        [&] { return fmt::format("{} × {}", big(mc::kZero3ReduceBucketElements), num(l.on_gpu)); });
+}
+
 // The weights (frozen in their storage format, trained at `on_gpu` bytes), and what ZeRO-3
 // keeps of them whole at a time: DeepSpeed's live parameters under parameter offload, or the
 // layers FSDP gathers.
@@ -376,10 +404,7 @@ void weight_terms(const Run& r, const ParamCounts& p, const ParameterLayout& l, 
   const double layer_params = static_cast<double>(p.per_layer) - layer_experts;
   const double layer_bytes = layer_params * (r.train && r.c.method == "full" ? 2 : bits / 8);
   if (l.offload_weights) {
-    // DeepSpeed ZeRO-3 with parameter offload keeps up to stage3_max_live_parameters on the GPU.
-    const double live = std::min(r.loaded, mc::kZero3MaxLiveParams) * bits / 8;
-    t.add("live_parameters", live, "min(P, 1e9 live parameters) × bytes (DeepSpeed ZeRO-3 default)",
-          [&] { return fmt::format("min({}, 1e9) × {}", big(r.loaded), num(bits / 8)); });
+    offloaded_parameter_terms(r, l, bits / 8, t);
   } else if (r.c.zero >= 3 && l.replicas > 1 && r.w.transformer) {
     // FSDP / ZeRO-3 gather one layer's full weights (and prefetch the next) to compute, in the
     // format they are stored in: 16 bit, or 4 bit under FSDP-QLoRA.

@@ -31,9 +31,16 @@ constexpr double kAdam8bitBytes = 2.0;
 // share, 4 x 2048 / 1024^2 = 0.008, rounded to 0.01 B per parameter.
 constexpr double kAdafactorBytesPerParam = 0.01;
 
-// DeepSpeed ZeRO-3 `stage3_max_live_parameters` default: parameters kept on the GPU at once
-// when they are offloaded (DeepSpeed configuration documentation, ZeRO section).
-constexpr double kZero3MaxLiveParams = 1e9;
+// DeepSpeed ZeRO-3 defaults (DeepSpeed configuration documentation, ZeRO section; the defaults
+// of deepspeed/runtime/zero/config.py, recalled). accelerate's DeepSpeed plugin, which PEFT's
+// examples run, writes none of these keys, so they hold there too (recalled).
+// `stage3_max_reuse_distance`: a gathered parameter is not released if it is used again within
+// this many parameter elements of the module order.
+constexpr double kZero3MaxReuseDistance = 1e9;
+// `reduce_bucket_size`: elements of the contiguous gradient bucket stage 3 allocates on the GPU
+// up front, in the gradient type (DeepSpeedZeroOptimizer_Stage3 with contiguous_gradients, its
+// default; recalled).
+constexpr double kZero3ReduceBucketElements = 5e8;
 
 // FSDP / ZeRO-3 gather one layer's weights to compute and prefetch the next: two layers live
 // (PyTorch FSDP forward_prefetch / backward_prefetch BACKWARD_PRE; DeepSpeed prefetch bucket).

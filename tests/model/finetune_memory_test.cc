@@ -164,6 +164,45 @@ TEST(FinetuneMemory, ActivationOffloadKeepsTwoLayerInputs) {
               30.0 * 4096 * 4096 * 2 / 1e9, 1e-9);
 }
 
+// DeepSpeed ZeRO-3 with its parameters offloaded keeps the forward's last modules gathered for
+// the backward (stage3_max_reuse_distance 1e9: the last 5e8 elements, or a larger last module),
+// a second copy of the largest tensor while it is gathered, and a 5e8-element gradient bucket.
+TEST(FinetuneMemory, DeepspeedParameterOffloadKeepsTheHeadAndTwoBuffers) {
+  RunConfig c;
+  c.precision = "fp32";
+  c.method = "lora";
+  c.lora_targets = {"query_key_value"};
+  c.batch = 8;
+  c.seq_len = 64;
+  c.zero = 3;
+  c.offload = "cpu";
+  // bloomz-7b1's head (tied to the embedding) is 250,880 × 4,096 = 1,027,604,480 elements, more
+  // than 5e8: 4,110,417,920 B in fp32, twice; the bucket 5e8 × 4 B.
+  const MemoryEstimate bloomz = estimate("bloomz-7b1", "a100-sxm4-80gb", c);
+  EXPECT_NEAR(term(bloomz.terms, "live_parameters"), 4.11041792, 1e-9);
+  EXPECT_NEAR(term(bloomz.terms, "gather_buffer"), 4.11041792, 1e-9);
+  EXPECT_NEAR(term(bloomz.terms, "reduce_bucket"), 2.0, 1e-9);
+  EXPECT_EQ(term(bloomz.terms, "weights"), 0);  // in host memory
+  // t0-3b's head, 32,128 × 2,048 = 65,798,144, is within the last 5e8 elements: 2e9 B live.
+  c.lora_targets = {"q", "v"};
+  const MemoryEstimate t0 = estimate("t0-3b", "a100-sxm4-80gb", c);
+  EXPECT_NEAR(term(t0.terms, "live_parameters"), 2.0, 1e-9);
+  EXPECT_NEAR(term(t0.terms, "gather_buffer"), 0.263192576, 1e-9);
+  // Mixed bf16 over 4 GPUs: 16-bit weights and gradients on the GPU; Llama 3.1 8B's head,
+  // 128,256 × 4,096 = 525,336,576, partitioned four ways while it is gathered.
+  RunConfig mixed;  // the deepspeed-zero3-offload recipe's settings
+  mixed.precision = "bf16";
+  mixed.zero = 3;
+  mixed.offload = "cpu";
+  mixed.gpus = 4;
+  mixed.batch = 1;
+  mixed.seq_len = 2048;
+  const MemoryEstimate llama = estimate("llama-3.1-8b", "rtx-4090", mixed);
+  EXPECT_NEAR(term(llama.terms, "live_parameters"), 1.050673152, 1e-9);
+  EXPECT_NEAR(term(llama.terms, "gather_buffer"), 0.262668288, 1e-9);
+  EXPECT_NEAR(term(llama.terms, "reduce_bucket"), 1.0, 1e-9);
+}
+
 // diffusers checkpoints each UNet resnet and transformer block: the backward pass recomputes
 // one at a time. SD 1.5 at 512 px (64×64 latents), fp32, two images: the largest is a
 // transformer block of the 320-channel level over n = 4,096 tokens, 8 heads of 40. Per image it
