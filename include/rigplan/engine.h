@@ -14,6 +14,21 @@
 
 namespace rigplan {
 
+// How an engine's MoE kernels multiply a weight format's experts on one kind of GPU, where
+// that differs from its dense GEMMs ([[engine.expert_gemm]] in data/engines/engines.toml): the
+// tensor rate the kernel runs at, which its activations' type sets (weight-only W4A16 kernels
+// dequantize the weights to bf16; W4A8 multiplies FP4 weights with FP8 activations at the FP8
+// rate), and the share of the engine's GEMM efficiency it reaches there, dequantization included.
+struct ExpertGemm {
+  std::string format;        // a weight format id
+  std::string architecture;  // a calibration key: hopper-hbm, blackwell-hbm, ... (perf.h)
+  std::string compute;       // fp16, bf16, fp8, int8, fp4
+  double efficiency = 1;     // of the engine's GEMM efficiency at that rate
+  std::string source;
+  std::string fitted_on;  // the rows it was fitted to and held out on; empty when not fitted
+  int line = 0;           // in its file
+};
+
 struct Engine {
   std::string id;  // pytorch, vllm, sglang, tensorrt-llm, llama.cpp
   std::string name;
@@ -61,6 +76,7 @@ struct Engine {
   // Serves a mixture of experts with expert parallelism and attention data parallelism (--ep,
   // TensorRT-LLM's DEP<n>): each GPU runs attention for its own sequences, the experts split.
   bool expert_parallel = false;
+  std::vector<ExpertGemm> expert_gemms;  // by format and architecture; none: as dense GEMMs
   double layer_overhead_us = 0;
   double step_overhead_ms = 0;
   double request_overhead_ms = 0;  // in the server, added to the time to first token
@@ -74,6 +90,10 @@ struct Engine {
   int chunk_tokens(double gpu_memory_gb) const;
   int max_sequences(double gpu_memory_gb) const;
   bool runs(std::string_view weight_format) const;
+  // How its MoE kernels run `weight_format`'s experts on GPUs of a calibration key (hopper-hbm);
+  // nullptr: as its dense GEMMs run the format.
+  const ExpertGemm* expert_gemm(std::string_view weight_format,
+                                std::string_view architecture) const;
 };
 
 struct WeightFormat {

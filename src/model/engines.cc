@@ -67,6 +67,27 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
   return kFields;
 }
 
+// What an expert GEMM entry's `architecture` may name: a calibration key (perf.h
+// calibration_key), a catalog architecture and a memory class.
+constexpr std::string_view kArchitectures[] = {"pascal", "volta",     "turing", "ampere", "ada",
+                                               "hopper", "blackwell", "cdna2",  "cdna3",  "rdna3"};
+constexpr std::string_view kMemoryClasses[] = {"hbm", "gddr", "geforce"};
+
+const std::vector<FieldSpec<ExpertGemm>>& expert_gemm_fields() {
+  using X = ExpertGemm;
+  static const std::vector<std::string_view> kCompute(std::begin(kComputeTypes),
+                                                      std::end(kComputeTypes));
+  static const std::vector<FieldSpec<X>> kFields = {
+      {"format", &X::format, true},
+      {"architecture", &X::architecture, true},
+      {"compute", &X::compute, true, "", kCompute},
+      {"efficiency", &X::efficiency, true, "", {}, {0, 1, false}},
+      {"source", &X::source, true},
+      {"fitted_on", &X::fitted_on, false},
+  };
+  return kFields;
+}
+
 const std::vector<FieldSpec<WeightFormat>>& format_fields() {
   using F = WeightFormat;
   static const std::vector<std::string_view> kCompute(std::begin(kComputeTypes),
@@ -162,6 +183,65 @@ void check_rest(const EntryContext& ctx, const WeightFormat& f,
   }
 }
 
+// A calibration key, "hopper-hbm": an architecture and a memory class.
+void check_calibration_key(const EntryContext& ctx, const std::string& key) {
+  std::vector<std::string> keys;
+  for (auto a : kArchitectures)
+    for (auto m : kMemoryClasses) keys.push_back(fmt::format("{}-{}", a, m));
+  if (std::find(keys.begin(), keys.end(), key) != keys.end()) return;
+  ctx.field_failed("architecture",
+                   fmt::format("'{}' is not a calibration key; expected an architecture ({}) and "
+                               "a memory class ({}) joined by '-', as 'hopper-hbm'{}",
+                               shown(key), quoted_list(to_strings(kArchitectures)),
+                               quoted_list(to_strings(kMemoryClasses)), did_you_mean(key, keys)));
+}
+
+// An engine's [[engine.expert_gemm]] tables, each naming a format the engine runs, once per
+// architecture.
+void decode_expert_gemms(const EntryContext& ctx, Engine& e) {
+  const toml::node* node = ctx.table().get("expert_gemm");
+  if (!node) return;
+  const auto* list = node->as_array();
+  if (!list || !list->is_array_of_tables()) {
+    ctx.error("expert_gemm", "expected [[engine.expert_gemm]] tables");
+    return;
+  }
+  for (const auto& item : *list) {
+    const toml::table& table = *item.as_table();
+    const EntryContext in =
+        ctx.within(table, fmt::format("expert_gemm {}", e.expert_gemms.size() + 1));
+    ExpertGemm x;
+    decode_fields(in, table, expert_gemm_fields(), x, {});
+    x.line = static_cast<int>(table.source().begin.line);
+    if (in.read_well({"architecture"})) check_calibration_key(in, x.architecture);
+    if (in.read_well({"format"}) && !x.format.empty() && !e.runs(x.format)) {
+      in.error("format", fmt::format("'{}' is not a format this engine runs; expected {}{}",
+                                     shown(x.format), quoted_list(e.weight_formats),
+                                     did_you_mean(x.format, e.weight_formats)));
+    }
+    if (in.all_read_well() && e.expert_gemm(x.format, x.architecture)) {
+      in.error("architecture",
+               fmt::format("'{}' on '{}' is given twice", shown(x.format), shown(x.architecture)));
+    }
+    e.expert_gemms.push_back(std::move(x));
+  }
+}
+
+// An engine's fields, its provenance and its expert GEMM tables.
+Engine decode_engine(const EntryContext& ctx) {
+  constexpr std::string_view kAccepted[] = {"source", "confidence", "notes", "field_sources",
+                                            "expert_gemm"};
+  static_assert(std::size(kProvenanceKeys) + 1 == std::size(kAccepted));
+  Engine e;
+  decode_fields(ctx, ctx.table(), engine_fields(), e, kAccepted);
+  decode_provenance(ctx, engine_fields(), e.provenance);
+  const auto& where = ctx.table().source();
+  e.provenance.file = where.path ? *where.path : "";
+  e.provenance.line = static_cast<int>(where.begin.line);
+  decode_expert_gemms(ctx, e);
+  return e;
+}
+
 template <class T>
 std::unique_ptr<NameIndex> index_of(const std::vector<T>& entries, std::string kind,
                                     std::string command) {
@@ -200,6 +280,14 @@ int Engine::max_sequences(double gpu_memory_gb) const {
 bool Engine::runs(std::string_view weight_format) const {
   return std::find(weight_formats.begin(), weight_formats.end(), weight_format) !=
          weight_formats.end();
+}
+
+const ExpertGemm* Engine::expert_gemm(std::string_view weight_format,
+                                      std::string_view architecture) const {
+  for (const auto& x : expert_gemms) {
+    if (x.format == weight_format && x.architecture == architecture) return &x;
+  }
+  return nullptr;
 }
 
 Engines::Engines() = default;
@@ -246,7 +334,7 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
         if (const auto* id = raw.table.get_as<std::string>("id")) raw.id = id->get();
         const EntryContext ctx(section, raw, problems);
         if (section == "engine") {
-          out.engines.push_back(decode_sourced_entry(ctx, engine_fields()));
+          out.engines.push_back(decode_engine(ctx));
           engine_raws.push_back(std::move(raw));
         } else if (section == "format") {
           out.formats.push_back(decode_sourced_entry(ctx, format_fields()));

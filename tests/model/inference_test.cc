@@ -25,14 +25,14 @@ double term(const MemoryEstimate& e, std::string_view name) {
   return 0;
 }
 
-MemoryEstimate estimate(const char* w, const char* g, RunConfig c) {
+MemoryEstimate estimate(const char* w, const char* g, const RunConfig& c) {
   auto e = estimate_memory(workload(w), gpu(g), c);
   EXPECT_TRUE(e.ok()) << e.status().message();
   return std::move(e).value();
 }
 
 // Priors only (data/engines), so that expectations do not move with a refit.
-Prediction run(const char* w, const char* g, RunConfig c) {
+Prediction run(const char* w, const char* g, const RunConfig& c) {
   auto p = predict(workload(w), gpu(g), c, Calibration{}, catalog());
   EXPECT_TRUE(p.ok()) << p.status().message();
   return std::move(p).value();
@@ -244,6 +244,64 @@ TEST(Engines, OnlyAnEngineThatPoolsTheSlidingLayersStatesThePoolsSize) {
   EXPECT_EQ(loaded.status().message(),
             "engines.toml:17:14: engine 'x': field 'sliding_kv': 'context' is not accepted; "
             "expected 'window' or 'pool'\n1 problem in 1 file");
+}
+
+// How an engine's MoE kernels run a format's experts on a kind of GPU is data with its source:
+// a format the engine runs, a calibration key, a compute type and a share of the efficiency,
+// each refused with its file, line and the values accepted.
+TEST(Engines, AnEngineSaysHowItsMoeKernelsRunAFormatsExperts) {
+  std::string text = kOneEngine;
+  text.erase(text.find(", \"q3\""), 6);
+  const std::string table = R"(
+[[engine.expert_gemm]]
+format = "bf16"
+architecture = "hopper-hbm"
+compute = "fp8"
+efficiency = 0.5
+source = "test"
+fitted_on = "rows"
+)";
+  auto loaded = load_engines({{"engines.toml", text + table}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const Engine& e = loaded->engines[0];
+  ASSERT_EQ(e.expert_gemms.size(), 1u);
+  EXPECT_EQ(e.expert_gemm("bf16", "hopper-hbm"), &e.expert_gemms[0]);
+  EXPECT_EQ(e.expert_gemms[0].compute, "fp8");
+  EXPECT_EQ(e.expert_gemms[0].efficiency, 0.5);
+  EXPECT_EQ(e.expert_gemms[0].fitted_on, "rows");
+  EXPECT_EQ(e.expert_gemm("bf16", "blackwell-hbm"), nullptr);
+
+  auto refused = [&](const std::string& from, const std::string& to) {
+    std::string bad = table;
+    bad.replace(bad.find(from), from.size(), to);
+    auto l = load_engines({{"engines.toml", text + bad}});
+    EXPECT_FALSE(l.ok());
+    return l.ok() ? std::string() : l.status().message();
+  };
+  EXPECT_EQ(refused("\"bf16\"", "\"mxfp4\""),
+            "engines.toml:60:10: engine 'x': expert_gemm 1: field 'format': 'mxfp4' is not a "
+            "format this engine runs; expected 'bf16'\n1 problem in 1 file");
+  EXPECT_EQ(refused("hopper-hbm", "hoper-hbm"),
+            "engines.toml:61:16: engine 'x': expert_gemm 1: field 'architecture': 'hoper-hbm' is "
+            "not a calibration key; expected an architecture ('pascal', 'volta', 'turing', "
+            "'ampere', 'ada', 'hopper', 'blackwell', 'cdna2', 'cdna3' or 'rdna3') and a memory "
+            "class ('hbm', 'gddr' or 'geforce') joined by '-', as 'hopper-hbm' (did you mean "
+            "'hopper-hbm' or 'ampere-hbm'?)\n1 problem in 1 file");
+  EXPECT_EQ(refused("\"fp8\"", "\"fp6\""),
+            "engines.toml:62:11: engine 'x': expert_gemm 1: field 'compute': 'fp6' is not "
+            "accepted; expected 'fp32', 'fp16', 'fp16acc', 'bf16', 'fp8', 'int8' or 'fp4' (did "
+            "you mean 'fp16', 'fp8' or 'fp4'?)\n1 problem in 1 file");
+  EXPECT_EQ(refused("0.5", "1.5"),
+            "engines.toml:63:14: engine 'x': expert_gemm 1: field 'efficiency': 1.5 is out of "
+            "range; expected > 0 and <= 1\n1 problem in 1 file");
+  EXPECT_EQ(refused("source = \"test\"\n", ""),
+            "engines.toml:59:1: engine 'x': expert_gemm 1: missing required field 'source'\n1 "
+            "problem in 1 file");
+  auto twice = load_engines({{"engines.toml", text + table + table}});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(),
+            "engines.toml:69:16: engine 'x': expert_gemm 2: field 'architecture': 'bf16' on "
+            "'hopper-hbm' is given twice\n1 problem in 1 file");
 }
 
 TEST(InferenceMemory, SeventyBOnFourH100sHoldsWeightsAndTheCacheOfSixteenLongPrompts) {
