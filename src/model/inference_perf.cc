@@ -66,8 +66,13 @@ struct Model {
   double call_overhead_s = 0;  // host time per quantized linear call
   double head_bytes = 2;       // bytes per weight of the LM head
   double gemm_rate = 0;        // FLOP/s the linear layers reach (peak x efficiencies)
-  double attention_rate = 0;   // FLOP/s of attention
-  double bandwidth = 0;        // bytes/s the kernels stream
+  double head_rate = 0;        // the LM head's: the dense layers' for a format of the experts
+  // The experts' GEMM rate: gemm_rate, or as the engine's MoE kernels run the format on GPUs of
+  // this calibration key (Engine::expert_gemm, then `expert_gemm`).
+  double expert_gemm_rate = 0;
+  const ExpertGemm* expert_gemm = nullptr;
+  double attention_rate = 0;  // FLOP/s of attention
+  double bandwidth = 0;       // bytes/s the kernels stream
   double sms = 1;
   double kv_token_layer = 0;  // bytes of one cached token of one layer on one GPU
   double sliding = 0;         // share of the layers that attend through a window
@@ -164,7 +169,7 @@ double linear_time(const Model& m, double tokens, Times& t) {
               : grouped_expert_gemm(expert_tokens, e.experts, e.top_k, l.n, l.k, m.sms, row_tile);
       const double per_weight = m.weight_bytes + (g.rows > 1 ? m.dequant_bytes : 0);
       linear += roofline(g.flops, g.weights * per_weight + g.activations * m.beta,
-                         m.gemm_rate * g.shape_efficiency, m, t);
+                         m.expert_gemm_rate * g.shape_efficiency, m, t);
       continue;
     }
     const double per_weight = m.dense_weight_bytes + (tokens > 1 ? m.dequant_bytes : 0);
@@ -239,7 +244,7 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   if (head && tc.vocab_size > 0 && w.sequences > 0) {
     const double v = static_cast<double>(tc.vocab_size) / m.tp, d = tc.hidden_size;
     t.head = roofline(2 * w.sequences * v * d, v * d * m.head_bytes + w.sequences * v * 4,
-                      m.gemm_rate * shape_efficiency(w.sequences, v, d, m.sms), m, t);
+                      m.head_rate * shape_efficiency(w.sequences, v, d, m.sms), m, t);
   }
   // An engine that loops over the experts pays host and launch time for each touched one.
   const ExpertShare e = expert_share(w.tokens, m.experts, m.top_k, m.ep);
@@ -363,6 +368,31 @@ double format_rate(const Gpu& gpu, const WeightFormat& f, double efficiency) {
          f.dequant_efficiency;
 }
 
+// The GEMM rates of the linear layers, the experts and the LM head. A format of the experts alone
+// leaves the other layers and the head in 16 bit or in its `rest` format; the engine's MoE
+// kernels may run the experts' format at a rate of their own on this GPU's calibration key
+// (Engine::expert_gemm: the rate of its `compute` type at its share of the engine's efficiency).
+void set_gemm_rates(Model& m, const Gpu& gpu, const RunConfig& c, const WeightFormat& format,
+                    const WeightFormat* rest, const EngineCalibration& eff) {
+  m.gemm_rate = format_rate(gpu, format, eff.gemm_efficiency);
+  m.dense_gemm_rate =
+      format.covers != "experts" ? m.gemm_rate
+      : rest
+          ? format_rate(gpu, *rest, eff.gemm_efficiency)
+          : compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(gpu.fp32_tflops) *
+                1e12 * eff.gemm_efficiency;
+  m.head_rate = format.covers == "experts" ? m.dense_gemm_rate : m.gemm_rate;
+  m.expert_gemm_rate = m.gemm_rate;
+  m.expert_gemm = m.experts > 1 ? m.engine->expert_gemm(format.id, calibration_key(gpu)) : nullptr;
+  if (!m.expert_gemm) return;
+  const auto rate = compute_tflops(gpu, m.expert_gemm->compute);
+  if (!rate) {
+    m.expert_gemm = nullptr;  // a type the GPU lacks: the format's own fallback
+    return;
+  }
+  m.expert_gemm_rate = *rate * 1e12 * eff.gemm_efficiency * m.expert_gemm->efficiency;
+}
+
 Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const Engine& engine,
                  const EngineCalibration& eff, const Catalog& catalog) {
   const Engines& engines = embedded_engines();
@@ -390,13 +420,6 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.head_bytes = format.covers == "all" ? format.bits_per_weight / 8
                  : rest                 ? m.dense_weight_bytes
                                         : m.beta;
-  m.gemm_rate = format_rate(gpu, format, eff.gemm_efficiency);
-  m.dense_gemm_rate =
-      format.covers != "experts" ? m.gemm_rate
-      : rest
-          ? format_rate(gpu, *rest, eff.gemm_efficiency)
-          : compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(gpu.fp32_tflops) *
-                1e12 * eff.gemm_efficiency;
   m.attention_rate = compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(1) *
                      1e12 * eff.gemm_efficiency * pc::kAttentionVsGemm;
   m.bandwidth = gpu.mem_bandwidth_gbps * 1e9 * eff.memory_efficiency;
@@ -409,6 +432,7 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.window = t.window();
   m.experts = t.experts();
   m.top_k = t.top_k();
+  set_gemm_rates(m, gpu, c, format, rest, eff);
   m.per_expert = m.experts > 1 && engine.moe_kernel == "per-expert";
   m.step_tiles = m.experts > 1 && engine.moe_tile == "step";
   if (m.experts > 1) {
@@ -591,6 +615,14 @@ std::string moe_note(const Model& m, const RunConfig& c) {
         "; each expert's rows run in whole tiles of the step's width, min({}, T rounded up to {}) "
         "rows, padding included",
         format_number(pc::kTile), format_number(ic::kMmqColumnStep));
+  }
+  if (m.expert_gemm) {
+    const ExpertGemm& x = *m.expert_gemm;
+    note += fmt::format(
+        "; {} runs the {} experts' GEMMs on {} at the {} rate, {} of its GEMM efficiency ({}, "
+        "{}:{})",
+        m.engine->name, c.weights, x.architecture, x.compute, format_number(x.efficiency),
+        x.fitted_on.empty() ? "sourced" : "fitted", m.engine->provenance.file, x.line);
   }
   if (m.moe_overhead_s > 0) {
     note += fmt::format("; routing and combining add {} µs of launches a layer",

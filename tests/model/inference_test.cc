@@ -599,6 +599,44 @@ TEST(InferencePerf, SlidingLayersReadOnlyTheirWindowOfTheCache) {
       << sliding->note;
 }
 
+// TensorRT-LLM runs GPT-OSS's MXFP4 experts through kernels of their own (engines.toml
+// [[engine.expert_gemm]]): on Hopper weight-only W4A16 at 0.27 of its bf16 GEMM efficiency, on
+// B200 W4A8 at the FP8 rate (not FP4's) and 0.56 of it. A decode step of 1,024 sequences of
+// gpt-oss-20b, engine priors (gemm 0.75, memory 0.85): each of a layer's 3 expert projections
+// (2880 × 2880, 32 experts, top 4) multiplies 4,096 routed rows, 128 for each of the 32 experts
+// (all touched), in 32 × 23 = 736 tiles: 2 · 4096 · 2880² = 67.95 GFLOP over
+// 32 · 2880² · 4.25/8 = 141.0 MB of MXFP4 weights and 4096 · 5760 · 2 = 47.19 MB of activations.
+// The same model in bf16 reads 530.8 MB of expert weights; every other term is the same, so the
+// two steps' GEMM times differ by 24 layers × 3 projections × the difference of one.
+TEST(InferencePerf, TensorRtLlmRunsGptOssMxfp4ExpertsAsItsMoeKernelsDo) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "tensorrt-llm";
+  c.batch = 1024;
+  c.seq_len = 1;
+  c.gen_tokens = 2;
+  auto gemm_s = [&](const char* g, const char* weights) {
+    c.weights = weights;
+    return seconds(run("gpt-oss-20b", g, c), "gemm");
+  };
+  // H100 (989.4 bf16 TFLOPS, 132 SMs: 6 waves, 736/792 full; 3,350 GB/s). MXFP4 compute-bound:
+  // 67.95e9 / (989.4e12 · 0.75 · 0.27 · 736/792) = 364.94 µs (its bytes take 66.09 µs); bf16
+  // memory-bound: (530.8 + 47.19) MB / (3350e9 · 0.85) = 202.99 µs (compute 98.5 µs).
+  EXPECT_NEAR(gemm_s("h100-sxm5-80gb", "mxfp4") - gemm_s("h100-sxm5-80gb", "bf16"),
+              72 * (364.943e-6 - 202.995e-6), 72 * 0.002e-6);
+  // B200 (4,500 FP8 TFLOPS, 148 SMs: 5 waves, 736/740 full; 8,000 GB/s). MXFP4 compute-bound at
+  // the FP8 rate: 67.95e9 / (4500e12 · 0.75 · 0.56 · 736/740) = 36.147 µs (at the FP4 rate it
+  // would be bound by its bytes, 27.675 µs); bf16 memory-bound, 578.0 MB / 6800 GB/s = 85.004 µs.
+  EXPECT_NEAR(gemm_s("b200-sxm-192gb", "mxfp4") - gemm_s("b200-sxm-192gb", "bf16"),
+              72 * (36.147e-6 - 85.004e-6), 72 * 0.002e-6);
+  c.weights = "mxfp4";
+  const Prediction p = run("gpt-oss-20b", "h100-sxm5-80gb", c);
+  EXPECT_NE(p.note.find("TensorRT-LLM runs the mxfp4 experts' GEMMs on hopper-hbm at the bf16 "
+                        "rate, 0.27 of its GEMM efficiency"),
+            std::string::npos)
+      << p.note;
+}
+
 TEST(InferencePerf, PyTorchLaunchesEachTouchedExpertOfAMixtureOnItsOwn) {
   RunConfig c;
   c.mode = "decode";
