@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cassert>
+#include <span>
 
 #include "catalog/name_index.h"
 #include "catalog/toml_decode.h"
 #include "rigplan/engine.h"
+#include "rigplan/schema.h"
 #include "util/embedded_file.h"
 
 namespace rigplan {
@@ -68,10 +70,17 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
 }
 
 // What an expert GEMM entry's `architecture` may name: a calibration key (perf.h
-// calibration_key), a catalog architecture and a memory class.
-constexpr std::string_view kArchitectures[] = {"pascal", "volta",     "turing", "ampere", "ada",
-                                               "hopper", "blackwell", "cdna2",  "cdna3",  "rdna3"};
+// calibration_key), an architecture a catalog GPU may have and a memory class.
 constexpr std::string_view kMemoryClasses[] = {"hbm", "gddr", "geforce"};
+
+// The architectures the catalog's schema accepts for a GPU (gpu_fields, catalog/schema.cc).
+std::span<const std::string_view> gpu_architectures() {
+  static const std::vector<std::string_view> kNone;
+  for (const auto& f : gpu_fields()) {
+    if (f.key == "architecture") return f.choices;
+  }
+  return kNone;
+}
 
 const std::vector<FieldSpec<ExpertGemm>>& expert_gemm_fields() {
   using X = ExpertGemm;
@@ -186,13 +195,13 @@ void check_rest(const EntryContext& ctx, const WeightFormat& f,
 // A calibration key, "hopper-hbm": an architecture and a memory class.
 void check_calibration_key(const EntryContext& ctx, const std::string& key) {
   std::vector<std::string> keys;
-  for (auto a : kArchitectures)
+  for (auto a : gpu_architectures())
     for (auto m : kMemoryClasses) keys.push_back(fmt::format("{}-{}", a, m));
   if (std::find(keys.begin(), keys.end(), key) != keys.end()) return;
   ctx.field_failed("architecture",
                    fmt::format("'{}' is not a calibration key; expected an architecture ({}) and "
                                "a memory class ({}) joined by '-', as 'hopper-hbm'{}",
-                               shown(key), quoted_list(to_strings(kArchitectures)),
+                               shown(key), quoted_list(to_strings(gpu_architectures())),
                                quoted_list(to_strings(kMemoryClasses)), did_you_mean(key, keys)));
 }
 

@@ -284,7 +284,7 @@ fitted_on = "rows"
   EXPECT_EQ(refused("hopper-hbm", "hoper-hbm"),
             "engines.toml:61:16: engine 'x': expert_gemm 1: field 'architecture': 'hoper-hbm' is "
             "not a calibration key; expected an architecture ('pascal', 'volta', 'turing', "
-            "'ampere', 'ada', 'hopper', 'blackwell', 'cdna2', 'cdna3' or 'rdna3') and a memory "
+            "'ampere', 'ada', 'hopper', 'blackwell', 'rdna3', 'cdna2' or 'cdna3') and a memory "
             "class ('hbm', 'gddr' or 'geforce') joined by '-', as 'hopper-hbm' (did you mean "
             "'hopper-hbm' or 'ampere-hbm'?)\n1 problem in 1 file");
   EXPECT_EQ(refused("\"fp8\"", "\"fp6\""),
