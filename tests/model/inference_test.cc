@@ -468,6 +468,26 @@ TEST(InferenceMemory, SlidingLayersOfGptOssCacheOnlyTheirWindow) {
               2048.0 * 24 * 8192 / 1e9, 1e-12);
 }
 
+// Gemma 2 9B (42 layers, 8 KV heads of 256): a cached token costs 2 · 8 · 256 · 2 B = 8,192 B in
+// each layer. Its 21 sliding layers (window 4,096, every other layer) keep under vLLM the
+// blocks of 16 a window can straddle: 4,096 + 15 tokens rounded up to 4,112. At a context of
+// 8,192: 8,192 · (21 · 8,192 + 21 · 4,112) = 2,116,681,728 B, 258,384 B a token; at 2,048 every
+// layer holds the context, 8,192 · 42 = 344,064 B a token. PyTorch keeps the whole context.
+TEST(InferenceMemory, SlidingLayersOfGemma2CacheOnlyTheirWindowUnderVllm) {
+  RunConfig c;
+  c.mode = "infer";
+  c.batch = 1;
+  c.seq_len = 8192;
+  const double at_8k = term(estimate("gemma-2-9b", "l40s", c), "kv_cache");
+  EXPECT_NEAR(at_8k, 2'116'681'728.0 / 1e9, 1e-12);
+  EXPECT_NEAR(at_8k * 1e9 / 8192, 258'384, 1e-6);
+  c.seq_len = 2048;
+  EXPECT_NEAR(term(estimate("gemma-2-9b", "l40s", c), "kv_cache") * 1e9 / 2048, 344'064, 1e-6);
+  c.seq_len = 8192;
+  c.engine = "pytorch";
+  EXPECT_NEAR(term(estimate("gemma-2-9b", "l40s", c), "kv_cache"), 8192.0 * 42 * 8192 / 1e9, 1e-12);
+}
+
 // The native checkpoint: the experts' 114,701,598,720 weights (128 · 36 of 24,891,840) in MXFP4
 // at 4.25 bits, the other 2,127,557,952 (attention, routers, norms, embeddings, LM head) in bf16:
 // 60,935,224,320 + 4,255,115,904 = 65,190,340,224 B, 60.71 GiB (the Hugging Face repository's
@@ -595,6 +615,30 @@ TEST(InferencePerf, SlidingLayersReadOnlyTheirWindowOfTheCache) {
   EXPECT_NE(sliding->note.find("sliding-window attention: 12 of the 24 layers attend to the last "
                                "128 tokens, whose keys and values are all they read; vLLM keeps "
                                "each sequence's window of them"),
+            std::string::npos)
+      << sliding->note;
+}
+
+// Gemma 2 9B decoding at a mean context of 6,144: its 21 full layers read 6,144 cached tokens
+// and its 21 sliding ones 4,096, (6,144 + 4,096)/(2 · 6,144) = 0.8333 of the keys (and of the
+// memory-bound attention time) of a model whose every layer is full.
+TEST(InferencePerf, Gemma2SlidingLayersReadTheirWindowOfKeysPerDecodeStep) {
+  RunConfig c;
+  c.mode = "decode";
+  c.batch = 16;
+  c.seq_len = 6143;
+  c.gen_tokens = 2;
+  const Workload& w = workload("gemma-2-9b");
+  Workload full = w;
+  full.transformer->sliding_window.reset();
+  full.transformer->sliding_window_pattern.reset();
+  auto sliding = predict(w, gpu("l40s"), c, Calibration{}, catalog());
+  auto every = predict(full, gpu("l40s"), c, Calibration{}, catalog());
+  ASSERT_TRUE(sliding.ok() && every.ok());
+  EXPECT_NEAR(seconds(*sliding, "attention") / seconds(*every, "attention"),
+              (6144.0 + 4096) / (2 * 6144), 1e-9);
+  EXPECT_NE(sliding->note.find("sliding-window attention: 21 of the 42 layers attend to the last "
+                               "4096 tokens"),
             std::string::npos)
       << sliding->note;
 }
