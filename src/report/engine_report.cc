@@ -142,8 +142,15 @@ std::string show_text(const Engine& e, const Engines& engines) {
     auto f = engines.find_format(id);
     if (f) formats.push_back(fmt::format("{} ({} bits)", id, format_number((*f)->bits_per_weight)));
   }
-  out += fmt::format("\nweight formats: {}\nsource: {} ({})\n", join(formats, ", "),
-                     e.provenance.source, e.provenance.confidence);
+  out += fmt::format("\nweight formats: {}\n", join(formats, ", "));
+  // How its MoE kernels multiply a format's experts where that differs from its dense GEMMs.
+  for (const auto& g : e.expert_gemms) {
+    out += fmt::format(
+        "expert GEMM: {} experts on {} GPUs run at the {} rate, {} of the engine's GEMM "
+        "efficiency; source: {}\n",
+        g.format, g.architecture, g.compute, format_number(g.efficiency), g.source);
+  }
+  out += fmt::format("source: {} ({})\n", e.provenance.source, e.provenance.confidence);
   if (!e.provenance.notes.empty()) out += fmt::format("notes: {}\n", e.provenance.notes);
   return out;
 }

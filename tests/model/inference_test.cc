@@ -8,6 +8,7 @@
 #include "rigplan/engine.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
+#include "rigplan/report.h"
 #include "test_support.h"
 
 namespace rigplan {
@@ -641,6 +642,24 @@ TEST(InferencePerf, Gemma2SlidingLayersReadTheirWindowOfKeysPerDecodeStep) {
                                "4096 tokens"),
             std::string::npos)
       << sliding->note;
+}
+
+// `rigplan engines show tensorrt-llm` lists its [[engine.expert_gemm]] entries: the format, the
+// calibration key, the rate the kernel runs at, its efficiency and its source.
+TEST(Engines, ShowPrintsAnEnginesExpertGemms) {
+  const Engines& engines = embedded_engines();
+  const std::string text = report::show_text(**engines.find_engine("tensorrt-llm"), engines);
+  EXPECT_NE(text.find("\nexpert GEMM: mxfp4 experts on hopper-hbm GPUs run at the bf16 rate, "
+                      "0.27 of the engine's GEMM efficiency; source: TensorRT-LLM's GPT-OSS "
+                      "deployment guide"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nexpert GEMM: mxfp4 experts on blackwell-hbm GPUs run at the fp8 rate, "
+                      "0.56 of the engine's GEMM efficiency; source: "),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(report::show_text(**engines.find_engine("vllm"), engines).find("expert GEMM"),
+            std::string::npos);
 }
 
 // TensorRT-LLM runs GPT-OSS's MXFP4 experts through kernels of their own (engines.toml
