@@ -40,10 +40,11 @@ struct Op {
   OpKind kind = OpKind::kElementwise;
   double flops = 0;
   double bytes = 0;
-  // A GEMM's shape, for its size-dependent efficiency (gemm_shape_efficiency): its output tiles,
-  // and the pipeline's fill by its inner dimension.
+  // A GEMM's shape, for its size-dependent efficiency (gemm_split_k): its output tiles, its
+  // inner dimension and its output values (the group's sum), which a split-K reduction re-reads.
   double tiles = 0;
-  double k_efficiency = 1;
+  double k = 0;
+  double outputs = 0;
   double count = 1;    // identical kernels (LSTM time steps, MoE layers)
   double kernels = 1;  // launches per instance
   // GEMMs of equal shape run as one grouped GEMM (a GPU's local experts): `flops`, `bytes`,
@@ -57,9 +58,9 @@ struct Op {
   // backward at twice their forward's time (a GEMM's activation and weight gradients; an
   // elementwise operator's gradient), at the forward's shape. An operator whose backward moves
   // other bytes is written as its forward (kForward: each forward pass, recomputed ones too) and
-  // its backward (kBackward: once, whether or not the weights train), as an LSTM's cell update
-  // (lstm_ops).
-  enum class Pass { kEvery, kForward, kBackward };
+  // its backward (kBackward: once, whether or not the weights train; kWeightGradient: once, when
+  // they train), as an LSTM's cell update and recurrent GEMMs (lstm_ops).
+  enum class Pass { kEvery, kForward, kBackward, kWeightGradient };
   Pass pass = Pass::kEvery;
   // A linear layer's GEMM: the GEMMs FP8 training runs in FP8 (fp8_training.h).
   bool linear = false;
@@ -135,7 +136,8 @@ Op gemm(double m, double n, double k, double beta, double count = 1, double grou
   Op op;
   op.kind = OpKind::kGemm;
   op.tiles = gemm_tiles(m, n, group);
-  op.k_efficiency = gemm_k_efficiency(k);
+  op.k = k;
+  op.outputs = group * m * n;
   op.flops = group * 2 * m * n * k;
   op.bytes = group * (m * k + k * n) * beta;
   op.output_bytes = group * m * n * beta;
@@ -224,12 +226,22 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
 // Recurrent Neural Networks in cuDNN 5", NVIDIA developer blog, 2016, recalled): the input
 // projections of all steps as one GEMM, then per step one recurrent GEMM of `batch` rows × 4·hidden
 // gates and the fused cell update, which reads and writes pc::kLstmCellForwardValues values per
-// hidden unit and pc::kLstmCellBackwardValues in its backward.
+// hidden unit and pc::kLstmCellBackwardValues in its backward. The backward runs per step one
+// GEMM of the gates' gradient by the recurrent weights (`batch` × hidden, inner 4·hidden) and the
+// recurrent weights' gradient once over all steps (4·hidden × hidden, inner batch · steps).
 void lstm_ops(double batch, double input, double hidden, double steps, double dirs, double count,
               double beta, std::vector<Op>& ops) {
   const double h = hidden, per_step = count * steps * dirs;
   ops.push_back(gemm(batch * steps, 4 * h * dirs, input, beta, count));
-  ops.push_back(gemm(batch, 4 * h, h, beta, per_step));
+  Op recurrent = gemm(batch, 4 * h, h, beta, per_step);
+  recurrent.pass = Op::Pass::kForward;
+  ops.push_back(recurrent);
+  Op recurrent_data = gemm(batch, h, 4 * h, beta, per_step);
+  recurrent_data.pass = Op::Pass::kBackward;
+  ops.push_back(recurrent_data);
+  Op recurrent_weights = gemm(4 * h, h, batch * steps, beta, count * dirs);
+  recurrent_weights.pass = Op::Pass::kWeightGradient;
+  ops.push_back(recurrent_weights);
   Op cell = elementwise(batch * h * pc::kLstmCellForwardValues * beta, per_step);
   cell.pass = Op::Pass::kForward;
   ops.push_back(cell);
@@ -318,6 +330,8 @@ double op_passes(const Op& op, const Passes& passes) {
       return passes.forward;
     case Op::Pass::kBackward:
       return passes.backward_other > 0 ? 1 : 0;
+    case Op::Pass::kWeightGradient:
+      return passes.backward_gemm > 1 ? 1 : 0;
     case Op::Pass::kEvery:
       break;
   }
@@ -332,11 +346,13 @@ void time_ops(std::span<const Op> ops, const Passes& step_passes, const Rates& r
     const bool is_attention = op.kind == OpKind::kAttention;
     const double passes = op_passes(op, step_passes);
     if (passes == 0) continue;
-    double compute = 0;
+    double compute = 0, reduction = 0, kernels = op.kernels;
     if (is_gemm) {
-      compute = op.flops /
-                ((op.linear ? rates.linear_tflops : rates.tensor_tflops) * 1e12 *
-                 cal.gemm_efficiency * gemm_shape_efficiency(op.tiles, op.k_efficiency, rates.sms));
+      const SplitK split = gemm_split_k(op.tiles, op.k, rates.sms);
+      compute = op.flops / ((op.linear ? rates.linear_tflops : rates.tensor_tflops) * 1e12 *
+                            cal.gemm_efficiency * split.efficiency);
+      reduction = split_k_reduction_bytes(split.slices, op.outputs);
+      if (split.slices > 1) kernels += 1;
     } else if (is_attention) {
       compute =
           op.flops / (rates.tensor_tflops * 1e12 * cal.gemm_efficiency * pc::kAttentionVsGemm);
@@ -344,10 +360,12 @@ void time_ops(std::span<const Op> ops, const Passes& step_passes, const Rates& r
       compute = op.flops / (rates.vector_tflops * 1e12 * pc::kVectorEfficiency);
     }
     const double bytes = op_bytes(op, rates.l2_bytes);
-    const double memory = bytes / (rates.bandwidth_gbps * 1e9 * cal.memory_efficiency);
-    const double seconds =
-        (std::max(compute, memory) / rates.sustained + op.kernels * pc::kKernelOverheadS) *
-        op.count * passes;
+    const double bandwidth = rates.bandwidth_gbps * 1e9 * cal.memory_efficiency;
+    const double memory = bytes / bandwidth;
+    // A split-K GEMM's reduction kernel runs after it, at the memory bandwidth.
+    const double seconds = ((std::max(compute, memory) + reduction / bandwidth) / rates.sustained +
+                            kernels * pc::kKernelOverheadS) *
+                           op.count * passes;
     (compute >= memory ? out.compute_bound : out.memory_bound) += seconds;
     if (is_gemm) {
       out.gemm += seconds;
@@ -362,7 +380,7 @@ void time_ops(std::span<const Op> ops, const Passes& step_passes, const Rates& r
     } else {
       out.elementwise += seconds;
     }
-    out.bytes += bytes * op.count * passes;
+    out.bytes += (bytes + reduction) * op.count * passes;
   }
 }
 
