@@ -54,7 +54,8 @@ TEST(Recommend, EveryPresetHasARankedAnswer) {
       const Option* prev = i > 0 ? &rec->options[i - 1] : nullptr;
       if (prev && prev->total_cost_usd > o.total_cost_usd) {
         EXPECT_TRUE(prev->common_stack && !o.common_stack) << prev->gpu << " above " << o.gpu;
-        EXPECT_LE(prev->total_cost_usd, 1.01 * o.total_cost_usd);
+        // Within 1% of the dearer's cost, as the ranking's tie is.
+        EXPECT_LE(prev->total_cost_usd - o.total_cost_usd, 0.01 * prev->total_cost_usd);
         EXPECT_NE(prev->reason.find("a tie goes to the common stack"), std::string::npos);
       }
       const double time = o.serving ? o.serving->tpot_ms : o.time_to_result_h;
@@ -86,7 +87,7 @@ TEST(Recommend, ABudgetThatBuysNothingNamesWhatItBuysInTheExistingDesktop) {
   ASSERT_FALSE(rec->relaxations.empty());
   EXPECT_EQ(rec->relaxations.back(),
             "every owned option here includes a new base system; the budget buys, as a GPU added "
-            "to the PC you have: own used 1 x rtx-a4000 (existing-desktop) at 467 USD (--system "
+            "to the PC you have: own used 1 x rtx-a4000 (existing-desktop) at 458 USD (--system "
             "existing-desktop)");
 }
 
@@ -117,8 +118,8 @@ TEST(Recommend, GpusAllowedKeepsEveryOptionOnThoseGpus) {
 
 // --have gtx-1080-ti: its resale is the catalog's used price (170 USD of 2025-06-01), an owned
 // option's net cost its purchase less 170 USD, and its speedup the ratio of the two predictions:
-// `rigplan predict resnet50 --batch 128 --gpu rtx-3090` (887.57 images/s) over `--gpu
-// gtx-1080-ti` (186.34 images/s).
+// `rigplan predict resnet50 --batch 128 --gpu rtx-3090` (860.85 images/s) over `--gpu
+// gtx-1080-ti` (180.73 images/s).
 TEST(Recommend, HaveGivesResaleNetCostAndSpeedupOverTheOwnedGpu) {
   Constraints k;
   k.acquire = "own";
@@ -135,7 +136,7 @@ TEST(Recommend, HaveGivesResaleNetCostAndSpeedupOverTheOwnedGpu) {
   EXPECT_EQ(have.gpu, "gtx-1080-ti");
   EXPECT_EQ(have.count, 1);
   EXPECT_TRUE(have.runs);
-  EXPECT_NEAR(have.throughput, 186.34, 0.5);
+  EXPECT_NEAR(have.throughput, 180.73, 0.5);
   EXPECT_DOUBLE_EQ(have.resale_usd, 170);
   ASSERT_EQ(have.gpus.size(), 1u);
   EXPECT_EQ(have.gpus[0].used_price_date->to_string(), "2025-06-01");
@@ -147,7 +148,7 @@ TEST(Recommend, HaveGivesResaleNetCostAndSpeedupOverTheOwnedGpu) {
     EXPECT_EQ(o.gpu, "rtx-3090");
     EXPECT_DOUBLE_EQ(*o.resale_usd, 170);
     EXPECT_DOUBLE_EQ(*o.net_cost_usd, o.capex_usd - 170);
-    EXPECT_NEAR(*o.speedup_over_have, 887.57 / 186.34, 0.002);
+    EXPECT_NEAR(*o.speedup_over_have, 860.85 / 180.73, 0.002);
     EXPECT_NEAR(*o.net_cost_per_speedup_usd, *o.net_cost_usd / (*o.speedup_over_have - 1), 1e-6);
   }
   EXPECT_GT(owned, 0u);
@@ -208,7 +209,7 @@ TEST(Recommend, HaveThatCannotRunTheWorkloadIsRejected) {
   EXPECT_EQ(rec->have->keep_breaks, std::vector<std::string>{"fit"});
 }
 
-// The kaggle persona's 150 h a month on an RTX 4090 take the 1080 Ti 1,262 h (186.34 images/s
+// The kaggle persona's 150 h a month on an RTX 4090 take the 1080 Ti 1,301 h (180.73 images/s
 // on resnet50, as predict): it holds the work, so speedups are given, but not in the month, so
 // keeping breaks the time constraint and every feasible option ranks above it.
 TEST(Recommend, HaveThatIsTooSlowForTheMonthGivesSpeedupsButIsNotKept) {
@@ -220,7 +221,7 @@ TEST(Recommend, HaveThatIsTooSlowForTheMonthGivesSpeedupsButIsNotKept) {
   auto rec = recommend(*demand, k, default_catalog(), embedded_calibration());
   ASSERT_TRUE(rec.ok()) << rec.status().message();
   EXPECT_TRUE(rec->have->runs);
-  EXPECT_NEAR(rec->have->throughput, 186.34, 0.01);
+  EXPECT_NEAR(rec->have->throughput, 180.73, 0.01);
   EXPECT_EQ(rec->have->keep_breaks, std::vector<std::string>{"time"});
   EXPECT_FALSE(rec->have->keep_wins);
   ASSERT_FALSE(rec->options.empty());
