@@ -255,7 +255,9 @@ void add_training_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_flag("--checkpointing", o.run.checkpointing,
                 "Activation checkpointing of every layer (recomputes the forward)");
   cmd->add_option("--recompute", o.run.recompute,
-                  "none, selective (the attention core) or full (= --checkpointing)");
+                  "none, selective (Megatron-LM: the attention core), selective-op (torchtitan's "
+                  "per-op policy: every other matmul and the elementwise ops) or full (= "
+                  "--checkpointing)");
   cmd->add_flag("--activation-offload", o.run.activation_offload,
                 "Saved activations streamed to host memory (torchtune, unsloth)");
   cmd->add_flag("--optimizer-in-backward", o.run.optimizer_in_backward,

@@ -17,6 +17,7 @@
 #include "model/links.h"
 #include "model/memory_constants.h"
 #include "model/memory_numbers.h"
+#include "model/recompute_policy.h"
 #include "rigplan/engine.h"
 #include "rigplan/input.h"
 #include "rigplan/schema.h"
@@ -34,7 +35,6 @@ constexpr std::string_view kOptimizers[] = {
     "adamw", "adam8bit", "paged-adamw", "paged-adamw8bit", "sgd", "sgd-momentum", "adafactor"};
 constexpr std::string_view kTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "all"};
 constexpr std::string_view kOffloads[] = {"none", "optimizer", "cpu"};
-constexpr std::string_view kRecompute[] = {"none", "selective", "full"};
 
 Status check_choice(std::string_view option, const std::string& value,
                     std::span<const std::string_view> accepted) {
@@ -690,6 +690,49 @@ std::pair<std::string, std::string> activation_text(const Run& r, const Activati
       fmt::format("{}·{}", num(shape.layers), a_layer)};
 }
 
+// Bytes a transformer layer keeps per token under torchtitan's per-op selective checkpointing
+// (recompute_policy.h), all of it split over the tensor-parallel ranks: the outputs of the
+// linears the policy saves (a mixture's MLP ones for each of a token's top_k experts) and the
+// flash attention kernel's output with its fp32 log-sum-exp per head. The layer's input, which
+// the checkpoint itself keeps, is op_sac_activations'.
+double op_sac_saved_bytes(const Run& r) {
+  const TransformerConfig& t = *r.w.transformer;
+  const double q = static_cast<double>(t.num_heads) * t.head_size();
+  double bytes = r.act_bytes * q + 4.0 * t.num_heads;
+  const std::vector<LinearShape> linears = layer_linears(t);
+  for (size_t i = 0; i < linears.size(); ++i) {
+    if (!recompute_policy::op_sac_saves_linear(i)) continue;
+    const bool mlp =
+        linears[i].name == "gate" || linears[i].name == "up" || linears[i].name == "down";
+    bytes += r.act_bytes * static_cast<double>(linears[i].out) * (mlp ? t.top_k() : 1);
+  }
+  return bytes;
+}
+
+// Activations of the shape's layers under the per-op policy: each keeps its input (whole on each
+// tensor-parallel rank without SP) and op_sac_saved_bytes; the layer whose backward runs holds
+// what it recomputes beside them, the rest of a layer without recompute (`per_layer`).
+void op_sac_activations(const Run& r, const ActivationShape& shape, double per_layer, Terms& t) {
+  const double tp = r.c.tensor_parallel;
+  const double input =
+      r.act_bytes * r.w.transformer->hidden_size / (r.c.sequence_parallel ? tp : 1);
+  const double kept = input + op_sac_saved_bytes(r) / tp;
+  const double recomputed = std::max(per_layer - kept, 0.0);
+  const double bytes = shape.layers * shape.tokens * kept + shape.tokens * recomputed;
+  t.add(
+      "activations", bytes,
+      [&] {
+        return shape.how +
+               "·b·s·a_kept (per-op selective: the layer input, the outputs of every other "
+               "linear, the attention output and its log-sum-exp) + b·s·(a_layer − a_kept) (one "
+               "layer recomputed)";
+      },
+      [&] {
+        return fmt::format("{}·{}·{} + {}·{}", num(shape.layers), shape.tokens_text,
+                           num(std::round(kept)), shape.tokens_text, num(std::round(recomputed)));
+      });
+}
+
 // Training activations of a transformer: what the backward pass needs, by recompute policy and
 // activation offloading, and the logits the loss reads.
 void transformer_training_activations(const Run& r, Terms& t) {
@@ -704,6 +747,11 @@ void transformer_training_activations(const Run& r, Terms& t) {
   // A checkpointed layer input, split over the tensor-parallel ranks only with SP.
   const double input_bytes = r.act_bytes * d / (r.c.sequence_parallel ? tp : 1);
   const double kept = mc::kOffloadedLayersInFlight;
+  if (r.c.recompute == recompute_policy::kSelectiveOp && !r.c.activation_offload) {
+    op_sac_activations(r, shape, per_layer, t);
+    if (tc.arch != "encoder") logits_term(r, tokens, shape.tokens_text, t);
+    return;
+  }
   double bytes = layers * tokens * per_layer;
   if (r.c.checkpointing && r.c.activation_offload) {
     bytes = kept * tokens * input_bytes + tokens * per_layer;
@@ -839,7 +887,8 @@ Status resolve_recompute(RunConfig& c) {
     c.recompute = c.checkpointing ? "full" : "none";
     return {};
   }
-  if (Status s = check_choice("recompute", c.recompute, kRecompute); !s.ok()) return s;
+  if (Status s = check_choice("recompute", c.recompute, recompute_policy::kPolicies); !s.ok())
+    return s;
   if (c.checkpointing && c.recompute != "full") {
     return Status::invalid_input(fmt::format(
         "--checkpointing recomputes every layer; it contradicts --recompute {}", c.recompute));

@@ -23,6 +23,7 @@
 #include "model/links.h"
 #include "model/memory_numbers.h"
 #include "model/perf_constants.h"
+#include "model/recompute_policy.h"
 #include "model/run_speed.h"
 #include "rigplan/cost.h"
 #include "rigplan/schema.h"
@@ -64,6 +65,10 @@ struct Op {
   Pass pass = Pass::kEvery;
   // A linear layer's GEMM: the GEMMs FP8 training runs in FP8 (fp8_training.h).
   bool linear = false;
+  // Run forward once more under torchtitan's per-op selective checkpointing (recompute
+  // `selective-op`, recompute_policy.h): a transformer layer's elementwise operators and the
+  // linear GEMMs whose outputs the policy does not keep, with their FP8 casts.
+  bool op_sac_recomputed = false;
   bool operator==(const Op&) const = default;
 };
 
@@ -179,7 +184,9 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
   const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
   const double layers = t.total_layers();
   const double causal = t.arch == "encoder" ? 1.0 : 0.5;
-  for (const auto& lin : layer_linears(t)) {
+  const std::vector<LinearShape> linears = layer_linears(t);
+  for (size_t i = 0; i < linears.size(); ++i) {
+    const LinearShape& lin = linears[i];
     const bool mlp = lin.name == "gate" || lin.name == "up" || lin.name == "down";
     const double experts = mlp ? t.experts() : 1;
     const double group = mlp ? ep : 1;  // the GPUs whose tokens each local expert runs
@@ -189,6 +196,7 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
              static_cast<double>(lin.in) / (lin.name == "down" || lin.name == "o" ? tp : 1), beta,
              layers, experts / group));
     ops.back().linear = true;
+    ops.back().op_sac_recomputed = !recompute_policy::op_sac_saves_linear(i);
   }
   // Attention: scores and context, 4·s·q FLOPs per token (halved by causal masking). A sliding
   // layer's query attends to at most its window, causal_keys(s, w)/s keys on average, where
@@ -214,6 +222,7 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
   const double split = (t.gated() ? 3 : 2) * f * t.top_k() + 2 * (q + 2 * kv);
   ops.push_back(elementwise(tokens * (hidden / (sp ? tp : 1) + split / tp) * beta, layers));
   ops.back().kernels = 8;
+  ops.back().op_sac_recomputed = true;  // nothing of it is on the policy's save list
   // Embeddings, LM head and loss.
   if (t.arch != "encoder" && t.vocab_size > 0) {
     ops.push_back(gemm(tokens, t.vocab_size / static_cast<double>(tp), d, beta));
@@ -712,6 +721,7 @@ void add_fp8_casts(std::vector<Op>& ops, double beta) {
     Op forward = elementwise(bytes.forward, op.count);
     forward.kernels = 2 * f8::kCastKernels;  // the input and the weight
     forward.pass = Op::Pass::kForward;
+    forward.op_sac_recomputed = op.op_sac_recomputed;
     Op backward = elementwise(bytes.backward, op.count);
     backward.kernels = f8::kCastKernels;  // the output gradient
     backward.pass = Op::Pass::kBackward;
@@ -1042,12 +1052,16 @@ std::vector<Op> adapter_ops(const StepContext& s) {
 Timing train_timing(const StepContext& s, const StepOperators& ops) {
   Timing timing = operator_times(s, ops);
   const double recompute = s.c.checkpointing ? 1 : 0;
-  // Selective recompute (Korthikanti et al. 2022): the attention core runs forward once more.
-  if (std::string_view(s.c.recompute) == "selective") {
-    std::vector<Op> core;
-    std::copy_if(ops.ops.begin(), ops.ops.end(), std::back_inserter(core),
-                 [](const Op& op) { return op.kind == OpKind::kAttention; });
-    time_ops(core, kForwardPass, s.rates, s.cal, timing);
+  // Selective recompute (recompute_policy.h): Megatron-LM's runs the attention core forward once
+  // more, torchtitan's per-op policy the operators it does not keep.
+  const std::string_view policy = s.c.recompute;
+  if (policy == recompute_policy::kSelective || policy == recompute_policy::kSelectiveOp) {
+    const bool op_sac = policy == recompute_policy::kSelectiveOp;
+    std::vector<Op> again;
+    std::copy_if(ops.ops.begin(), ops.ops.end(), std::back_inserter(again), [&](const Op& op) {
+      return op_sac ? op.op_sac_recomputed : op.kind == OpKind::kAttention;
+    });
+    time_ops(again, kForwardPass, s.rates, s.cal, timing);
   }
   if (trains_on_4bit(s.c) && s.w.transformer) {
     const Op dequantize = dequantize_op(s);

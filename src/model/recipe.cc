@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "catalog/toml_decode.h"
+#include "model/recompute_policy.h"
 #include "model/run_fields.h"
 #include "rigplan/input.h"
 #include "util/embedded_file.h"
@@ -41,7 +42,11 @@ const std::vector<FieldSpec<RunConfig>>& run_config_fields() {
       {"seq_len", &R::seq_len, kOptional, "", {}, input::kSeq.range()},
       {"gen_tokens", &R::gen_tokens, kOptional, "", {}, input::kGenTokens.range()},
       {"checkpointing", &R::checkpointing, kOptional},
-      {"recompute", &R::recompute, kOptional, "", {"none", "selective", "full"}},
+      {"recompute",
+       &R::recompute,
+       kOptional,
+       "",
+       {std::begin(recompute_policy::kPolicies), std::end(recompute_policy::kPolicies)}},
       {"activation_offload", &R::activation_offload, kOptional},
       {"optimizer_in_backward", &R::optimizer_in_backward, kOptional},
       {"loss_chunks", &R::loss_chunks, kOptional, "", {}, input::kLossChunks.range()},

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <tuple>
 
+#include "model/recompute_policy.h"
 #include "recommend/steps.h"
 #include "rigplan/train_plan.h"
 
@@ -15,10 +16,13 @@ namespace rigplan::recommend_steps {
 
 namespace {
 
-// Recompute in the order of the work it adds: none, selective (attention's core), full (every
-// layer's forward again).
+// Recompute in the order of the work it adds (recompute_policy.h): none, selective (attention's
+// core), selective-op (every other matmul and the elementwise operators), full (every layer's
+// forward again).
 int recompute_rank(std::string_view recompute) {
-  return recompute == "none" ? 0 : recompute == "selective" ? 1 : 2;
+  const auto& policies = recompute_policy::kPolicies;
+  return static_cast<int>(std::find(std::begin(policies), std::end(policies), recompute) -
+                          std::begin(policies));
 }
 
 // What a layout is apart from its recompute.

@@ -22,6 +22,7 @@ std::string run_summary(const Workload& w, const RunConfig& c) {
     if (c.optimizer_in_backward) out += " in backward";
     if (c.checkpointing) out += ", checkpointing";
     if (c.recompute == "selective") out += ", selective recompute";
+    if (c.recompute == "selective-op") out += ", per-op selective recompute";
     if (c.activation_offload) out += ", activation offload";
     if (c.loss_chunks != 1)
       out +=

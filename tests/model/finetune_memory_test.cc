@@ -244,7 +244,14 @@ TEST(FinetuneMemory, RecomputePolicyMustAgreeWithCheckpointing) {
   e = estimate_memory(workload("llama-2-7b"), gpu("rtx-4090"), c);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().message(),
-            "--recompute 'everything' is not accepted; expected 'none', 'selective' or 'full'");
+            "--recompute 'everything' is not accepted; expected 'none', 'selective', "
+            "'selective-op' or 'full'");
+  c.recompute = "selective_op";
+  e = estimate_memory(workload("llama-2-7b"), gpu("rtx-4090"), c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "--recompute 'selective_op' is not accepted; expected 'none', 'selective', "
+            "'selective-op' or 'full' (did you mean 'selective-op' or 'selective'?)");
 }
 
 TEST(Recipes, EmbeddedRecipesLoadAndNameTheirSources) {

@@ -130,6 +130,73 @@ TEST(Pipeline, SelectiveRecomputeRunsTheAttentionCoreForwardOnceMore) {
               4.0 / 3, 1e-12);
 }
 
+double flops(const Prediction& p, std::string_view name) {
+  for (const auto& t : p.terms) {
+    if (t.name == name) return t.flops;
+  }
+  return 0;
+}
+
+// Llama 2 13B as torchtitan's performance table trained it on one GPU's share: 2 sequences of
+// 4,096 tokens (d 5,120, MLP 13,824, 40 layers, multi-head attention).
+RunConfig llama_2_13b_torchtitan(std::string recompute) {
+  RunConfig c;
+  c.batch = 2;
+  c.seq_len = 4096;
+  c.precision = "bf16";
+  c.recompute = std::move(recompute);
+  c.known_to_fit = true;  // without recompute it needs more than one A100 holds
+  return c;
+}
+
+TEST(Recompute, PerOpSelectiveRunsEveryOtherLinearAndTheElementwiseOperatorsAgain) {
+  const Prediction none = predict_run("llama-2-13b", llama_2_13b_torchtitan("none"));
+  const Prediction op = predict_run("llama-2-13b", llama_2_13b_torchtitan("selective-op"));
+  // The policy keeps the outputs of q, v, gate and down, the 1st, 3rd, 5th and 7th matmuls a
+  // block calls, and runs k (5,120 × 5,120), o (5,120 × 5,120) and up (5,120 × 13,824) forward
+  // again: 123,207,680 weights a layer, × 40 layers × 2 FLOPs × 8,192 tokens.
+  EXPECT_NEAR(flops(op, "gemm") - flops(none, "gemm"), 123'207'680.0 * 40 * 2 * 8192, 1e3);
+  // It keeps the flash attention kernel's output, so attention does not run again.
+  EXPECT_DOUBLE_EQ(term(op, "attention"), term(none, "attention"));
+  EXPECT_GT(term(op, "elementwise"), term(none, "elementwise"));
+  // torchtitan measured it on 64 A100 80 GB: 2,162 tokens/s a GPU without checkpointing, 1,904
+  // with per-op selective checkpointing (docs/performance.md @ 3faaa1a0de; validation/
+  // cluster.csv rows 102 and 104), 1.1355× the step; the layers' operators grow 1.130× (the
+  // optimizer, which FSDP shards over 64 GPUs there, left out).
+  const auto layers_s = [](const Prediction& p) {
+    return term(p, "gemm") + term(p, "attention") + term(p, "elementwise");
+  };
+  EXPECT_NEAR(layers_s(op) / layers_s(none), 2162.0 / 1904, 0.01);
+}
+
+TEST(Recompute, PerOpSelectiveKeepsTheLayerInputAndTheSavedOutputs) {
+  // Llama 2 70B (d 8,192, 64 heads, 8 key/value heads of 128, MLP 28,672, 80 layers) as
+  // torchtitan ran it on 64 A100 80 GB with FSDP: 1 sequence of 4,096 tokens a GPU. Per token a
+  // layer keeps, in bf16: its input (16,384 B), the outputs of q (16,384), v (2,048), gate
+  // (57,344) and down (16,384), the attention output (16,384) and its fp32 log-sum-exp per head
+  // (256): 125,184 B. The layer whose backward runs holds the rest of what it keeps without
+  // recompute, 332,032 − 125,184 = 206,848 B a token.
+  RunConfig c;
+  c.gpus = 64;
+  c.zero = 3;
+  c.batch = 1;
+  c.seq_len = 4096;
+  c.precision = "bf16";
+  c.recompute = "selective-op";
+  auto op = estimate_memory(workload("llama-2-70b"), gpu("a100-sxm4-80gb"), c, false);
+  ASSERT_TRUE(op.ok()) << op.status().message();
+  EXPECT_NEAR(memory_gb(*op, "activations"), (80 * 4096 * 125'184.0 + 4096 * 206'848.0) / 1e9,
+              1e-6);
+  // It fits where Megatron-LM's selective recompute, which with FlashAttention keeps all of
+  // 332,032 B a token and layer, does not: so torchtitan ran it at this batch.
+  EXPECT_TRUE(op->fits);
+  c.recompute = "selective";
+  auto selective = estimate_memory(workload("llama-2-70b"), gpu("a100-sxm4-80gb"), c, false);
+  ASSERT_TRUE(selective.ok());
+  EXPECT_NEAR(memory_gb(*selective, "activations"), 80 * 4096 * 332'032.0 / 1e9, 1e-6);
+  EXPECT_FALSE(selective->fits);
+}
+
 // Korthikanti et al. 2022, Table 2, for their 22B model (s 2048, b 4, h 6144, a 64, L 48, t 8):
 // without sequence parallelism or recomputation a layer keeps s·b·h·(10 + 24/t + 5·a·s/(h·t))
 // bytes = 50,331,648 × 26.333 = 1,325,400,064.
