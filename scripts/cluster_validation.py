@@ -157,6 +157,11 @@ def recompute_of(r):
     if text.startswith("selective layer"):
         return None, ("recompute: torchtitan's layer-selective checkpointing (every second block) "
                       "is not a policy rigplan models")
+    if text.startswith("selective op") or "per-op sac" in text:
+        if group.startswith("A_megatron"):
+            return None, f"recompute '{r['recompute']}': per-op checkpointing in a Megatron-LM run"
+        return "selective-op", ("recompute selective-op: torchtitan's per-op selective "
+                                "checkpointing (every other matmul's output kept)")
     if text.startswith("selective"):
         return "selective", ""
     if text.startswith("full"):
@@ -164,8 +169,9 @@ def recompute_of(r):
     if text == "none":
         return "none", ""
     if text.startswith("not stated (config default)"):
-        return "selective", ("recompute selective: the default of torchtitan's llama3_8b.toml "
-                             "(op-level selective checkpointing; recalled, not in the source)")
+        return "selective-op", ("recompute selective-op: the default of torchtitan's "
+                                "llama3_8b.toml (mode selective, selective_ac_option op; recalled, "
+                                "not in the source)")
     return None, f"recompute '{r['recompute']}' not stated"
 
 
