@@ -29,8 +29,21 @@ struct ExpertGemm {
   int line = 0;           // in its file
 };
 
+// A release (version and backend) of an engine whose attention differs from the engine's
+// default ([[engine.release]] in data/engines/engines.toml); a run names it as `id@version`
+// ("tensorrt-llm@0.17") and gets the engine with these values in place of its own.
+struct EngineRelease {
+  std::string version;        // as the run names it after '@': "0.17"
+  std::string backend;        // what runs the model in that release: "TensorRT engines"
+  std::string sliding_reads;  // window, context (Engine::sliding_reads)
+  std::string source;
+  int line = 0;  // in its file
+};
+
 struct Engine {
   std::string id;  // pytorch, vllm, sglang, tensorrt-llm, llama.cpp
+  // The release a run named (`id@release`); empty: the engine's own figures.
+  std::string release;
   std::string name;
   std::vector<std::string> aliases;
   std::string version;  // the release its figures describe
@@ -52,6 +65,12 @@ struct Engine {
   // pool, as SGLang's swa_full_tokens_ratio; 1: the whole context, as a full layer).
   std::string sliding_kv;
   double sliding_pool_ratio = 0;
+  // The keys a sliding-window layer's attention kernel reads at decode and prefill: "window"
+  // (the last window of tokens, as FlashAttention's window_size) or "context" (every cached
+  // token, the old ones masked out but read and computed: transformers' SDPA, TensorRT-LLM's
+  // TensorRT engines without max_attention_window). "context" needs the whole context cached.
+  std::string sliding_reads;
+  std::vector<EngineRelease> releases;  // where a release's attention differs from these
   // Scheduling.
   int prefill_chunk_tokens = 0;  // 0: the whole prompt in one step
   int prefill_chunk_tokens_small = 0;
@@ -86,6 +105,8 @@ struct Engine {
   double rocm_memory_efficiency = 0;
   Provenance provenance;
 
+  // The name a run gives to get this engine back: its id, or `id@release`.
+  std::string run_name() const { return release.empty() ? id : id + "@" + release; }
   // The defaults that depend on the GPU's memory (GB, 1e9 bytes).
   int chunk_tokens(double gpu_memory_gb) const;
   int max_sequences(double gpu_memory_gb) const;
@@ -132,8 +153,9 @@ class Engines {
   std::vector<WeightFormat> formats;
   std::vector<KvFormat> kv_formats;
 
-  // By id or alias, case-insensitively ("ollama" is llama.cpp); an unknown name is a
-  // kInvalidInput Status with the accepted ids and a "did you mean".
+  // By id or alias, case-insensitively ("ollama" is llama.cpp), optionally with a release
+  // after '@' ("tensorrt-llm@0.17": the engine with that release's values); an unknown name or
+  // release is a kInvalidInput Status with the accepted ones and a "did you mean".
   Result<const Engine*> find_engine(std::string_view name) const;
   Result<const WeightFormat*> find_format(std::string_view name) const;
   Result<const KvFormat*> find_kv_format(std::string_view name) const;
@@ -141,6 +163,8 @@ class Engines {
 
  private:
   std::unique_ptr<NameIndex> engine_index_, format_index_, kv_index_;
+  // Each engine's releases as whole engines, in the order of `engines` and their releases.
+  std::vector<Engine> release_engines_;
 };
 
 // The engines compiled into the binary (data/engines/*.toml), parsed once.

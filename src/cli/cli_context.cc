@@ -201,8 +201,9 @@ constexpr std::string_view kRunOptions[] = {"--recipe",
 // The inference options of a run: engine, lengths, KV cache, serving load.
 void add_inference_options(CLI::App* cmd, RunConfig& run) {
   cmd->add_option("--engine", run.engine,
-                  "Inference engine: pytorch, vllm, sglang, tensorrt-llm, llama.cpp, ollama "
-                  "(default: pytorch to train, vllm for inference; `rigplan engines list`)");
+                  "Inference engine: pytorch, vllm, sglang, tensorrt-llm, llama.cpp, ollama, "
+                  "or a release as ID@VERSION, tensorrt-llm@0.17 (default: pytorch to train, "
+                  "vllm for inference; `rigplan engines list`)");
   cmd->add_option("--gen-tokens,--output-len", run.gen_tokens,
                   "Inference: tokens generated after the prompt");
   cmd->add_option("--kv-cache", run.kv_cache, "KV-cache format: auto, fp8, int8, q8_0, q4_0");

@@ -20,10 +20,15 @@ namespace {
 constexpr std::string_view kComputeTypes[] = {"fp32", "fp16", "fp16acc", "bf16",
                                               "fp8",  "int8", "fp4"};
 
+// What a sliding-window layer's attention kernel may read (Engine::sliding_reads).
+constexpr std::string_view kSlidingReads[] = {"window", "context"};
+
 const std::vector<FieldSpec<Engine>>& engine_fields() {
   using E = Engine;
   static const Range kFraction{0, 1, false};
   static const Range kNonNegative{0, 1e6, true};
+  static const std::vector<std::string_view> kReads(std::begin(kSlidingReads),
+                                                    std::end(kSlidingReads));
   static const std::vector<FieldSpec<E>> kFields = {
       {"id", &E::id, true},
       {"name", &E::name, true},
@@ -42,6 +47,7 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
       {"kv_formats", &E::kv_formats, true},
       {"sliding_kv", &E::sliding_kv, true, "", {"window", "pool"}},
       {"sliding_pool_ratio", &E::sliding_pool_ratio, false, "", {}, kFraction},
+      {"sliding_reads", &E::sliding_reads, true, "", kReads},
       {"prefill_chunk_tokens", &E::prefill_chunk_tokens, true, "", {}, kNonNegative},
       {"prefill_chunk_tokens_small", &E::prefill_chunk_tokens_small, true, "", {}, kNonNegative},
       {"max_seqs", &E::max_seqs, true, "", {}, kNonNegative},
@@ -93,6 +99,19 @@ const std::vector<FieldSpec<ExpertGemm>>& expert_gemm_fields() {
       {"efficiency", &X::efficiency, true, "", {}, {0, 1, false}},
       {"source", &X::source, true},
       {"fitted_on", &X::fitted_on, false},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<EngineRelease>>& release_fields() {
+  using R = EngineRelease;
+  static const std::vector<std::string_view> kReads(std::begin(kSlidingReads),
+                                                    std::end(kSlidingReads));
+  static const std::vector<FieldSpec<R>> kFields = {
+      {"version", &R::version, true},
+      {"backend", &R::backend, true},
+      {"sliding_reads", &R::sliding_reads, true, "", kReads},
+      {"source", &R::source, true},
   };
   return kFields;
 }
@@ -172,6 +191,19 @@ void check_sliding_pool(const EntryContext& ctx, const RawEntry& raw, const Engi
   }
 }
 
+// A kernel reads no more keys than the cache holds: reading the whole context of a sliding
+// layer needs an engine that caches it (sliding_kv "pool" with a ratio of 1).
+void check_sliding_reads(const EntryContext& ctx, std::string_view reads, const Engine& e) {
+  if (reads != "context" || (e.sliding_kv == "pool" && e.sliding_pool_ratio >= 1)) return;
+  ctx.error("sliding_reads",
+            fmt::format("'context' reads every cached token of a sliding layer, but sliding_kv "
+                        "'{}' keeps {}; set sliding_reads = \"window\" or keep the whole context "
+                        "(sliding_kv = \"pool\", sliding_pool_ratio = 1)",
+                        e.sliding_kv,
+                        e.sliding_kv == "window" ? "each sequence's window"
+                                                 : "a pool smaller than the context"));
+}
+
 // A format of the experts alone may name the format its other tensors are stored in (GGUF's
 // MXFP4_MOE keeps them in Q8_0); that format must exist and cover a whole model itself.
 void check_rest(const EntryContext& ctx, const WeightFormat& f,
@@ -236,11 +268,44 @@ void decode_expert_gemms(const EntryContext& ctx, Engine& e) {
   }
 }
 
-// An engine's fields, its provenance and its expert GEMM tables.
+// An engine's [[engine.release]] tables: each a version a run may name after '@', once, and
+// the attention it runs, which a kernel must be able to read from the engine's cache.
+void decode_releases(const EntryContext& ctx, Engine& e) {
+  const toml::node* node = ctx.table().get("release");
+  if (!node) return;
+  const auto* list = node->as_array();
+  if (!list || !list->is_array_of_tables()) {
+    ctx.error("release", "expected [[engine.release]] tables");
+    return;
+  }
+  for (const auto& item : *list) {
+    const toml::table& table = *item.as_table();
+    const EntryContext in = ctx.within(table, fmt::format("release {}", e.releases.size() + 1));
+    EngineRelease r;
+    decode_fields(in, table, release_fields(), r, {});
+    r.line = static_cast<int>(table.source().begin.line);
+    if (in.read_well({"version"})) {
+      const bool twice =
+          std::any_of(e.releases.begin(), e.releases.end(),
+                      [&](const EngineRelease& o) { return o.version == r.version; });
+      if (r.version.empty() || r.version.find('@') != std::string::npos) {
+        in.error("version", fmt::format("'{}' is not a version a run can name after '@'; expected "
+                                        "a non-empty version without '@', as \"0.17\"",
+                                        shown(r.version)));
+      } else if (twice) {
+        in.error("version", fmt::format("'{}' is given twice", shown(r.version)));
+      }
+    }
+    if (in.read_well({"sliding_reads"})) check_sliding_reads(in, r.sliding_reads, e);
+    e.releases.push_back(std::move(r));
+  }
+}
+
+// An engine's fields, its provenance and its expert GEMM and release tables.
 Engine decode_engine(const EntryContext& ctx) {
-  constexpr std::string_view kAccepted[] = {"source", "confidence", "notes", "field_sources",
-                                            "expert_gemm"};
-  static_assert(std::size(kProvenanceKeys) + 1 == std::size(kAccepted));
+  constexpr std::string_view kAccepted[] = {"source",        "confidence",  "notes",
+                                            "field_sources", "expert_gemm", "release"};
+  static_assert(std::size(kProvenanceKeys) + 2 == std::size(kAccepted));
   Engine e;
   decode_fields(ctx, ctx.table(), engine_fields(), e, kAccepted);
   decode_provenance(ctx, engine_fields(), e.provenance);
@@ -248,6 +313,20 @@ Engine decode_engine(const EntryContext& ctx) {
   e.provenance.file = where.path ? *where.path : "";
   e.provenance.line = static_cast<int>(where.begin.line);
   decode_expert_gemms(ctx, e);
+  decode_releases(ctx, e);
+  return e;
+}
+
+// The engine a run gets when it names release `r` of `base`: the base's figures with the
+// release's version and attention, whose source stands for the field's.
+Engine release_engine(const Engine& base, const EngineRelease& r) {
+  Engine e = base;
+  e.release = r.version;
+  e.version = fmt::format("{} ({})", r.version, r.backend);
+  e.sliding_reads = r.sliding_reads;
+  e.provenance.field_sources["sliding_reads"] = r.source;
+  e.provenance.line = r.line;
+  e.releases.clear();
   return e;
 }
 
@@ -305,13 +384,30 @@ Engines::Engines(Engines&&) noexcept = default;
 Engines& Engines::operator=(Engines&&) noexcept = default;
 
 void Engines::build_indexes() {
+  release_engines_.clear();
+  for (const auto& e : engines)
+    for (const auto& r : e.releases) release_engines_.push_back(release_engine(e, r));
   engine_index_ = index_of(engines, "engine", "rigplan engines list");
   format_index_ = index_of(formats, "weight format", "rigplan engines list");
   kv_index_ = index_of(kv_formats, "KV-cache format", "rigplan engines list");
 }
 
 Result<const Engine*> Engines::find_engine(std::string_view name) const {
-  return find_in(engine_index_.get(), engines, name);
+  const size_t at = name.find('@');
+  auto base = find_in(engine_index_.get(), engines, name.substr(0, at));
+  if (!base || at == std::string_view::npos) return base;
+  const std::string_view version = name.substr(at + 1);
+  std::vector<std::string> versions;
+  for (const auto& e : release_engines_) {
+    if (e.id != (*base)->id) continue;
+    if (e.release == version) return &e;
+    versions.push_back(e.release);
+  }
+  return Status::invalid_input(fmt::format(
+      "engine '{}' has no release '{}'; {}{} (rigplan engines show {})", (*base)->id, version,
+      versions.empty() ? "it names none: drop '@' and what follows"
+                       : fmt::format("expected {}", quoted_list(versions)),
+      versions.size() > 1 ? did_you_mean(version, versions) : "", (*base)->id));
 }
 Result<const WeightFormat*> Engines::find_format(std::string_view name) const {
   return find_in(format_index_.get(), formats, name);
@@ -360,6 +456,7 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
     check_names(ctx, "kv_formats", out.engines[i].kv_formats, out.kv_formats);
     check_expert_overhead(ctx, engine_raws[i], out.engines[i]);
     check_sliding_pool(ctx, engine_raws[i], out.engines[i]);
+    check_sliding_reads(ctx, out.engines[i].sliding_reads, out.engines[i]);
   }
   for (size_t i = 0; i < out.formats.size(); ++i)
     check_rest(EntryContext("format", format_raws[i], problems), out.formats[i], out.formats);

@@ -75,9 +75,12 @@ struct Model {
   double bandwidth = 0;       // bytes/s the kernels stream
   double sms = 1;
   double kv_token_layer = 0;  // bytes of one cached token of one layer on one GPU
-  double sliding = 0;         // share of the layers that attend through a window
-  int window = 0;             // their window, tokens
-  double q_dim = 0;           // query width on one GPU
+  // The share of the layers whose attention reads through a window, and the window (tokens):
+  // the model's sliding layers where the engine's kernel reads only the window, none where it
+  // reads every cached token (Engine::sliding_reads "context").
+  double sliding = 0;
+  int window = 0;
+  double q_dim = 0;  // query width on one GPU
   double experts = 1, top_k = 1;
   bool per_expert = false;      // a mixture of experts whose engine launches each expert on its own
   bool step_tiles = false;      // ... whose kernel pads every expert's rows to the step's tile
@@ -428,8 +431,10 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.kv_token_layer =
       kv_bytes_per_token(t, c.kv_cache == "auto" ? m.beta * 8 : kv_bits, m.tp, 1) / t.num_layers;
   m.q_dim = static_cast<double>(t.num_heads) * t.head_size() / m.tp;
-  m.sliding = static_cast<double>(t.sliding_layers()) / t.num_layers;
-  m.window = t.window();
+  if (engine.sliding_reads == "window") {
+    m.sliding = static_cast<double>(t.sliding_layers()) / t.num_layers;
+    m.window = t.window();
+  }
   m.experts = t.experts();
   m.top_k = t.top_k();
   set_gemm_rates(m, gpu, c, format, rest, eff);
@@ -640,6 +645,27 @@ std::string moe_note(const Model& m, const RunConfig& c) {
   return note;
 }
 
+// What the engine caches and reads of a model's sliding-window layers (Engine::sliding_kv and
+// sliding_reads).
+std::string sliding_note(const Engine& engine, const TransformerConfig& t) {
+  const std::string kept =
+      engine.sliding_kv == "window" ? "each sequence's window of them"
+      : engine.sliding_pool_ratio >= 1
+          ? "the whole context for them, as for a full layer"
+          : fmt::format("{} of the full layers' tokens for them (its sliding pool)",
+                        format_number(engine.sliding_pool_ratio));
+  const std::string head =
+      fmt::format("sliding-window attention: {} of the {} layers attend to the last {} tokens",
+                  t.sliding_layers(), t.num_layers, t.window());
+  if (engine.sliding_reads == "window") {
+    return fmt::format("{}, whose keys and values are all they read; {} keeps {}", head,
+                       engine.name, kept);
+  }
+  return fmt::format(
+      "{}, but {} {} reads every cached key of them, the older ones masked; it keeps {}", head,
+      engine.name, engine.version, kept);
+}
+
 // The prediction's note: the memory notes, the engine with the efficiencies it runs at, the link
 // and the pipeline; first, for a run that does not fit, by how much.
 std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
@@ -652,18 +678,7 @@ std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
       c.weights, format_number(std::round(eff.memory_efficiency * 100) / 100),
       eff.rows > 0 ? fmt::format("fitted on {} runs", eff.rows) : eff.fitted_on));
   if (m.experts > 1) notes.push_back(moe_note(m, c));
-  if (m.sliding > 0) {
-    const std::string kept =
-        engine.sliding_kv == "window" ? "each sequence's window of them"
-        : engine.sliding_pool_ratio >= 1
-            ? "the whole context for them, as for a full layer"
-            : fmt::format("{} of the full layers' tokens for them (its sliding pool)",
-                          format_number(engine.sliding_pool_ratio));
-    notes.push_back(fmt::format(
-        "sliding-window attention: {} of the {} layers attend to the last {} tokens, whose keys "
-        "and values are all they read; {} keeps {}",
-        m.t->sliding_layers(), m.t->num_layers, m.window, engine.name, kept));
-  }
+  if (m.t->sliding_layers() > 0) notes.push_back(sliding_note(engine, *m.t));
   if (!m.link.empty()) notes.push_back(fmt::format("GPU-to-GPU: {}", m.link));
   if (m.pp > 1) {
     notes.push_back(fmt::format(

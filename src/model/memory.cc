@@ -920,7 +920,7 @@ Status resolve_engine(Run& r) {
   auto engine = engines.find_engine(c.engine);
   if (!engine) return Status::invalid_input("--engine: " + engine.status().message());
   r.engine = *engine;
-  c.engine = r.engine->id;
+  c.engine = r.engine->run_name();
   if (r.train && c.engine != "pytorch") {
     return Status::invalid_input(fmt::format(
         "--engine {} serves models; training runs in pytorch (give --mode infer, prefill, decode "

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "model/links.h"
+#include "rigplan/engine.h"
 #include "rigplan/input.h"
 #include "rigplan/memory.h"
 #include "util/csv.h"
@@ -421,10 +422,12 @@ Status add_row(const Catalog& catalog, const Zoo& zoo, const Row& row, Parsed& p
   else if (!workload)
     out.skipped = workload.status().message();
   if (workload) out.workload_class = workload_class(**workload);
-  // Inference rows are classed by engine and phase (or latency metric).
+  // Inference rows are classed by engine and phase (or latency metric); a release of an engine
+  // (tensorrt-llm@0.17) in its engine's class.
   if (workload && run->mode != "train" && (*workload)->transformer) {
-    out.workload_class =
-        fmt::format("{} {}", run->engine, out.metric == "throughput" ? run->mode : out.metric);
+    auto engine = embedded_engines().find_engine(run->engine);
+    out.workload_class = fmt::format("{} {}", engine ? (*engine)->id : run->engine,
+                                     out.metric == "throughput" ? run->mode : out.metric);
   }
   parsed.gpus.push_back(gpu ? *gpu : nullptr);
   parsed.workloads.push_back(workload ? *workload : nullptr);

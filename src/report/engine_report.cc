@@ -69,6 +69,7 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"kv_formats", e.kv_formats},
               {"sliding_kv", e.sliding_kv},
               {"sliding_pool_ratio", e.sliding_pool_ratio},
+              {"sliding_reads", e.sliding_reads},
               {"prefill_chunk_tokens", e.prefill_chunk_tokens},
               {"prefill_chunk_tokens_small", e.prefill_chunk_tokens_small},
               {"max_seqs", e.max_seqs},
@@ -92,6 +93,14 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"memory_efficiency", e.memory_efficiency},
               {"rocm_gemm_efficiency", e.rocm_gemm_efficiency},
               {"rocm_memory_efficiency", e.rocm_memory_efficiency}};
+  Json releases = Json::array();
+  for (const auto& r : e.releases) {
+    releases.push_back({{"version", r.version},
+                        {"backend", r.backend},
+                        {"sliding_reads", r.sliding_reads},
+                        {"source", r.source}});
+  }
+  out["releases"] = releases;
   out.update(provenance_json(e.provenance));
   return out;
 }
@@ -128,7 +137,7 @@ std::string show_text(const Engine& e, const Engines& engines) {
   Table table({{"field"}, {"value"}, {"source"}});
   for (const auto& [key, value] : json.items()) {
     if (key == "source" || key == "confidence" || key == "notes" || key == "field_sources" ||
-        key == "defined_at" || key == "weight_formats")
+        key == "defined_at" || key == "weight_formats" || key == "releases")
       continue;
     const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     table.add_row({key, text,
@@ -149,6 +158,11 @@ std::string show_text(const Engine& e, const Engines& engines) {
         "expert GEMM: {} experts on {} GPUs run at the {} rate, {} of the engine's GEMM "
         "efficiency; source: {}\n",
         g.format, g.architecture, g.compute, format_number(g.efficiency), g.source);
+  }
+  // Releases whose attention differs, each named as id@version.
+  for (const auto& r : e.releases) {
+    out += fmt::format("release {}@{} ({}): sliding_reads {}; source: {}\n", e.id, r.version,
+                       r.backend, r.sliding_reads, r.source);
   }
   out += fmt::format("source: {} ({})\n", e.provenance.source, e.provenance.confidence);
   if (!e.provenance.notes.empty()) out += fmt::format("notes: {}\n", e.provenance.notes);

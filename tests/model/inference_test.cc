@@ -86,6 +86,7 @@ kv_reserve = "request"
 kv_block_tokens = 16
 kv_formats = ["auto"]
 sliding_kv = "window"
+sliding_reads = "window"
 prefill_chunk_tokens = 512
 prefill_chunk_tokens_small = 512
 max_seqs = 8
@@ -133,7 +134,7 @@ TEST(Engines, AnEngineMustNameFormatsTheFilesDefine) {
   auto loaded = load_engines(files);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:26:18: engine 'x': field 'weight_formats': 'q3' is not a format of the "
+            "engines.toml:27:18: engine 'x': field 'weight_formats': 'q3' is not a format of the "
             "engine files; expected 'bf16'\n1 problem in 1 file");
 }
 
@@ -144,7 +145,7 @@ TEST(Engines, AnEngineSaysHowItRunsAMixtureOfExperts) {
   auto loaded = load_engines({{"engines.toml", text}});
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:35:14: engine 'x': field 'moe_kernel': 'fused' is not accepted; "
+            "engines.toml:36:14: engine 'x': field 'moe_kernel': 'fused' is not accepted; "
             "expected 'grouped' or 'per-expert'\n1 problem in 1 file");
 }
 
@@ -156,7 +157,7 @@ TEST(Engines, OnlyAnEngineThatLoopsOverTheExpertsStatesATimePerExpert) {
   auto loaded = load_engines({{"engines.toml", looping}});
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:35:14: engine 'x': field 'moe_kernel': 'per-expert' needs "
+            "engines.toml:36:14: engine 'x': field 'moe_kernel': 'per-expert' needs "
             "moe_expert_overhead_us, the host and launch time per touched expert per layer\n1 "
             "problem in 1 file");
 
@@ -165,7 +166,7 @@ TEST(Engines, OnlyAnEngineThatLoopsOverTheExpertsStatesATimePerExpert) {
   loaded = load_engines({{"engines.toml", grouped}});
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:35:26: engine 'x': field 'moe_expert_overhead_us': only an engine whose "
+            "engines.toml:36:26: engine 'x': field 'moe_expert_overhead_us': only an engine whose "
             "moe_kernel is 'per-expert' pays a time per expert; remove it or set moe_kernel = "
             "\"per-expert\"\n1 problem in 1 file");
 
@@ -197,14 +198,14 @@ confidence = "cited"
   auto loaded = load_engines({{"engines.toml", text}});
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:68:8: format 'mx': field 'rest': 'bf61' is not a format of a whole "
+            "engines.toml:69:8: format 'mx': field 'rest': 'bf61' is not a format of a whole "
             "model; expected 'bf16' (did you mean 'bf16'?)\n1 problem in 1 file");
   std::string linear = text;
   linear.replace(linear.find("\"experts\""), 9, "\"linear\"");
   loaded = load_engines({{"engines.toml", linear}});
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            "engines.toml:68:8: format 'mx': field 'rest': only a format whose covers is "
+            "engines.toml:69:8: format 'mx': field 'rest': only a format whose covers is "
             "'experts' stores the other tensors apart; remove it or set covers = \"experts\"\n1 "
             "problem in 1 file");
   text.replace(text.find("\"bf61\""), 6, "\"bf16\"");
@@ -247,6 +248,70 @@ TEST(Engines, OnlyAnEngineThatPoolsTheSlidingLayersStatesThePoolsSize) {
             "expected 'window' or 'pool'\n1 problem in 1 file");
 }
 
+// What a sliding layer's attention reads is the engine's too, "window" or "context", and a
+// kernel reads no more than the cache holds: reading the context needs it cached whole.
+TEST(Engines, WhatASlidingLayerReadsIsOneOfTwoAndNeedsTheCacheToHoldIt) {
+  std::string text = kOneEngine;
+  text.erase(text.find(", \"q3\""), 6);
+  std::string typo = text;
+  typo.replace(typo.find("sliding_reads = \"window\""), 24, "sliding_reads = \"windw\"");
+  auto loaded = load_engines({{"engines.toml", typo}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:18:17: engine 'x': field 'sliding_reads': 'windw' is not accepted; "
+            "expected 'window' or 'context' (did you mean 'window'?)\n1 problem in 1 file");
+  std::string context = text;
+  context.replace(context.find("sliding_reads = \"window\""), 24, "sliding_reads = \"context\"");
+  loaded = load_engines({{"engines.toml", context}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:18:17: engine 'x': field 'sliding_reads': 'context' reads every cached "
+            "token of a sliding layer, but sliding_kv 'window' keeps each sequence's window; set "
+            "sliding_reads = \"window\" or keep the whole context (sliding_kv = \"pool\", "
+            "sliding_pool_ratio = 1)\n1 problem in 1 file");
+  context.replace(context.find("sliding_kv = \"window\""), 21,
+                  "sliding_kv = \"pool\"\nsliding_pool_ratio = 1");
+  loaded = load_engines({{"engines.toml", context}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->engines[0].sliding_reads, "context");
+}
+
+// A release whose attention differs is a table of the engine, named by a run as id@version: its
+// version once, its reads checked against the engine's cache as the engine's own.
+TEST(Engines, AReleaseNamesItsVersionOnceAndReadsWhatTheCacheHolds) {
+  std::string text = kOneEngine;
+  text.erase(text.find(", \"q3\""), 6);
+  const std::string release =
+      "\n[[engine.release]]\nversion = \"0.9\"\nbackend = \"old\"\nsliding_reads = "
+      "\"context\"\nsource = \"test\"\n";
+  const size_t end = text.find("\n[[format]]");
+  auto loaded = load_engines({{"engines.toml", std::string(text).insert(end, release)}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:44:17: engine 'x': release 1: field 'sliding_reads': 'context' reads "
+            "every cached token of a sliding layer, but sliding_kv 'window' keeps each "
+            "sequence's window; set sliding_reads = \"window\" or keep the whole context "
+            "(sliding_kv = \"pool\", sliding_pool_ratio = 1)\n1 problem in 1 file");
+  std::string windowed = release;
+  windowed.replace(windowed.find("\"context\""), 9, "\"window\"");
+  loaded = load_engines({{"engines.toml", std::string(text).insert(end, windowed + windowed)}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:48:11: engine 'x': release 2: field 'version': '0.9' is given "
+            "twice\n1 problem in 1 file");
+  loaded = load_engines({{"engines.toml", std::string(text).insert(end, windowed)}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  auto old = loaded->find_engine("X@0.9");
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ((*old)->id, "x");
+  EXPECT_EQ((*old)->run_name(), "x@0.9");
+  EXPECT_EQ((*old)->version, "0.9 (old)");
+  auto unknown = loaded->find_engine("x@0.8");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(),
+            "engine 'x' has no release '0.8'; expected '0.9' (rigplan engines show x)");
+}
+
 // How an engine's MoE kernels run a format's experts on a kind of GPU is data with its source:
 // a format the engine runs, a calibration key, a compute type and a share of the efficiency,
 // each refused with its file, line and the values accepted.
@@ -280,28 +345,28 @@ fitted_on = "rows"
     return l.ok() ? std::string() : l.status().message();
   };
   EXPECT_EQ(refused("\"bf16\"", "\"mxfp4\""),
-            "engines.toml:60:10: engine 'x': expert_gemm 1: field 'format': 'mxfp4' is not a "
+            "engines.toml:61:10: engine 'x': expert_gemm 1: field 'format': 'mxfp4' is not a "
             "format this engine runs; expected 'bf16'\n1 problem in 1 file");
   EXPECT_EQ(refused("hopper-hbm", "hoper-hbm"),
-            "engines.toml:61:16: engine 'x': expert_gemm 1: field 'architecture': 'hoper-hbm' is "
+            "engines.toml:62:16: engine 'x': expert_gemm 1: field 'architecture': 'hoper-hbm' is "
             "not a calibration key; expected an architecture ('pascal', 'volta', 'turing', "
             "'ampere', 'ada', 'hopper', 'blackwell', 'rdna3', 'cdna2' or 'cdna3') and a memory "
             "class ('hbm', 'gddr' or 'geforce') joined by '-', as 'hopper-hbm' (did you mean "
             "'hopper-hbm' or 'ampere-hbm'?)\n1 problem in 1 file");
   EXPECT_EQ(refused("\"fp8\"", "\"fp6\""),
-            "engines.toml:62:11: engine 'x': expert_gemm 1: field 'compute': 'fp6' is not "
+            "engines.toml:63:11: engine 'x': expert_gemm 1: field 'compute': 'fp6' is not "
             "accepted; expected 'fp32', 'fp16', 'fp16acc', 'bf16', 'fp8', 'int8' or 'fp4' (did "
             "you mean 'fp16', 'fp8' or 'fp4'?)\n1 problem in 1 file");
   EXPECT_EQ(refused("0.5", "1.5"),
-            "engines.toml:63:14: engine 'x': expert_gemm 1: field 'efficiency': 1.5 is out of "
+            "engines.toml:64:14: engine 'x': expert_gemm 1: field 'efficiency': 1.5 is out of "
             "range; expected > 0 and <= 1\n1 problem in 1 file");
   EXPECT_EQ(refused("source = \"test\"\n", ""),
-            "engines.toml:59:1: engine 'x': expert_gemm 1: missing required field 'source'\n1 "
+            "engines.toml:60:1: engine 'x': expert_gemm 1: missing required field 'source'\n1 "
             "problem in 1 file");
   auto twice = load_engines({{"engines.toml", text + table + table}});
   ASSERT_FALSE(twice.ok());
   EXPECT_EQ(twice.status().message(),
-            "engines.toml:69:16: engine 'x': expert_gemm 2: field 'architecture': 'bf16' on "
+            "engines.toml:70:16: engine 'x': expert_gemm 2: field 'architecture': 'bf16' on "
             "'hopper-hbm' is given twice\n1 problem in 1 file");
 }
 
@@ -642,6 +707,79 @@ TEST(InferencePerf, Gemma2SlidingLayersReadTheirWindowOfKeysPerDecodeStep) {
                                "4096 tokens"),
             std::string::npos)
       << sliding->note;
+}
+
+// What each embedded engine's attention reads of a sliding layer (data/engines/engines.toml):
+// the window where the kernel is given it, every cached key where it only masks them.
+TEST(Engines, EachEngineSaysWhatASlidingLayersAttentionReads) {
+  const Engines& engines = embedded_engines();
+  for (auto [name, reads] : {std::pair{"pytorch", "context"},
+                             {"vllm", "window"},
+                             {"sglang", "window"},
+                             {"llama.cpp", "window"},
+                             {"tensorrt-llm", "window"},
+                             {"tensorrt-llm@0.17", "context"},
+                             {"trt-llm@0.17", "context"}}) {
+    auto e = engines.find_engine(name);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_EQ((*e)->sliding_reads, reads) << name;
+  }
+  const Engine& v017 = **engines.find_engine("trt-llm@0.17");
+  EXPECT_EQ(v017.id, "tensorrt-llm");
+  EXPECT_EQ(v017.run_name(), "tensorrt-llm@0.17");
+  EXPECT_EQ(v017.version, "0.17 (TensorRT engines: trtllm-build, run by trtllm-bench)");
+  EXPECT_EQ(v017.gemm_efficiency, (*engines.find_engine("tensorrt-llm"))->gemm_efficiency);
+  auto none = engines.find_engine("vllm@0.10");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(),
+            "engine 'vllm' has no release '0.10'; it names none: drop '@' and what follows "
+            "(rigplan engines show vllm)");
+}
+
+// Gemma 2 9B decoding 16 sequences at a mean context of 8,192 on an H100 SXM (3,350 GB/s, 0.85
+// of it under TensorRT-LLM's prior): a cached token is 2 · 8 · 256 · 2 = 8,192 B a layer. Under
+// TensorRT-LLM 1.0 (window reads) its 21 full layers read 8,192 tokens and its 21 sliding ones
+// 4,096: 16 · 8,192 · 21 · 12,288 = 33,822,867,456 B a step. Under 0.17's TensorRT engines
+// every layer reads the context: 16 · 8,192 · 42 · 8,192 = 45,097,156,608 B, 4/3 as many. The
+// attention is memory-bound (2 FLOP a byte), so its seconds are those bytes at the bandwidth.
+TEST(InferencePerf, Gemma2DecodeReadsTheWindowOrTheContextAsTheEngineDoes) {
+  RunConfig c;
+  c.mode = "decode";
+  c.batch = 16;
+  c.seq_len = 8191;
+  c.gen_tokens = 2;  // a mean context of 8,192
+  c.engine = "tensorrt-llm";
+  const Prediction window = run("gemma-2-9b", "h100-sxm5-80gb", c);
+  c.engine = "tensorrt-llm@0.17";
+  const Prediction context = run("gemma-2-9b", "h100-sxm5-80gb", c);
+  const double bytes_per_s = 3350e9 * 0.85;
+  EXPECT_NEAR(seconds(window, "attention") * bytes_per_s, 33'822'867'456.0, 1);
+  EXPECT_NEAR(seconds(context, "attention") * bytes_per_s, 45'097'156'608.0, 1);
+  EXPECT_EQ(context.config.engine, "tensorrt-llm@0.17");
+  EXPECT_NE(context.note.find("sliding-window attention: 21 of the 42 layers attend to the last "
+                              "4096 tokens, but TensorRT-LLM 0.17 (TensorRT engines: "
+                              "trtllm-build, run by trtllm-bench) reads every cached key of "
+                              "them, the older ones masked; it keeps the whole context for them"),
+            std::string::npos)
+      << context.note;
+}
+
+// A prompt of 16,384 tokens in TensorRT-LLM's chunks of 8,192: a full layer's queries attend to
+// 16,384 · 16,385/2 = 134,225,920 keys in all, a sliding layer's (window 4,096) to
+// 4,096 · 4,097/2 + 12,288 · 4,096 = 58,722,304 (causal_keys). Compute-bound, Gemma 2's
+// attention takes (134,225,920 + 58,722,304)/(2 · 134,225,920) of the time where the kernel reads
+// the window that it takes where it reads the context, as every layer were full.
+TEST(InferencePerf, Gemma2PrefillAttendsToTheWindowOnlyWhereTheEngineReadsIt) {
+  RunConfig c;
+  c.mode = "prefill";
+  c.batch = 1;
+  c.seq_len = 16384;
+  c.engine = "tensorrt-llm";
+  const Prediction window = run("gemma-2-9b", "h100-sxm5-80gb", c);
+  c.engine = "tensorrt-llm@0.17";
+  const Prediction context = run("gemma-2-9b", "h100-sxm5-80gb", c);
+  EXPECT_NEAR(seconds(window, "attention") / seconds(context, "attention"),
+              (134'225'920.0 + 58'722'304) / (2 * 134'225'920.0), 1e-9);
 }
 
 // `rigplan engines show tensorrt-llm` lists its [[engine.expert_gemm]] entries: the format, the
