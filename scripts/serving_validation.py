@@ -140,6 +140,12 @@ def layout(r):
     return int(tp.group(1)), int(r["pp"] or 1), 1
 
 
+# Editions whose TensorRT-LLM ran otherwise than the engine's own figures (the 1.0 PyTorch
+# backend), named as their release in data/engines/engines.toml ([[engine.release]]): v0.17's
+# trtllm-bench ran TensorRT engines, whose attention reads a sliding layer's whole context.
+TRT_RELEASES = {"v0.17": "tensorrt-llm@0.17"}
+
+
 def trt_offline(r, out):
     """trtllm-bench max-load throughput: every request queued, output tokens/s."""
     gpu, model = GPUS.get(r["gpu"]), MODELS.get(r["model"])
@@ -162,7 +168,8 @@ def trt_offline(r, out):
                  "the rest bf16); KV cache fp8 assumed from the column's precision")
     row = base_row(r, gpu, model)
     row.update(mode="serve", weights=formats[0], precision=formats[1], kv_cache=formats[2],
-               metric="throughput", value=f"{value:g}", unit="tokens/s", engine="tensorrt-llm",
+               metric="throughput", value=f"{value:g}", unit="tokens/s",
+               engine=TRT_RELEASES.get(edition, "tensorrt-llm"),
                input_len=r["input_len"], output_len=r["output_len"], tp=tp, pp=pp,
                ep=ep if ep > 1 else "")
     if r["metric"] == "output_tokens_per_s_per_gpu":
