@@ -782,6 +782,36 @@ TEST(InferencePerf, Gemma2PrefillAttendsToTheWindowOnlyWhereTheEngineReadsIt) {
               (134'225'920.0 + 58'722'304) / (2 * 134'225'920.0), 1e-9);
 }
 
+// Mistral 7B v0.1 slides every layer over 4,096 tokens. TensorRT-LLM 0.17 reads the whole
+// context, so its prediction is the one of a model without the window (as the v0.17 rows of
+// validation/serving.csv measured); vLLM reads the window and keeps 4,096 + 15 tokens of it in
+// blocks of 16: at a context of 8,192, 32 · 4,112 · 4,096 B (2 · 8 KV heads · 128 · 2 B a token
+// and layer) = 538,968,064 B a sequence, against 32 · 8,192 · 4,096 = 1,073,741,824 B.
+TEST(InferencePerf, Mistral7bSlidesWhereTheEngineReadsTheWindow) {
+  RunConfig c;
+  c.mode = "decode";
+  c.batch = 16;
+  c.seq_len = 20000;
+  c.gen_tokens = 2000;
+  c.engine = "tensorrt-llm@0.17";
+  Workload full = workload("mistral-7b");
+  ASSERT_EQ(full.transformer->sliding_layers(), 32);
+  full.transformer->sliding_window.reset();
+  auto without = predict(full, gpu("h100-sxm5-80gb"), c, Calibration{}, catalog());
+  ASSERT_TRUE(without.ok());
+  EXPECT_EQ(run("mistral-7b", "h100-sxm5-80gb", c).throughput, without->throughput);
+  c.engine = "tensorrt-llm";
+  EXPECT_GT(run("mistral-7b", "h100-sxm5-80gb", c).throughput, 1.5 * without->throughput);
+  RunConfig m;
+  m.mode = "infer";
+  m.batch = 1;
+  m.seq_len = 8192;
+  m.engine = "vllm";
+  EXPECT_NEAR(term(estimate("mistral-7b", "l40s", m), "kv_cache"), 538'968'064.0 / 1e9, 1e-12);
+  m.engine = "tensorrt-llm@0.17";
+  EXPECT_NEAR(term(estimate("mistral-7b", "l40s", m), "kv_cache"), 1'073'741'824.0 / 1e9, 1e-12);
+}
+
 // `rigplan engines show tensorrt-llm` lists its [[engine.expert_gemm]] entries: the format, the
 // calibration key, the rate the kernel runs at, its efficiency and its source.
 TEST(Engines, ShowPrintsAnEnginesExpertGemms) {
