@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,15 +30,31 @@ struct ExpertGemm {
   int line = 0;           // in its file
 };
 
-// A release (version and backend) of an engine whose attention differs from the engine's
-// default ([[engine.release]] in data/engines/engines.toml); a run names it as `id@version`
-// ("tensorrt-llm@0.17") and gets the engine with these values in place of its own.
+// A release (version and backend) of an engine whose attention or host time differs from the
+// engine's default ([[engine.release]] in data/engines/engines.toml); a run names it as
+// `id@version` ("tensorrt-llm@0.17") and gets the engine with these values in place of its own.
 struct EngineRelease {
   std::string version;        // as the run names it after '@': "0.17"
   std::string backend;        // what runs the model in that release: "TensorRT engines"
   std::string sliding_reads;  // window, context (Engine::sliding_reads)
+  // Engine::host_sequence_us in that release; none: the engine's.
+  std::optional<double> host_sequence_us;
   std::string source;
   int line = 0;  // in its file
+};
+
+// A host CPU that some GPUs only come with (a superchip's: GB200's Grace), and its
+// single-thread speed relative to the x86 hosts of HGX and PCIe servers, which the engines'
+// host times describe ([[host]] in data/engines/engines.toml). A GPU no host names is taken to
+// sit in such an x86 server (speed 1).
+struct HostCpu {
+  std::string id;
+  std::string name;
+  std::vector<std::string> gpus;  // catalog GPU ids
+  double single_thread = 1;       // host time on it is the engines' times divided by this
+  std::string source;
+  std::string fitted_on;  // the rows it was fitted to and held out on; empty when not fitted
+  int line = 0;           // in its file
 };
 
 struct Engine {
@@ -98,6 +115,10 @@ struct Engine {
   std::vector<ExpertGemm> expert_gemms;  // by format and architecture; none: as dense GEMMs
   double layer_overhead_us = 0;
   double step_overhead_ms = 0;
+  // Host time per sequence in a step (scheduling, sampling and bookkeeping in the engine's
+  // Python executor), on an x86 server's host; the engine prepares the next step while the GPU
+  // runs this one, so a step takes the longer of the two. 0: none modelled.
+  double host_sequence_us = 0;
   double request_overhead_ms = 0;  // in the server, added to the time to first token
   double gemm_efficiency = 0;      // the four: required in data/engines/engines.toml
   double memory_efficiency = 0;
@@ -152,7 +173,10 @@ class Engines {
   std::vector<Engine> engines;
   std::vector<WeightFormat> formats;
   std::vector<KvFormat> kv_formats;
+  std::vector<HostCpu> hosts;
 
+  // The host CPU a GPU only comes with; nullptr: an x86 server's (single-thread speed 1).
+  const HostCpu* host_of(std::string_view gpu_id) const;
   // By id or alias, case-insensitively ("ollama" is llama.cpp), optionally with a release
   // after '@' ("tensorrt-llm@0.17": the engine with that release's values); an unknown name or
   // release is a kInvalidInput Status with the accepted ones and a "did you mean".

@@ -66,6 +66,7 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
       {"expert_parallel", &E::expert_parallel, false},
       {"layer_overhead_us", &E::layer_overhead_us, true, "us", {}, kNonNegative},
       {"step_overhead_ms", &E::step_overhead_ms, true, "ms", {}, kNonNegative},
+      {"host_sequence_us", &E::host_sequence_us, false, "us", {}, kNonNegative},
       {"request_overhead_ms", &E::request_overhead_ms, true, "ms", {}, kNonNegative},
       {"gemm_efficiency", &E::gemm_efficiency, true, "", {}, kFraction},
       {"memory_efficiency", &E::memory_efficiency, true, "", {}, kFraction},
@@ -111,9 +112,39 @@ const std::vector<FieldSpec<EngineRelease>>& release_fields() {
       {"version", &R::version, true},
       {"backend", &R::backend, true},
       {"sliding_reads", &R::sliding_reads, true, "", kReads},
+      {"host_sequence_us", &R::host_sequence_us, false, "us", {}, {0, 1e6, true}},
       {"source", &R::source, true},
   };
   return kFields;
+}
+
+const std::vector<FieldSpec<HostCpu>>& host_fields() {
+  using H = HostCpu;
+  static const std::vector<FieldSpec<H>> kFields = {
+      {"id", &H::id, true},
+      {"name", &H::name, true},
+      {"gpus", &H::gpus, true},
+      {"single_thread", &H::single_thread, true, "", {}, {0, 10, false}},
+      {"source", &H::source, true},
+      {"fitted_on", &H::fitted_on, false},
+  };
+  return kFields;
+}
+
+// A [[host]] table: a host CPU, the GPUs that only come with it and its single-thread speed;
+// a GPU comes with one host at most, and a host is given once.
+HostCpu decode_host(const EntryContext& ctx, const std::vector<HostCpu>& earlier) {
+  HostCpu h;
+  decode_fields(ctx, ctx.table(), host_fields(), h, {});
+  h.line = static_cast<int>(ctx.table().source().begin.line);
+  for (const auto& e : earlier) {
+    if (e.id == h.id) ctx.error("id", fmt::format("'{}' is given twice", shown(h.id)));
+    for (const auto& g : h.gpus) {
+      if (std::find(e.gpus.begin(), e.gpus.end(), g) != e.gpus.end())
+        ctx.error("gpus", fmt::format("'{}' comes with host '{}' already", shown(g), e.id));
+    }
+  }
+  return h;
 }
 
 const std::vector<FieldSpec<WeightFormat>>& format_fields() {
@@ -325,6 +356,10 @@ Engine release_engine(const Engine& base, const EngineRelease& r) {
   e.version = fmt::format("{} ({})", r.version, r.backend);
   e.sliding_reads = r.sliding_reads;
   e.provenance.field_sources["sliding_reads"] = r.source;
+  if (r.host_sequence_us) {
+    e.host_sequence_us = *r.host_sequence_us;
+    e.provenance.field_sources["host_sequence_us"] = r.source;
+  }
   e.provenance.line = r.line;
   e.releases.clear();
   return e;
@@ -409,6 +444,13 @@ Result<const Engine*> Engines::find_engine(std::string_view name) const {
                        : fmt::format("expected {}", quoted_list(versions)),
       versions.size() > 1 ? did_you_mean(version, versions) : "", (*base)->id));
 }
+const HostCpu* Engines::host_of(std::string_view gpu_id) const {
+  for (const auto& h : hosts) {
+    if (std::find(h.gpus.begin(), h.gpus.end(), gpu_id) != h.gpus.end()) return &h;
+  }
+  return nullptr;
+}
+
 Result<const WeightFormat*> Engines::find_format(std::string_view name) const {
   return find_in(format_index_.get(), formats, name);
 }
@@ -426,11 +468,12 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
     for (auto&& [key, node] : *parsed) {
       const std::string section(key.str());
       auto* array = node.as_array();
-      if ((section != "engine" && section != "format" && section != "kv_format") || !array ||
-          !array->is_array_of_tables()) {
+      if ((section != "engine" && section != "format" && section != "kv_format" &&
+           section != "host") ||
+          !array || !array->is_array_of_tables()) {
         problems.add(node.source(),
-                     fmt::format("unknown section '{}'; expected [[engine]], [[format]] or "
-                                 "[[kv_format]]",
+                     fmt::format("unknown section '{}'; expected [[engine]], [[format]], "
+                                 "[[kv_format]] or [[host]]",
                                  section));
         continue;
       }
@@ -441,6 +484,8 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
         if (section == "engine") {
           out.engines.push_back(decode_engine(ctx));
           engine_raws.push_back(std::move(raw));
+        } else if (section == "host") {
+          out.hosts.push_back(decode_host(ctx, out.hosts));
         } else if (section == "format") {
           out.formats.push_back(decode_sourced_entry(ctx, format_fields()));
           format_raws.push_back(std::move(raw));

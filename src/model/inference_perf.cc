@@ -93,6 +93,10 @@ struct Model {
   double handoff_gbps = 0;
   std::string link;
   int chunk = 0;  // prefill tokens per step (0: whole prompts)
+  // The engine's host time per sequence in a step on this GPU's host (Engine::host_sequence_us
+  // over the host's single-thread speed), and that host where the GPU comes with one.
+  double host_sequence_s = 0;
+  const HostCpu* host = nullptr;
 };
 
 // Work of one step (or one stage of it).
@@ -116,13 +120,15 @@ double window_keys(const Model& m, double context) {
 }
 double prompt_keys(const Model& m, double length) { return causal_keys(length, m.window); }
 
-// Seconds of a step by operator class.
+// Seconds of a step by operator class. `host`: how much longer the host's work for the step
+// takes than the rest, which it overlaps.
 struct Times {
-  double linear = 0, attention = 0, elementwise = 0, head = 0, overhead = 0, comm = 0;
+  double linear = 0, attention = 0, elementwise = 0, head = 0, overhead = 0, comm = 0, host = 0;
   double compute_bound = 0, memory_bound = 0;
-  double total() const { return linear + attention + elementwise + head + overhead + comm; }
+  double total() const { return linear + attention + elementwise + head + overhead + comm + host; }
   void add(const Times& o, double scale) {
     for (auto [a, b] : {std::pair{&linear, o.linear},
+                        {&host, o.host},
                         {&attention, o.attention},
                         {&elementwise, o.elementwise},
                         {&head, o.head},
@@ -260,6 +266,12 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   return t;
 }
 
+// The engine's host work for a step of `sequences` sequences, done for the next step while the
+// GPUs run this one (TensorRT-LLM's overlap scheduler): the step takes the longer of the two.
+void overlap_host(const Model& m, double sequences, Times& t) {
+  t.host = std::max(0.0, sequences * m.host_sequence_s - t.total());
+}
+
 // A step of `w` over the whole replica: stages in turn for one stream; with a layer split and
 // several sequences, micro-batches of them pipeline through the stages.
 Times step_time(const Model& m, const Work& w) {
@@ -277,6 +289,7 @@ Times step_time(const Model& m, const Work& w) {
                               part.tokens * m.t->hidden_size * m.beta / (m.handoff_gbps * 1e9));
   }
   out.overhead += m.engine->step_overhead_ms * 1e-3;
+  overlap_host(m, w.sequences, out);
   return out;
 }
 
@@ -453,6 +466,8 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
                          mlp && m.experts > 1});
   }
   m.chunk = engine.chunk_tokens(capacity_gb(gpu));
+  m.host = engines.host_of(gpu.id);
+  m.host_sequence_s = engine.host_sequence_us * 1e-6 / (m.host ? m.host->single_thread : 1.0);
   set_links(m, gpu, c, catalog);
   return m;
 }
@@ -546,12 +561,14 @@ void report_terms(const Times& t, double step_s, Prediction& p) {
   p.terms.push_back({"attention", t.attention * scale, 0, 0, "memory"});
   p.terms.push_back({"elementwise", (t.elementwise + t.head) * scale, 0, 0, "memory"});
   p.terms.push_back({"launch_and_host", t.overhead * scale, 0, 0, "overhead"});
+  if (t.host > 0) p.terms.push_back({"host_scheduling", t.host * scale, 0, 0, "host"});
   if (t.comm > 0) p.terms.push_back({"communication", t.comm * scale, 0, 0, "communication"});
   const std::pair<double, const char*> shares[] = {{t.compute_bound, "compute"},
                                                    {t.memory_bound, "memory"},
                                                    {t.comm, "communication"},
                                                    {t.overhead, "overhead"}};
   p.bound = std::max_element(std::begin(shares), std::end(shares))->second;
+  if (t.host > 0) p.bound = "host";  // the GPUs wait for the host
 }
 
 // The run's phase: a stream of requests served, a decode step or a prefill. Sets whether it
@@ -666,10 +683,30 @@ std::string sliding_note(const Engine& engine, const TransformerConfig& t) {
       engine.name, engine.version, kept);
 }
 
+// The engine's host time per sequence, the host it runs on, and whether it bounds the step `t`.
+std::string host_note(const Model& m, const Times& t) {
+  const Engine& e = *m.engine;
+  const auto us = [](double s) { return format_number(std::round(s * 1e8) / 100); };
+  const auto ms = [](double s) { return format_number(std::round(s * 1e5) / 100); };
+  const std::string host =
+      m.host ? fmt::format("{} µs on an x86 server's host / {}, the single-thread speed of {}",
+                           format_number(e.host_sequence_us), format_number(m.host->single_thread),
+                           m.host->name)
+             : "on an x86 server's host";
+  return fmt::format(
+      "host: {} {} prepares each step on the host while the GPUs run the one before, {} µs a "
+      "sequence in the step ({}); a step takes the longer of the two, here {}",
+      e.name, e.version, us(m.host_sequence_s), host,
+      t.host > 0 ? fmt::format("the host's {} ms (the GPUs' {} ms wait for it)", ms(t.total()),
+                               ms(t.total() - t.host))
+                 : "the GPUs'");
+}
+
 // The prediction's note: the memory notes, the engine with the efficiencies it runs at, the link
 // and the pipeline; first, for a run that does not fit, by how much.
 std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
-                           const EngineCalibration& eff, const Model& m, bool fits) {
+                           const EngineCalibration& eff, const Model& m, const Times& t,
+                           bool fits) {
   const RunConfig& c = memory.config;
   std::vector<std::string> notes = memory.notes;
   notes.push_back(fmt::format(
@@ -678,6 +715,7 @@ std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
       c.weights, format_number(std::round(eff.memory_efficiency * 100) / 100),
       eff.rows > 0 ? fmt::format("fitted on {} runs", eff.rows) : eff.fitted_on));
   if (m.experts > 1) notes.push_back(moe_note(m, c));
+  if (m.host_sequence_s > 0) notes.push_back(host_note(m, t));
   if (m.t->sliding_layers() > 0) notes.push_back(sliding_note(engine, *m.t));
   if (!m.link.empty()) notes.push_back(fmt::format("GPU-to-GPU: {}", m.link));
   if (m.pp > 1) {
@@ -741,7 +779,7 @@ Result<Prediction> predict_inference(const Workload& w, const Gpu& gpu,
   const Times t = predict_phase(m, facts, gpu, p);
   report_terms(t, p.step_time_s, p);
   if (!p.fits) p.bound = "capacity";
-  p.note = inference_note(memory, **engine, eff, m, p.fits);
+  p.note = inference_note(memory, **engine, eff, m, t, p.fits);
   return p;
 }
 

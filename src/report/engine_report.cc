@@ -88,6 +88,7 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"expert_parallel", e.expert_parallel},
               {"layer_overhead_us", e.layer_overhead_us},
               {"step_overhead_ms", e.step_overhead_ms},
+              {"host_sequence_us", e.host_sequence_us},
               {"request_overhead_ms", e.request_overhead_ms},
               {"gemm_efficiency", e.gemm_efficiency},
               {"memory_efficiency", e.memory_efficiency},
@@ -95,10 +96,12 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"rocm_memory_efficiency", e.rocm_memory_efficiency}};
   Json releases = Json::array();
   for (const auto& r : e.releases) {
-    releases.push_back({{"version", r.version},
-                        {"backend", r.backend},
-                        {"sliding_reads", r.sliding_reads},
-                        {"source", r.source}});
+    Json release = {{"version", r.version},
+                    {"backend", r.backend},
+                    {"sliding_reads", r.sliding_reads},
+                    {"source", r.source}};
+    if (r.host_sequence_us) release["host_sequence_us"] = *r.host_sequence_us;
+    releases.push_back(std::move(release));
   }
   out["releases"] = releases;
   out.update(provenance_json(e.provenance));

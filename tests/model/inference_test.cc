@@ -312,6 +312,43 @@ TEST(Engines, AReleaseNamesItsVersionOnceAndReadsWhatTheCacheHolds) {
             "engine 'x' has no release '0.8'; expected '0.9' (rigplan engines show x)");
 }
 
+// A [[host]] table names a host CPU once, and a GPU comes with one host at most.
+TEST(Engines, AGpuComesWithOneHostAtMost) {
+  std::string text = kOneEngine;
+  text.erase(text.find(", \"q3\""), 6);
+  const std::string grace =
+      "\n[[host]]\nid = \"grace\"\nname = \"Grace\"\ngpus = [\"gb200-nvl72\"]\n"
+      "single_thread = 0.7\nsource = \"test\"\n";
+  std::string other = grace;
+  other.replace(other.find("\"grace\""), 7, "\"other\"");
+  auto loaded = load_engines({{"engines.toml", text + grace + other}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            "engines.toml:70:8: host 'other': field 'gpus': 'gb200-nvl72' comes with host "
+            "'grace' already\n1 problem in 1 file");
+  loaded = load_engines({{"engines.toml", text + grace}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_NE(loaded->host_of("gb200-nvl72"), nullptr);
+  EXPECT_EQ(loaded->host_of("gb200-nvl72")->single_thread, 0.7);
+  EXPECT_EQ(loaded->host_of("b200-sxm-192gb"), nullptr);
+}
+
+// TensorRT-LLM 1.0's PyTorch backend takes host time per sequence each step; its 0.17 TensorRT
+// engines and the engine's own figures (its newest release) none. Grace hosts GB200 and GH200.
+TEST(Engines, OnlyTensorRtLlmOnePointZeroTakesHostTimePerSequence) {
+  const Engines& engines = embedded_engines();
+  EXPECT_EQ((*engines.find_engine("tensorrt-llm@1.0"))->host_sequence_us, 25.6);
+  EXPECT_EQ((*engines.find_engine("tensorrt-llm@0.17"))->host_sequence_us, 0);
+  EXPECT_EQ((*engines.find_engine("tensorrt-llm"))->host_sequence_us, 0);
+  EXPECT_EQ((*engines.find_engine("vllm"))->host_sequence_us, 0);
+  for (const char* g : {"gb200-nvl72", "gh200-96gb"}) {
+    ASSERT_NE(engines.host_of(g), nullptr) << g;
+    EXPECT_EQ(engines.host_of(g)->id, "grace");
+    EXPECT_NE(catalog().gpu(g), nullptr) << g;  // a catalog GPU id
+  }
+  EXPECT_EQ(engines.host_of("h100-sxm5-80gb"), nullptr);
+}
+
 // How an engine's MoE kernels run a format's experts on a kind of GPU is data with its source:
 // a format the engine runs, a calibration key, a compute type and a share of the efficiency,
 // each refused with its file, line and the values accepted.
@@ -656,6 +693,37 @@ double seconds(const Prediction& p, std::string_view term) {
     if (t.name == term) return t.seconds;
   }
   return 0;
+}
+
+// Llama 3.2 1B decoding 1,024 sequences under TensorRT-LLM 1.0: the GPUs take under 8 ms a step
+// (0.17 without host time: 7.63 ms on an H100), the host 1,024 × 25.6 µs = 26.2144 ms on an x86
+// server (H100) and 1,024 × 25.6 / 0.7 = 37.449 ms on GH200's Grace; the step waits for it.
+TEST(InferencePerf, ALargeBatchOfASmallModelWaitsForTheHost) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "tensorrt-llm@1.0";
+  c.batch = 1024;
+  c.seq_len = 128;
+  c.gen_tokens = 2;
+  const Prediction x86 = run("llama-3.2-1b", "h100-sxm5-80gb", c);
+  EXPECT_NEAR(x86.step_time_s, 1024 * 25.6e-6, 1e-9);
+  EXPECT_EQ(x86.bound, "host");
+  EXPECT_GT(seconds(x86, "host_scheduling"), 0.015);
+  EXPECT_NE(x86.note.find("25.6 µs a sequence in the step (on an x86 server's host); a step takes "
+                          "the longer of the two, here the host's 26.21 ms (the GPUs' "),
+            std::string::npos)
+      << x86.note;
+  const Prediction grace = run("llama-3.2-1b", "gh200-96gb", c);
+  EXPECT_NEAR(grace.step_time_s, 1024 * 25.6e-6 / 0.7, 1e-9);
+  EXPECT_NE(grace.note.find("36.57 µs a sequence in the step (25.6 µs on an x86 server's host / "
+                            "0.7, the single-thread speed of NVIDIA Grace"),
+            std::string::npos)
+      << grace.note;
+  c.engine = "tensorrt-llm@0.17";
+  const Prediction engines = run("llama-3.2-1b", "h100-sxm5-80gb", c);
+  EXPECT_LT(engines.step_time_s, 0.008);
+  EXPECT_EQ(engines.bound, "compute");
+  EXPECT_EQ(engines.note.find("host:"), std::string::npos);
 }
 
 // Decoding at a context of 32,768, half of GPT-OSS's layers read 32,768 cached tokens and half
