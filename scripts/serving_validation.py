@@ -97,6 +97,13 @@ HELD_OUT_MODELS = {"mixtral-8x22b", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss
 # Rows added after that fit as well: every GB200 row (the GPU joined the catalog later) and every
 # expert-parallel (DEP) row. Held out too, so the fit stays what it was.
 HELD_OUT_GPUS = {"gb200-nvl72"}
+# Held-out rows that a term of the model was shaped on since, so `split = fit`: TensorRT-LLM
+# 1.0's host time per sequence (B200) and Grace's single-thread speed (GB200), fitted on Qwen3
+# 30B A3B at 128-token prompts (data/engines/engines.toml, release 1.0 and [[host]]).
+SHAPED_ON = {("trtllm-v1.0/qwen3-30b-a3b-tp1pp1-128-128", "b200-sxm-192gb"),
+             ("trtllm-v1.0/qwen3-30b-a3b-tp1pp1-128-2048", "b200-sxm-192gb"),
+             ("trtllm-v1.0/qwen3-30b-a3b-tp1pp1-128-128", "gb200-nvl72"),
+             ("trtllm-v1.0/qwen3-30b-a3b-tp1pp1-128-2048", "gb200-nvl72")}
 
 # Reference GPU of a cross-GPU group, in order of preference.
 REF_ORDER = ["h100-sxm5-80gb", "h200-sxm-141gb", "rtx-4090", "a100-sxm4-40gb"]
@@ -143,7 +150,8 @@ def layout(r):
 # Editions whose TensorRT-LLM ran otherwise than the engine's own figures (the 1.0 PyTorch
 # backend), named as their release in data/engines/engines.toml ([[engine.release]]): v0.17's
 # trtllm-bench ran TensorRT engines, whose attention reads a sliding layer's whole context.
-TRT_RELEASES = {"v0.17": "tensorrt-llm@0.17"}
+# v1.0's ran the PyTorch backend, whose Python executor takes host time per sequence each step.
+TRT_RELEASES = {"v0.17": "tensorrt-llm@0.17", "v1.0": "tensorrt-llm@1.0"}
 
 
 def trt_offline(r, out):
@@ -366,7 +374,8 @@ def main():
     for row in out:
         held_out = (row["workload"] in HELD_OUT_MODELS or row["gpu"] in HELD_OUT_GPUS
                     or row["ep"] != "")
-        row["split"] = "held-out" if held_out else "fit"
+        shaped = (row["group"], row["gpu"]) in SHAPED_ON
+        row["split"] = "held-out" if held_out and not shaped else "fit"
     out.sort(key=lambda row: (row["group"], row["ref"] != 1, row["gpu"], row["metric"]))
     writer = csv.DictWriter(sys.stdout, fieldnames=HEADER, lineterminator="\n")
     writer.writeheader()
