@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -1105,7 +1106,9 @@ double add_compute_terms(const Timing& timing, const StepContext& s, Prediction&
 struct Fabric {
   std::string_view link_name;
   double busbw_gbps = 0;
-  double latency_s = 0;
+  double latency_s = 0;  // a hop's latency on the slowest link the group uses
+  int nodes = 1;         // the nodes a ring of the group passes through (1: within a node)
+  int per_node = 1;      // the group's GPUs on one node, sharing the node's network ports
 };
 
 // The GPU's PCIe bandwidth per direction, GB/s (links.h pcie_gbps), found once per GPU.
@@ -1136,6 +1139,27 @@ Fabric group_fabric(const StepContext& s, const Fabric& node_fabric, int stride,
   f.busbw_gbps = std::min(f.busbw_gbps, s.network.gbps_per_gpu * pc::kNetworkEfficiency);
   f.latency_s = pc::kInterNodeLatencyS;
   f.link_name = s.network.name;
+  f.nodes = size;
+  return f;
+}
+
+// The path of an NCCL ring (an all-reduce, reduce-scatter or all-gather) over a group of `size`
+// GPUs `stride` ranks apart. Across nodes the ring visits each node's g = node / stride GPUs of
+// the group in turn over NVLink and crosses to the next node once per channel; NCCL gives each
+// channel its own NIC (rail), so the group's rings leave a node through all g ports that its g
+// GPUs own (a group that fills nodes unevenly, TP 6 on nodes of 8, by its fewest: gcd(size,
+// node / stride)), and a GPU's bus bandwidth is min(the node's link, g × its port share × 0.9) (DGX
+// A100, 8 HDR ports: nccl-tests' multi-node all-reduce bus bandwidth near the node's 8 × 25 GB/s,
+// recalled). With a stride of a node or more (data parallel over TP 8) g = 1: a port per GPU.
+// Point-to-point sends (pipeline, ring attention) and all-to-alls keep group_fabric's port.
+Fabric ring_fabric(const StepContext& s, const Fabric& node_fabric, int stride, int size) {
+  Fabric f = group_fabric(s, node_fabric, stride, size);
+  const int node = node_gpus(s.gpu, s.c);
+  if (f.nodes == 1 || stride >= node || node % stride != 0) return f;
+  f.per_node = std::gcd(size, node / stride);  // the fewest of its GPUs a node holds
+  f.nodes = (size + f.per_node - 1) / f.per_node;
+  f.busbw_gbps = std::min(node_fabric.busbw_gbps,
+                          f.per_node * s.network.gbps_per_gpu * pc::kNetworkEfficiency);
   return f;
 }
 
@@ -1167,10 +1191,20 @@ struct DataParallel {
   Fabric expert_fabric;
 };
 
-// Seconds of a ring over `ranks` GPUs that sends `bytes` per GPU: bandwidth, and 2 · (n − 1)
-// hops of latency (reduce-scatter and all-gather).
+// Seconds of a ring over `ranks` GPUs that sends `bytes` per GPU (ring_s): bandwidth, and
+// (ring_latency_s) 2 · (n − 1) steps of a hop's latency (reduce-scatter and all-gather). Across
+// nodes, 2 · nodes of the steps cross the network and the rest stay on the node's link (NCCL's ring
+// latency model, src/graph/tuning.cc: nInterSteps = 2 · nNodes of an all-reduce's 2 · (nRanks − 1),
+// recalled).
+double ring_latency_s(double ranks, const Fabric& f) {
+  const double steps = 2.0 * (ranks - 1);
+  if (f.nodes <= 1) return steps * f.latency_s;
+  const double inter = std::min(steps, 2.0 * f.nodes);
+  return inter * f.latency_s + (steps - inter) * pc::kIntraNodeLatencyS;
+}
+
 double ring_s(double bytes, double ranks, const Fabric& f) {
-  return bytes / (f.busbw_gbps * 1e9) + 2.0 * (ranks - 1) * f.latency_s;
+  return bytes / (f.busbw_gbps * 1e9) + ring_latency_s(ranks, f);
 }
 
 // Exposed seconds of the data-parallel traffic of a step whose compute takes `compute_s`, the
@@ -1196,7 +1230,7 @@ DataParallel data_parallel(const StepContext& s, const Fabric& node, const Fabri
     out.expert_ranks = s.dp * s.cp / s.ep;  // whole: resolve_parallel_layout
     const double e = out.expert_ranks;
     if (out.expert_ranks > 1) {
-      out.expert_fabric = group_fabric(s, node, s.tp * s.ep, out.expert_ranks);
+      out.expert_fabric = ring_fabric(s, node, s.tp * s.ep, out.expert_ranks);
       t_comm += ring_s(traffic(experts, trained_experts, (e - 1.0) / e / (s.tp * s.pp * s.ep)), e,
                        out.expert_fabric);
     }
@@ -1215,8 +1249,7 @@ DataParallel data_parallel(const StepContext& s, const Fabric& node, const Fabri
 double tensor_parallel_s(const StepContext& s, const Fabric& f) {
   const TransformerConfig& t = *s.w.transformer;
   const double act = s.micro * s.seq / s.cp * t.hidden_size * s.beta;
-  const double per =
-      2.0 * (s.tp - 1) / s.tp * act / (f.busbw_gbps * 1e9) + 2.0 * (s.tp - 1) * f.latency_s;
+  const double per = 2.0 * (s.tp - 1) / s.tp * act / (f.busbw_gbps * 1e9) + ring_latency_s(s.tp, f);
   const double passes = s.train ? 4 + (s.c.checkpointing ? 2 : 0) : 2;
   return per * passes * s.micro_batches * t.total_layers() / s.pp;
 }
@@ -1282,10 +1315,17 @@ struct Communication {
   std::vector<std::string> parts;  // each collective's exposed time and path (with detail)
   bool detail = true;
 
+  // A ring whose GPUs share their nodes' ports says so: "over ib-hdr (...), the ring's 8 GPUs a
+  // node share their ports: 180 GB/s".
   void add(std::string_view what, double seconds, const Fabric& f, std::string_view more = "") {
     exposed_s += seconds;
-    if (detail)
-      parts.push_back(fmt::format("{} {:.3g} s over {}{}", what, seconds, f.link_name, more));
+    if (!detail) return;
+    const std::string shared =
+        f.per_node > 1 ? fmt::format(", the ring's {} GPUs a node share their ports: {:.3g} GB/s",
+                                     f.per_node, f.busbw_gbps)
+                       : std::string();
+    parts.push_back(
+        fmt::format("{} {:.3g} s over {}{}{}", what, seconds, f.link_name, shared, more));
   }
 };
 
@@ -1296,7 +1336,7 @@ Communication communication(const StepContext& s, double compute_s) {
   const Fabric node = node_link(s);
   out.link_name = node.link_name;
   if (s.train && s.dp * s.cp > 1) {
-    const Fabric f = group_fabric(s, node, s.tp, s.cp * s.dp);
+    const Fabric f = ring_fabric(s, node, s.tp, s.cp * s.dp);
     const DataParallel d = data_parallel(s, node, f, compute_s);
     std::string experts;
     if (s.detail && d.expert_ranks > 1) {
@@ -1310,7 +1350,7 @@ Communication communication(const StepContext& s, double compute_s) {
     out.add("data parallel", d.exposed_s, f, experts);
   }
   if (s.tp > 1 && s.w.transformer) {
-    const Fabric f = group_fabric(s, node, 1, s.tp);
+    const Fabric f = ring_fabric(s, node, 1, s.tp);
     out.add("tensor parallel", tensor_parallel_s(s, f), f);
   }
   if (s.cp > 1 && s.w.transformer) {

@@ -111,16 +111,40 @@ TEST(NvlinkDomain, AGb200RackKeepsADataParallelAllReduceOnNvlink) {
   EXPECT_LT(traffic / 693e9 + 2 * 71 * 10e-6, 0.9 * compute_s(rack) * 2 / 3);
 }
 
+// The ring's hops: 2 · 71 steps, of which 2 · 9 cross the network (20 µs) and 124 stay on
+// NVSwitch (10 µs): 1.6 ms.
+constexpr double kNineNodeRingLatency = 18 * 20e-6 + 124 * 10e-6;
+
+// 72 B200 with one HDR port shared by a node's 8 GPUs (gpus_per_nic 8): the ring leaves each node
+// through that one port, 25 GB/s × 0.9 = 22.5 GB/s.
+RunConfig one_port_a_node() {
+  RunConfig c = data_parallel_on_72();
+  c.gpus_per_nic = 8;
+  return c;
+}
+
 TEST(NvlinkDomain, SeventyTwoB200GpusAreNineNodesJoinedByTheNetwork) {
   const Prediction hgx = predict_on("b200-sxm-192gb", data_parallel_on_72());
-  EXPECT_NE(hgx.note.find("s over ib-hdr (a port per GPU, 25 GB/s per GPU)"), std::string::npos)
+  EXPECT_NE(hgx.note.find("s over ib-hdr (a port per GPU, 25 GB/s per GPU), the ring's 8 GPUs a "
+                          "node share their ports: 180 GB/s"),
+            std::string::npos)
       << hgx.note;
-  // The ring crosses the network at one HDR port per GPU: 25 GB/s × 0.9 = 22.5 GB/s, 20 µs a
-  // hop; the backward pass hides 0.9 × 2/3 of the compute.
+  // Each node's 8 GPUs of the ring leave it through its 8 HDR ports (a channel a port):
+  // 8 × 25 GB/s × 0.9 = 180 GB/s, below NVLink 5's 693. About 9.8 GB / 180 GB/s = 54 ms is less
+  // than the 0.9 × 2/3 of the compute the backward pass hides: only the last 25 MB bucket shows.
   const double traffic = all_reduce_bytes("b200-sxm-192gb");
-  const double all_reduce = traffic / 22.5e9 + 2 * 71 * 20e-6;
-  EXPECT_NEAR(term(hgx, "communication"), all_reduce - 0.9 * compute_s(hgx) * 2 / 3, 1e-9);
-  EXPECT_GT(term(hgx, "communication"), 0.3);  // about 9.8 GB / 22.5 GB/s = 0.43 s, less overlap
+  EXPECT_LT(traffic / 180e9 + kNineNodeRingLatency, 0.9 * compute_s(hgx) * 2 / 3);
+  EXPECT_NEAR(term(hgx, "communication"), 25e6 / 180e9, 1e-12);
+  // One port a node: the ring's bandwidth is that port's, 22.5 GB/s, and it is exposed.
+  const Prediction one_port = predict_on("b200-sxm-192gb", one_port_a_node());
+  EXPECT_NE(one_port.note.find("s over ib-hdr (a port per 8 GPUs, 3.125 GB/s per GPU), the ring's "
+                               "8 GPUs a node share their ports: 22.5 GB/s"),
+            std::string::npos)
+      << one_port.note;
+  const double all_reduce = traffic / 22.5e9 + kNineNodeRingLatency;
+  EXPECT_NEAR(term(one_port, "communication"), all_reduce - 0.9 * compute_s(one_port) * 2 / 3,
+              1e-9);
+  EXPECT_GT(term(one_port, "communication"), 0.3);  // 9.8 GB / 22.5 GB/s = 0.43 s, less overlap
   // GB200 in instances of 8 (gpus_per_node, as recommend sets it for an offer) cross it as well.
   RunConfig split = data_parallel_on_72();
   split.gpus_per_node = 8;
@@ -129,11 +153,11 @@ TEST(NvlinkDomain, SeventyTwoB200GpusAreNineNodesJoinedByTheNetwork) {
 
 TEST(NvlinkDomain, ACommunicationBoundStepIsFasterOnARackThanOnNineNodes) {
   // Step = compute + exposed all-reduce. GB200: 2,500 BF16 TFLOPS to B200's 2,250, so its
-  // compute is at most B200's, plus 36 µs of all-reduce; B200: its compute plus about
-  // 0.43 s - 0.9 × 2/3 of its compute (> 0.3 s, above). The rack's step is shorter by more than
-  // the exposed all-reduce of the nodes.
-  const Prediction rack = predict_on("gb200-nvl72", data_parallel_on_72());
-  const Prediction hgx = predict_on("b200-sxm-192gb", data_parallel_on_72());
+  // compute is at most B200's, plus 36 µs of all-reduce; B200 nodes with one HDR port each: its
+  // compute plus about 0.43 s - 0.9 × 2/3 of its compute (> 0.3 s, above). The rack's step is
+  // shorter by more than the exposed all-reduce of the nodes.
+  const Prediction rack = predict_on("gb200-nvl72", one_port_a_node());
+  const Prediction hgx = predict_on("b200-sxm-192gb", one_port_a_node());
   EXPECT_LE(compute_s(rack), compute_s(hgx));
   EXPECT_NEAR(rack.step_time_s, compute_s(rack) + term(rack, "communication"), 1e-12);
   EXPECT_NEAR(hgx.step_time_s, compute_s(hgx) + term(hgx, "communication"), 1e-12);
@@ -176,18 +200,19 @@ TEST(NvlinkDomain, AGroupThatDoesNotTileANodeCrossesTheNetwork) {
 TEST(NvlinkDomain, TheLayoutSearchKeepsDataParallelGroupsInsideRacks) {
   // GPT-3 175B on 8 racks joined by NDR: the fastest pipelined layout found puts TP × CP × DP =
   // 72 GPUs in each rack, so its gradients are reduced over NVLink and only the pipeline's
-  // activations cross between racks (docs/scaleout.md, "Topology: racks"). The fastest of all
-  // (TP 6, DP 96, ZeRO-3, no pipeline) is 0.6% ahead of it: its all-reduce crosses racks but
-  // hides behind the backward pass.
+  // activations cross between racks (docs/scaleout.md, "Topology: racks"). It is 14th: the 13
+  // ahead of it (TP 3, DP 192, ZeRO-3, no pipeline; the fastest 10% ahead) send their FSDP
+  // traffic across racks, each rack's 24 GPUs of a ring through their 24 NDR ports, and hide it
+  // behind the step.
   TrainPlanRequest request;
   request.run.gpus = 576;
   request.run.global_batch = 1536;
   request.run.fabric = "ib-ndr";
-  request.top = 3;
+  request.top = 14;
   const Workload& gpt3 = **testing::default_zoo().find("gpt3-175b");
   auto rack = plan_training(gpt3, gpu("gb200-nvl72"), request, embedded_calibration(), catalog());
   ASSERT_TRUE(rack.ok()) << rack.status().message();
-  ASSERT_EQ(rack->layouts.size(), 3u);
+  ASSERT_EQ(rack->layouts.size(), 14u);
   const Prediction& best = rack->layouts[0].prediction;
   const auto pipelined =
       std::find_if(rack->layouts.begin(), rack->layouts.end(),
@@ -212,7 +237,8 @@ TEST(NvlinkDomain, TheLayoutSearchKeepsDataParallelGroupsInsideRacks) {
 // backward pass (0.9 × 2/3 of the compute) hides the whole all-reduce on either path, so what is
 // left exposed is DDP's last 25 MB bucket, on the path the ring takes:
 //   NVSwitch: 25e6 B / (600 / 2 × 0.77 = 231 GB/s) = 0.1082 ms
-//   HDR:      25e6 B / (25 × 0.9 = 22.5 GB/s)       = 1.111 ms
+//   HDR, nodes of 4: 25e6 B / (4 ports × 25 × 0.9 = 90 GB/s) = 0.2778 ms
+//   HDR, nodes of 8: 25e6 B / (8 ports × 25 × 0.9 = 180 GB/s) = 0.1389 ms
 RunConfig data_parallel_a100(int gpus, std::optional<int> per_node) {
   RunConfig c = data_parallel_on_72();
   c.gpus = gpus;
@@ -222,7 +248,8 @@ RunConfig data_parallel_a100(int gpus, std::optional<int> per_node) {
 }
 
 constexpr double kBucketOverNvswitch = 25e6 / 231e9;
-constexpr double kBucketOverHdr = 25e6 / 22.5e9;
+constexpr double kBucketOverFourPorts = 25e6 / 90e9;
+constexpr double kBucketOverEightPorts = 25e6 / 180e9;
 constexpr const char* kHdr = "ib-hdr (a port per GPU, 25 GB/s per GPU)";
 
 TEST(GpusPerNode, EightGpusInNodesOfFourReduceOverTheNetwork) {
@@ -231,30 +258,34 @@ TEST(GpusPerNode, EightGpusInNodesOfFourReduceOverTheNetwork) {
   EXPECT_EQ(path_of(one_node.note, "data parallel"), "nvswitch") << one_node.note;
   EXPECT_NEAR(term(one_node, "communication"), kBucketOverNvswitch, 1e-12);
   EXPECT_NEAR(kBucketOverNvswitch, 0.1082e-3, 1e-7);
-  // Nodes of 4: 2 nodes, the ring crosses HDR.
+  // Nodes of 4: 2 nodes, the ring crosses HDR through each node's 4 ports.
   const Prediction two_nodes = predict_on("a100-sxm4-80gb", data_parallel_a100(8, 4));
   EXPECT_EQ(path_of(two_nodes.note, "data parallel"), kHdr) << two_nodes.note;
-  EXPECT_NEAR(term(two_nodes, "communication"), kBucketOverHdr, 1e-12);
-  EXPECT_NEAR(kBucketOverHdr, 1.111e-3, 1e-6);
-  // The regime of the numbers above: the whole ring over HDR, 2 · 4 B · params · 7/8 + 2 · 7
-  // hops of 20 µs, is within what the backward pass hides.
+  EXPECT_NE(two_nodes.note.find("the ring's 4 GPUs a node share their ports: 90 GB/s"),
+            std::string::npos)
+      << two_nodes.note;
+  EXPECT_NEAR(term(two_nodes, "communication"), kBucketOverFourPorts, 1e-12);
+  EXPECT_NEAR(kBucketOverFourPorts, 0.2778e-3, 1e-7);
+  // The regime of the numbers above: the whole ring over 90 GB/s, 2 · 4 B · params · 7/8, and
+  // its 2 · 7 steps (4 across the network at 20 µs, 10 on NVSwitch at 10 µs), is within what the
+  // backward pass hides.
   const double traffic = all_reduce_bytes("a100-sxm4-80gb") / (71.0 / 72) * 7 / 8;
-  EXPECT_LT(traffic / 22.5e9 + 2 * 7 * 20e-6, 0.9 * compute_s(two_nodes) * 2 / 3);
+  EXPECT_LT(traffic / 90e9 + 4 * 20e-6 + 10 * 10e-6, 0.9 * compute_s(two_nodes) * 2 / 3);
   // The compute is the same; the step grows by the bucket's difference.
-  EXPECT_NEAR(two_nodes.step_time_s - one_node.step_time_s, kBucketOverHdr - kBucketOverNvswitch,
-              1e-9);
+  EXPECT_NEAR(two_nodes.step_time_s - one_node.step_time_s,
+              kBucketOverFourPorts - kBucketOverNvswitch, 1e-9);
 }
 
-TEST(GpusPerNode, SixteenGpusCrossTheNetworkInNodesOfFourAsInNodesOfEight) {
-  // 16 GPUs: 4 nodes of 4 or 2 nodes of 8; either way the ring crosses HDR. Each GPU drives its
-  // own rail, so a ring across nodes runs at one port's rate whatever the number of nodes: the
-  // same exposed time.
+TEST(GpusPerNode, SixteenGpusCrossTheNetworkThroughEachNodesPorts) {
+  // 16 GPUs: 4 nodes of 4 or 2 nodes of 8; either way the ring crosses HDR, each node's GPUs of
+  // the ring leaving through all its ports (a port a GPU): 4 × 22.5 = 90 GB/s on nodes of 4,
+  // 8 × 22.5 = 180 GB/s on nodes of 8.
   const Prediction four = predict_on("a100-sxm4-80gb", data_parallel_a100(16, 4));
   const Prediction eight = predict_on("a100-sxm4-80gb", data_parallel_a100(16, 8));
   EXPECT_EQ(path_of(four.note, "data parallel"), kHdr) << four.note;
   EXPECT_EQ(path_of(eight.note, "data parallel"), kHdr) << eight.note;
-  EXPECT_NEAR(term(four, "communication"), kBucketOverHdr, 1e-12);
-  EXPECT_NEAR(term(eight, "communication"), kBucketOverHdr, 1e-12);
+  EXPECT_NEAR(term(four, "communication"), kBucketOverFourPorts, 1e-12);
+  EXPECT_NEAR(term(eight, "communication"), kBucketOverEightPorts, 1e-12);
   // The default is nodes of 8: the same as asking for them.
   EXPECT_DOUBLE_EQ(predict_on("a100-sxm4-80gb", data_parallel_a100(16, std::nullopt)).step_time_s,
                    eight.step_time_s);
@@ -269,7 +300,9 @@ TEST(GpusPerNode, SixteenGpusCrossTheNetworkInNodesOfFourAsInNodesOfEight) {
 // 2 · 7/8 · 1 · 2048 · 12288 · 2 B = 88.08 MB a GPU, 4 a layer (2 forward, 2 backward), for
 // m = 64 micro-batches and 96 / 8 = 12 layers: 3,072 all-reduces a step.
 //   NVSwitch: 88.08e6 / 231e9 + 14 hops × 10 µs = 0.5213 ms, × 3,072 = 1.601 s
-//   HDR:      88.08e6 / 22.5e9 + 14 hops × 20 µs = 4.195 ms,  × 3,072 = 12.89 s
+//   HDR, nodes of 4: each node's 4 ports carry the ring, 4 × 22.5 = 90 GB/s; of its 14 steps
+//   4 cross the network (2 a node): 88.08e6 / 90e9 + 4 × 20 µs + 10 × 10 µs = 1.1587 ms,
+//   × 3,072 = 3.559 s
 std::string tensor_parallel_part(std::optional<int> per_node) {
   RunConfig c;
   c.gpus = 64;
@@ -294,10 +327,10 @@ std::string tensor_parallel_part(std::optional<int> per_node) {
 TEST(GpusPerNode, ATensorParallelGroupOfEightOnNodesOfFourCrossesTheNetwork) {
   const double act = 2.0 * 7 / 8 * 2048 * 12288 * 2;
   EXPECT_NEAR((act / 231e9 + 14 * 10e-6) * 3072, 1.601, 1e-3);
-  EXPECT_NEAR((act / 22.5e9 + 14 * 20e-6) * 3072, 12.89, 1e-2);
+  EXPECT_NEAR((act / 90e9 + 4 * 20e-6 + 10 * 10e-6) * 3072, 3.559, 1e-3);
   EXPECT_EQ(tensor_parallel_part(std::nullopt), "tensor parallel 1.6 s over nvswitch");
   EXPECT_EQ(tensor_parallel_part(8), "tensor parallel 1.6 s over nvswitch");
-  EXPECT_EQ(tensor_parallel_part(4), "tensor parallel 12.9 s over " + std::string(kHdr));
+  EXPECT_EQ(tensor_parallel_part(4), "tensor parallel 3.56 s over " + std::string(kHdr));
 }
 
 TEST(GpusPerNode, NodesSmallerThanARackAreNvlinkDomainsOfTheirOwn) {
