@@ -135,6 +135,8 @@ void fit_engines(const std::vector<ThroughputSample>& samples, const std::vector
     c.engines.push_back(prior);
     EngineCalibration& e = c.engines.back();
     e.rows = static_cast<int>(rows.size());
+    const double gemm_bound = gemm_ceiling(key.second);
+    e.gemm_efficiency = std::min(e.gemm_efficiency, gemm_bound);
     auto loss = [&] {
       double sum = 0;
       for (size_t i : rows) {
@@ -152,7 +154,8 @@ void fit_engines(const std::vector<ThroughputSample>& samples, const std::vector
         const double base = e.*param;
         double chosen = base;
         for (double step : kSteps) {
-          e.*param = std::clamp(base * step, kMinEfficiency, 1.0);
+          e.*param = std::clamp(base * step, kMinEfficiency,
+                                param == &EngineCalibration::gemm_efficiency ? gemm_bound : 1.0);
           if (e.*param == base) continue;
           if (const double score = loss(); score < best) {
             best = score;
@@ -188,6 +191,18 @@ std::map<std::string, std::vector<size_t>> samples_by_arch(
     by_arch[calibration_key(*samples[i].gpu)].push_back(i);
   }
   return by_arch;
+}
+
+// Lowers each fitted key's gemm_efficiency above its gemm_ceiling to the ceiling; the keys lowered.
+std::vector<std::string> cap_at_ceilings(Calibration& c, const std::set<std::string>& present) {
+  std::vector<std::string> capped;
+  for (auto& a : c.archs) {
+    const double ceiling = gemm_ceiling(a.architecture);
+    if (!present.count(a.architecture) || a.gemm_efficiency <= ceiling) continue;
+    a.gemm_efficiency = ceiling;
+    capped.push_back(a.architecture);
+  }
+  return capped;
 }
 
 // Each measured workload's speed against the fitted model: the median ratio over its rows, in
@@ -231,29 +246,43 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
   };
   for (const auto& [arch, rows] : by_arch) repredict(arch);
   double best = objective(samples, use, predicted, c, start);
-  for (int sweep = 0; sweep < kSweeps; ++sweep) {
-    for (auto& a : c.archs) {
-      if (!present.count(a.architecture)) continue;
-      for (double ArchCalibration::*param :
-           {&ArchCalibration::gemm_efficiency, &ArchCalibration::memory_efficiency,
-            &ArchCalibration::tf32_efficiency}) {
-        const double base = a.*param;
-        double chosen = base;
-        for (double step : kSteps) {
-          const double value = std::clamp(base * step, kMinEfficiency, 1.0);
-          if (value == base) continue;
-          a.*param = value;
-          repredict(a.architecture);
-          const double score = objective(samples, use, predicted, c, start);
-          if (score < best) {
-            best = score;
-            chosen = value;
+  // Coordinate descent; `bounded`: no gemm_efficiency above its key's gemm_ceiling.
+  auto descend = [&](bool bounded) {
+    for (int sweep = 0; sweep < kSweeps; ++sweep) {
+      for (auto& a : c.archs) {
+        if (!present.count(a.architecture)) continue;
+        for (double ArchCalibration::*param :
+             {&ArchCalibration::gemm_efficiency, &ArchCalibration::memory_efficiency,
+              &ArchCalibration::tf32_efficiency}) {
+          const double base = a.*param;
+          const bool gemm = param == &ArchCalibration::gemm_efficiency;
+          const double upper = bounded && gemm ? gemm_ceiling(a.architecture) : 1.0;
+          double chosen = base;
+          for (double step : kSteps) {
+            const double value = std::clamp(base * step, kMinEfficiency, upper);
+            if (value == base) continue;
+            a.*param = value;
+            repredict(a.architecture);
+            const double score = objective(samples, use, predicted, c, start);
+            if (score < best) {
+              best = score;
+              chosen = value;
+            }
           }
+          a.*param = chosen;
+          repredict(a.architecture);
         }
-        a.*param = chosen;
-        repredict(a.architecture);
       }
     }
+  };
+  descend(false);
+  // A key fitted above the best GEMM efficiency measured on its GPUs is held at that ceiling,
+  // and the others refitted around it: an active bound, which leaves a fit inside it unchanged.
+  const std::vector<std::string> capped = cap_at_ceilings(c, present);
+  for (const auto& arch : capped) repredict(arch);
+  if (!capped.empty()) {
+    best = objective(samples, use, predicted, c, start);
+    descend(true);
   }
   c.workloads = workload_speeds(samples, use, predicted);
   fit_engines(samples, use, catalog, c);

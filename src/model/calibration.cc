@@ -1,7 +1,11 @@
 // Loading data/calibration/perf.toml.
 #include <fmt/format.h>
 
+#include <cassert>
+#include <map>
+
 #include "catalog/toml_decode.h"
+#include "rigplan/calibrate.h"
 #include "rigplan/perf.h"
 #include "util/embedded_file.h"
 
@@ -66,6 +70,35 @@ const std::vector<FieldSpec<Band>>& band_fields() {
   return kFields;
 }
 
+// A row of data/calibration/gemm_ceiling.toml: the best measured GEMM efficiency of a key.
+struct GemmCeiling {
+  std::string architecture;
+  double gemm_efficiency = 1;
+  std::string measured_on, source;
+};
+
+const std::vector<FieldSpec<GemmCeiling>>& ceiling_fields() {
+  using G = GemmCeiling;
+  static const std::vector<FieldSpec<G>> kFields = {
+      {"architecture", &G::architecture, true},
+      {"gemm_efficiency", &G::gemm_efficiency, true, "", {}, {0, 1, false}},
+      {"measured_on", &G::measured_on, true},
+      {"source", &G::source, true},
+  };
+  return kFields;
+}
+
+// Decodes a file's [[gemm_ceiling]] rows into `out`, by calibration key.
+void decode_ceilings(toml::array& rows, Problems& problems, std::map<std::string, double>& out) {
+  for (auto& item : rows) {
+    const RawEntry raw{std::move(*item.as_table()), ""};
+    const EntryContext ctx("gemm_ceiling", raw, problems);
+    GemmCeiling g;
+    decode_fields(ctx, raw.table, ceiling_fields(), g, {});
+    out[g.architecture] = g.gemm_efficiency;
+  }
+}
+
 }  // namespace
 
 Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
@@ -79,12 +112,19 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
     for (auto&& [key, node] : root) {
       auto* array = node.as_array();
       const bool arch = key.str() == "arch", band = key.str() == "band",
-                 workload = key.str() == "workload", engine = key.str() == "engine";
-      if ((!arch && !band && !workload && !engine) || !array || !array->is_array_of_tables()) {
+                 workload = key.str() == "workload", engine = key.str() == "engine",
+                 ceiling = key.str() == "gemm_ceiling";
+      if ((!arch && !band && !workload && !engine && !ceiling) || !array ||
+          !array->is_array_of_tables()) {
         problems.add(node.source(),
                      fmt::format("unknown section '{}'; expected [[arch]], [[workload]], "
-                                 "[[engine]] or [[band]]",
+                                 "[[engine]], [[band]] or [[gemm_ceiling]]",
                                  key.str()));
+        continue;
+      }
+      if (ceiling) {  // checked here; read by the fit alone (gemm_ceiling)
+        std::map<std::string, double> unused;
+        decode_ceilings(*array, problems, unused);
         continue;
       }
       for (auto& item : *array) {
@@ -128,6 +168,22 @@ const Calibration& embedded_calibration() {
     return loaded.ok() ? std::move(loaded).value() : Calibration{};
   }();
   return kCalibration;
+}
+
+double gemm_ceiling(std::string_view key) {
+  static const std::map<std::string, double> kCeilings = [] {
+    std::map<std::string, double> out;
+    Problems problems;
+    for (const auto& f : embedded_calibration_files()) {
+      auto parsed = parse_file({std::string(f.path), std::string(f.text)}, problems);
+      if (!parsed) continue;
+      if (auto* rows = (*parsed)["gemm_ceiling"].as_array()) decode_ceilings(*rows, problems, out);
+    }
+    assert(problems.empty() && "the embedded calibration is checked by its tests");
+    return out;
+  }();
+  const auto it = kCeilings.find(std::string(key));
+  return it == kCeilings.end() ? 1.0 : it->second;
 }
 
 }  // namespace rigplan

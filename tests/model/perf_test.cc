@@ -425,6 +425,31 @@ TEST(Calibrate, FitRecoversTheRatiosOfTheCalibrationThatGeneratedTheData) {
   EXPECT_LT(after, before / 2);
 }
 
+TEST(Calibrate, AFittedGemmEfficiencyStaysUnderTheBestMeasuredMatmul) {
+  // Measurements made at an A100 GEMM efficiency of 1.0 against an H100 at 0.6 pull ampere-hbm
+  // upward; the fit stops at the best bf16 matmul measured on an A100, 271.2 of 312 TFLOP/s
+  // (data/calibration/gemm_ceiling.toml). A key without a measurement keeps the bound 1.
+  EXPECT_DOUBLE_EQ(gemm_ceiling("ampere-hbm"), 0.869);
+  EXPECT_DOUBLE_EQ(gemm_ceiling("volta-hbm"), 1.0);
+  Calibration truth = flat(0.6, 0.7);
+  truth.archs[0].gemm_efficiency = 1.0;  // ampere-hbm, beyond what any A100 reaches
+  RunConfig c;
+  c.precision = "bf16";
+  c.batch = 8;
+  c.seq_len = 1024;
+  std::vector<ThroughputSample> samples;
+  for (const char* gpu : {"h100-sxm5-80gb", "a100-sxm4-80gb", "a100-pcie-80gb"}) {
+    ThroughputSample s{*zoo().find("gpt2"), catalog().gpu(gpu), c, 0, 0};
+    s.measured = run("gpt2", gpu, c, truth).throughput;
+    samples.push_back(s);
+  }
+  Calibration start = flat(0.6, 0.7);
+  start.archs[0].gemm_efficiency = 0.86;
+  const Calibration fitted = fit_calibration(samples, {true, true, true}, start, catalog());
+  EXPECT_DOUBLE_EQ(fitted.for_arch("ampere-hbm").gemm_efficiency, 0.869);
+  EXPECT_LE(fitted.for_arch("hopper-hbm").gemm_efficiency, gemm_ceiling("hopper-hbm"));
+}
+
 TEST(Calibrate, AWorkloadMeasuredAtHalfTheModelsSpeedGetsEfficiencyOneHalf) {
   // The measurements are the model's own throughput at the fitted calibration, halved: the
   // efficiency of the workload is the median measured / predicted ratio, 0.5.
