@@ -39,9 +39,8 @@ std::string budget_text(const Engine& e) {
   return "what it allocates";
 }
 
-}  // namespace
-
-Json to_json(const Engine& e, const Engines& engines) {
+// The weight formats an engine runs, each with its bits and how it computes.
+Json formats_json(const Engine& e, const Engines& engines) {
   Json formats = Json::array();
   for (const auto& id : e.weight_formats) {
     auto f = engines.find_format(id);
@@ -52,6 +51,26 @@ Json to_json(const Engine& e, const Engines& engines) {
                          {"dequant", (*f)->dequant}});
     }
   }
+  return formats;
+}
+
+// The releases whose attention or host time differ from the engine's own figures.
+Json releases_json(const Engine& e) {
+  Json releases = Json::array();
+  for (const auto& r : e.releases) {
+    Json release = {{"version", r.version},
+                    {"backend", r.backend},
+                    {"sliding_reads", r.sliding_reads},
+                    {"source", r.source}};
+    if (r.host_sequence_us) release["host_sequence_us"] = *r.host_sequence_us;
+    releases.push_back(std::move(release));
+  }
+  return releases;
+}
+
+}  // namespace
+
+Json to_json(const Engine& e, const Engines& engines) {
   Json out = {{"id", e.id},
               {"name", e.name},
               {"aliases", e.aliases},
@@ -78,7 +97,7 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"logits_rows", e.logits_rows},
               {"split", e.split},
               {"offload", e.offload},
-              {"weight_formats", formats},
+              {"weight_formats", formats_json(e, engines)},
               {"cuda_graphs", e.cuda_graphs},
               {"moe_kernel", e.moe_kernel},
               {"moe_expert_overhead_us", e.moe_expert_overhead_us},
@@ -94,16 +113,7 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"memory_efficiency", e.memory_efficiency},
               {"rocm_gemm_efficiency", e.rocm_gemm_efficiency},
               {"rocm_memory_efficiency", e.rocm_memory_efficiency}};
-  Json releases = Json::array();
-  for (const auto& r : e.releases) {
-    Json release = {{"version", r.version},
-                    {"backend", r.backend},
-                    {"sliding_reads", r.sliding_reads},
-                    {"source", r.source}};
-    if (r.host_sequence_us) release["host_sequence_us"] = *r.host_sequence_us;
-    releases.push_back(std::move(release));
-  }
-  out["releases"] = releases;
+  out["releases"] = releases_json(e);
   out.update(provenance_json(e.provenance));
   return out;
 }
