@@ -347,6 +347,10 @@ TEST(Engines, OnlyTensorRtLlmOnePointZeroTakesHostTimePerSequence) {
     EXPECT_NE(catalog().gpu(g), nullptr) << g;  // a catalog GPU id
   }
   EXPECT_EQ(engines.host_of("h100-sxm5-80gb"), nullptr);
+  // Every GPU a host names is a catalog GPU: a misspelt id would leave that GPU on an x86 host.
+  for (const auto& h : engines.hosts) {
+    for (const auto& g : h.gpus) EXPECT_NE(catalog().gpu(g), nullptr) << h.id << ": " << g;
+  }
 }
 
 // How an engine's MoE kernels run a format's experts on a kind of GPU is data with its source:

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -431,6 +432,12 @@ TEST(Calibrate, AFittedGemmEfficiencyStaysUnderTheBestMeasuredMatmul) {
   // (data/calibration/gemm_ceiling.toml). A key without a measurement keeps the bound 1.
   EXPECT_DOUBLE_EQ(gemm_ceiling("ampere-hbm"), 0.869);
   EXPECT_DOUBLE_EQ(gemm_ceiling("volta-hbm"), 1.0);
+  // Each of the file's four rows names a catalog GPU's key: a misspelt key would bound nothing.
+  std::set<std::string> keys;
+  for (const auto& g : catalog().gpus) keys.insert(calibration_key(g));
+  const auto bounded = std::count_if(keys.begin(), keys.end(),
+                                     [](const std::string& k) { return gemm_ceiling(k) < 1.0; });
+  EXPECT_EQ(bounded, 4);
   Calibration truth = flat(0.6, 0.7);
   truth.archs[0].gemm_efficiency = 1.0;  // ampere-hbm, beyond what any A100 reaches
   RunConfig c;
