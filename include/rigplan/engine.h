@@ -109,6 +109,12 @@ struct Engine {
   std::string moe_tile;
   double moe_layer_overhead_us = 0;  // launches a MoE layer adds to a dense MLP's (routing)
   double moe_pick_overhead_us = 0;   // more per expert a token picks beyond its first
+  // Memory traffic of the routing kernels outside the expert GEMMs, bytes per hidden-width
+  // value: per routed copy of a token (gathering it to its expert, quantizing it for the GEMM,
+  // weighting the expert's output), and per expert a token picks beyond its first (summing the
+  // experts' outputs one add at a time). 0: fused into the GEMMs' operand loads and epilogues.
+  double moe_copy_bytes = 0;
+  double moe_pick_bytes = 0;
   // Serves a mixture of experts with expert parallelism and attention data parallelism (--ep,
   // TensorRT-LLM's DEP<n>): each GPU runs attention for its own sequences, the experts split.
   bool expert_parallel = false;

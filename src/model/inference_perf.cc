@@ -82,9 +82,12 @@ struct Model {
   int window = 0;
   double q_dim = 0;  // query width on one GPU
   double experts = 1, top_k = 1;
-  bool per_expert = false;      // a mixture of experts whose engine launches each expert on its own
-  bool step_tiles = false;      // ... whose kernel pads every expert's rows to the step's tile
-  double moe_overhead_s = 0;    // launches a MoE layer adds to a dense MLP's, per layer
+  bool per_expert = false;    // a mixture of experts whose engine launches each expert on its own
+  bool step_tiles = false;    // ... whose kernel pads every expert's rows to the step's tile
+  double moe_overhead_s = 0;  // launches a MoE layer adds to a dense MLP's, per layer
+  // Bytes per token and layer that the engine's MoE routing kernels move outside the GEMMs
+  // (model/moe_gemm.h moe_routing_bytes; Engine::moe_copy_bytes and moe_pick_bytes).
+  double moe_routing_bytes = 0;
   double ffn_local = 0;         // MLP width on one GPU (times top-k)
   std::vector<Linear> linears;  // of one layer
   double allreduce_latency_s = 0, allreduce_gbps = 0;
@@ -240,10 +243,12 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
     attention =
         roofline(4 * w.context * m.q_dim, w.kv_read * m.kv_token_layer, m.attention_rate, m, t);
   }
+  // The MoE's routing kernels (gather, quantize, weight, sum) stream as elementwise ops do.
   const double elementwise = roofline(
       0,
-      w.tokens * (ic::kElementwiseHidden * tc.hidden_size + ic::kElementwiseFfn * m.ffn_local) *
-          m.beta,
+      w.tokens *
+          ((ic::kElementwiseHidden * tc.hidden_size + ic::kElementwiseFfn * m.ffn_local) * m.beta +
+           m.moe_routing_bytes),
       1, m, t);
   t.compute_bound *= layers;
   t.memory_bound *= layers;
@@ -456,6 +461,8 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   if (m.experts > 1) {
     m.moe_overhead_s =
         (engine.moe_layer_overhead_us + (m.top_k - 1) * engine.moe_pick_overhead_us) * 1e-6;
+    m.moe_routing_bytes =
+        moe_routing_bytes(1, m.top_k, t.hidden_size, engine.moe_copy_bytes, engine.moe_pick_bytes);
   }
   m.ffn_local = static_cast<double>(t.ffn_size) * t.top_k() / m.tp;
   for (const auto& lin : layer_linears(t)) {
@@ -645,6 +652,14 @@ std::string moe_note(const Model& m, const RunConfig& c) {
         "{}:{})",
         m.engine->name, c.weights, x.architecture, x.compute, format_number(x.efficiency),
         x.fitted_on.empty() ? "sourced" : "fitted", m.engine->provenance.file, x.line);
+  }
+  if (m.moe_routing_bytes > 0) {
+    note += fmt::format(
+        "; its routing kernels move {} B a token and layer outside the GEMMs (hidden {} · ({} "
+        "copies · {} B + {} more picks · {} B))",
+        format_number(std::round(m.moe_routing_bytes)), m.t->hidden_size, k,
+        format_number(m.engine->moe_copy_bytes), format_number(m.top_k - 1),
+        format_number(m.engine->moe_pick_bytes));
   }
   if (m.moe_overhead_s > 0) {
     note += fmt::format("; routing and combining add {} µs of launches a layer",

@@ -73,6 +73,11 @@ double busiest_expert_rows(double tokens, double experts, double top_k, int ep) 
   return std::min(most, mean + spread * expected_max_normal(ep));
 }
 
+double moe_routing_bytes(double tokens, double top_k, double hidden, double copy_bytes,
+                         double pick_bytes) {
+  return tokens * hidden * (top_k * copy_bytes + std::max(0.0, top_k - 1) * pick_bytes);
+}
+
 double moe_all_to_all_bytes(double tokens, double top_k, double hidden, double bytes, int ep) {
   return (ep - 1.0) / ep * tokens * top_k * hidden * bytes;
 }

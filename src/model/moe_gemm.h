@@ -86,6 +86,17 @@ double expected_max_normal(int n);
 // replicates the heaviest experts for that), which this leaves out: it is a lower bound.
 double busiest_expert_rows(double tokens, double experts, double top_k, int ep);
 
+// Bytes the routing kernels of one MoE layer move outside the expert GEMMs for a step of
+// `tokens` tokens, each picking `top_k` experts, on a `hidden`-wide model: `copy_bytes` per
+// hidden-width value of each routed copy (gathering a token to its expert, quantizing it for the
+// GEMM, weighting the expert's output) and `pick_bytes` per value for each expert a token picks
+// beyond its first (summing the outputs one add at a time), Engine::moe_copy_bytes and
+// moe_pick_bytes: tokens · hidden · (top_k · copy_bytes + (top_k - 1) · pick_bytes). llama.cpp's
+// graph (18.25 and 12 B) for Qwen3 30B A3B (hidden 2048, top-8) moves 2048 · (8 · 18.25 + 7 ·
+// 12) = 471,040 bytes a token and layer; a dense MLP has none of it.
+double moe_routing_bytes(double tokens, double top_k, double hidden, double copy_bytes,
+                         double pick_bytes);
+
 // Bytes one GPU sends in one all-to-all of a MoE layer under expert parallelism over `ep` GPUs:
 // each of its `tokens` tokens goes, as `hidden` elements of `bytes` each, to the GPU of each of
 // its top_k experts (dispatch), and the experts' outputs come back the same way (combine); the

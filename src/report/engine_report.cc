@@ -104,6 +104,8 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"moe_tile", e.moe_tile},
               {"moe_layer_overhead_us", e.moe_layer_overhead_us},
               {"moe_pick_overhead_us", e.moe_pick_overhead_us},
+              {"moe_copy_bytes", e.moe_copy_bytes},
+              {"moe_pick_bytes", e.moe_pick_bytes},
               {"expert_parallel", e.expert_parallel},
               {"layer_overhead_us", e.layer_overhead_us},
               {"step_overhead_ms", e.step_overhead_ms},

@@ -161,6 +161,19 @@ TEST(MoeGemm, TheBusiestExpertParallelGpuWaitsOnMoreRowsThanTheMean) {
   EXPECT_DOUBLE_EQ(busiest_expert_rows(64, kExperts, kTopK, 1), 512);
 }
 
+TEST(MoeGemm, TheRoutingKernelsMoveEveryRoutedCopyAndEveryAdd) {
+  // llama.cpp's f32 graph, Qwen3 30B A3B: 8 copies of 2048 values at 18.25 B (two q8_1
+  // quantizations of the gathered input, 2 · (4 + 1.125), and the weighting, 8) and 7 adds at
+  // 12 B: 2048 · (146 + 84) = 471,040 bytes a token and layer.
+  EXPECT_DOUBLE_EQ(moe_routing_bytes(1, kTopK, kHidden, 18.25, 12), 471'040);
+  // A 512-token micro-batch moves 512 times that; vLLM's moe_sum, 2 B a copy, 2048 · 16.
+  EXPECT_DOUBLE_EQ(moe_routing_bytes(512, kTopK, kHidden, 18.25, 12), 512 * 471'040.0);
+  EXPECT_DOUBLE_EQ(moe_routing_bytes(1, kTopK, kHidden, 2, 0), 32'768);
+  // One pick adds nothing to sum; fused kernels move nothing of their own.
+  EXPECT_DOUBLE_EQ(moe_routing_bytes(1, 1, kHidden, 18.25, 12), 2048 * 18.25);
+  EXPECT_DOUBLE_EQ(moe_routing_bytes(64, kTopK, kHidden, 0, 0), 0);
+}
+
 TEST(MoeGemm, AnAllToAllSendsTheRoutedCopiesWhoseExpertIsElsewhere) {
   // Qwen3 30B A3B at DEP8, 64 tokens a GPU in bf16: 64 · 8 copies of 2048 values, 7/8 of them
   // to another GPU: 7/8 · 64 · 8 · 2048 · 2 = 1,835,008 bytes per all-to-all.
