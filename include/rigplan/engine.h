@@ -39,6 +39,7 @@ struct EngineRelease {
   std::string sliding_reads;  // window, context (Engine::sliding_reads)
   // Engine::host_sequence_us in that release; none: the engine's.
   std::optional<double> host_sequence_us;
+  std::string pipeline_host;  // Engine::pipeline_host in that release; empty: the engine's
   std::string source;
   int line = 0;  // in its file
 };
@@ -125,6 +126,10 @@ struct Engine {
   // Python executor), on an x86 server's host; the engine prepares the next step while the GPU
   // runs this one, so a step takes the longer of the two. 0: none modelled.
   double host_sequence_us = 0;
+  // Whether that host time still overlaps the GPUs' step when the layers are split over
+  // pipeline stages (--pp): "overlap", or "serial" where the engine's pipeline loop has no
+  // overlap scheduler, so a step takes the GPUs' time plus the host's.
+  std::string pipeline_host = "overlap";
   double request_overhead_ms = 0;  // in the server, added to the time to first token
   double gemm_efficiency = 0;      // the four: required in data/engines/engines.toml
   double memory_efficiency = 0;

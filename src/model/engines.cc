@@ -69,6 +69,7 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
       {"layer_overhead_us", &E::layer_overhead_us, true, "us", {}, kNonNegative},
       {"step_overhead_ms", &E::step_overhead_ms, true, "ms", {}, kNonNegative},
       {"host_sequence_us", &E::host_sequence_us, false, "us", {}, kNonNegative},
+      {"pipeline_host", &E::pipeline_host, false, "", {"overlap", "serial"}},
       {"request_overhead_ms", &E::request_overhead_ms, true, "ms", {}, kNonNegative},
       {"gemm_efficiency", &E::gemm_efficiency, true, "", {}, kFraction},
       {"memory_efficiency", &E::memory_efficiency, true, "", {}, kFraction},
@@ -115,6 +116,7 @@ const std::vector<FieldSpec<EngineRelease>>& release_fields() {
       {"backend", &R::backend, true},
       {"sliding_reads", &R::sliding_reads, true, "", kReads},
       {"host_sequence_us", &R::host_sequence_us, false, "us", {}, {0, 1e6, true}},
+      {"pipeline_host", &R::pipeline_host, false, "", {"overlap", "serial"}},
       {"source", &R::source, true},
   };
   return kFields;
@@ -361,6 +363,10 @@ Engine release_engine(const Engine& base, const EngineRelease& r) {
   if (r.host_sequence_us) {
     e.host_sequence_us = *r.host_sequence_us;
     e.provenance.field_sources["host_sequence_us"] = r.source;
+  }
+  if (!r.pipeline_host.empty()) {
+    e.pipeline_host = r.pipeline_host;
+    e.provenance.field_sources["pipeline_host"] = r.source;
   }
   e.provenance.line = r.line;
   e.releases.clear();

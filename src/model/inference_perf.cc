@@ -271,10 +271,16 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   return t;
 }
 
+// Whether the engine's host work runs between the GPUs' work instead of beside it: a layer
+// split under an engine whose pipeline loop has no overlap scheduler (Engine::pipeline_host).
+bool serial_host(const Model& m) { return m.pp > 1 && m.engine->pipeline_host == "serial"; }
+
 // The engine's host work for a step of `sequences` sequences, done for the next step while the
 // GPUs run this one (TensorRT-LLM's overlap scheduler): the step takes the longer of the two.
+// Without the overlap (serial_host) the step takes both.
 void overlap_host(const Model& m, double sequences, Times& t) {
-  t.host = std::max(0.0, sequences * m.host_sequence_s - t.total());
+  const double host = sequences * m.host_sequence_s;
+  t.host = serial_host(m) ? host : std::max(0.0, host - t.total());
 }
 
 // A step of `w` over the whole replica: stages in turn for one stream; with a layer split and
@@ -708,6 +714,13 @@ std::string host_note(const Model& m, const Times& t) {
                            format_number(e.host_sequence_us), format_number(m.host->single_thread),
                            m.host->name)
              : "on an x86 server's host";
+  if (serial_host(m)) {
+    return fmt::format(
+        "host: {} {} prepares each step on the host, {} µs a sequence in the step ({}); with the "
+        "layers split its pipeline loop does not overlap that with the GPUs' step, so a step "
+        "takes both: {} ms of host and {} ms of GPUs",
+        e.name, e.version, us(m.host_sequence_s), host, ms(t.host), ms(t.total() - t.host));
+  }
   return fmt::format(
       "host: {} {} prepares each step on the host while the GPUs run the one before, {} µs a "
       "sequence in the step ({}); a step takes the longer of the two, here {}",

@@ -63,6 +63,7 @@ Json releases_json(const Engine& e) {
                     {"sliding_reads", r.sliding_reads},
                     {"source", r.source}};
     if (r.host_sequence_us) release["host_sequence_us"] = *r.host_sequence_us;
+    if (!r.pipeline_host.empty()) release["pipeline_host"] = r.pipeline_host;
     releases.push_back(std::move(release));
   }
   return releases;
@@ -110,6 +111,7 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"layer_overhead_us", e.layer_overhead_us},
               {"step_overhead_ms", e.step_overhead_ms},
               {"host_sequence_us", e.host_sequence_us},
+              {"pipeline_host", e.pipeline_host},
               {"request_overhead_ms", e.request_overhead_ms},
               {"gemm_efficiency", e.gemm_efficiency},
               {"memory_efficiency", e.memory_efficiency},
