@@ -699,6 +699,15 @@ double seconds(const Prediction& p, std::string_view term) {
   return 0;
 }
 
+// Llama 3 70B decoding 16 sequences at TP 4 on H100s: 2 all-reduces in each of 80 layers of
+// 16 · 8,192 · 2 B = 262,144 B, each 8 µs (inference_constants.h, one-shot kernels over
+// NVSwitch) plus the ring's 2 · 3/4 of the bytes at 900/2 GB/s · 0.77 (NVLink efficiency):
+// 160 · (8 µs + 393,216 B / 346.5 GB/s) = 160 · 9.1348 µs = 1.4616 ms a step.
+TEST(InferencePerf, ATensorParallelDecodeStepsAllReducesAreALatencyPlusTheRingsBytes) {
+  const Prediction p = run("llama-3-70b", "h100-sxm5-80gb", llama70b_tp4("decode"));
+  EXPECT_NEAR(seconds(p, "communication"), 160 * (8e-6 + 1.5 * 262144 / (450e9 * 0.77)), 1e-7);
+}
+
 // Llama 3.2 1B decoding 1,024 sequences under TensorRT-LLM 1.0: the GPUs take under 8 ms a step
 // (0.17 without host time: 7.63 ms on an H100), the host 1,024 × 25.6 µs = 26.2144 ms on an x86
 // server (H100) and 1,024 × 25.6 / 0.7 = 37.449 ms on GH200's Grace; the step waits for it.
