@@ -7,9 +7,9 @@ The input is cluster_training_throughput.csv of the shared data folder: Megatron
 and llm-foundry runs with their parallel layouts, one row per published figure with its source,
 repository, path and commit. The output follows the validation contract of `rigplan validate`
 with the layout columns (tp, pp, cp, ep, vp, micro_batch, global_batch, recompute,
-sequence_parallel, link, nodes, zero). Every row is an absolute row (empty ref, a group of its
-own): it is scored against its own measurement, in tokens/s over all GPUs. Every output row
-names where it came from in `source` and how it was read in `note`.
+sequence_parallel, link, nodes, zero) and the framework that ran it. Every row is an absolute
+row (empty ref, a group of its own): it is scored against its own measurement, in tokens/s over
+all GPUs. Every output row names where it came from in `source` and how it was read in `note`.
 
 Rows are kept only when the GPU is in the catalog, the model in the zoo and the run described
 fully enough to predict; the others are listed with the reason on standard error (and in
@@ -26,8 +26,12 @@ HEADER = [
     "optimizer", "lora_rank", "batch_per_gpu", "seq_len", "grad_checkpointing", "metric", "value",
     "unit", "source", "tp", "pp", "cp", "ep", "vp", "micro_batch", "global_batch", "recompute",
     "sequence_parallel", "link", "nodes", "fabric", "gpus_per_nic", "zero", "flash_attention",
-    "note",
+    "framework", "note",
 ]
+
+# The framework that ran each source group's runs, as `rigplan --framework` names it: its level
+# sets the speed of workloads with no measured speed (docs/performance.md, "Frameworks").
+FRAMEWORKS = {"A_megatron_readme": "megatron-lm", "C_torchtitan": "torchtitan"}
 
 # Dense FP16/BF16 tensor peak of an A100, TFLOP/s: what Megatron-LM's MFU is a share of
 # (NVIDIA A100 datasheet, 312 TFLOPS without sparsity).
@@ -282,6 +286,7 @@ def convert(r, used_runs):
         # Megatron-LM took FlashAttention in 2023; these runs (2020-2022) kept the s x s scores,
         # which is why Korthikanti et al. recompute them selectively.
         "flash_attention": 0 if r["source_group"] == "A_megatron_readme" else 1,
+        "framework": FRAMEWORKS[r["source_group"]],
         "note": "; ".join(notes),
     }
     return out, ""

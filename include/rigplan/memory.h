@@ -93,6 +93,11 @@ struct RunConfig {
   // Throughput of a run known to have run (a measurement): skip the offload penalty even when
   // the memory model says it does not fit.
   bool known_to_fit = false;
+  // Training: the software that runs the step, a [[framework]] of data/calibration/perf.toml by
+  // its id or a stack it covers (megatron: Megatron-LM, NeMo, Megatron-Core; eager-fsdp:
+  // torchtitan, llm-foundry, PyTorch FSDP). Its level sets the speed of a workload that has no
+  // measured speed of its own (docs/performance.md, "Frameworks"). Default: kDefaultFramework.
+  std::string framework;
 
   // Inference (docs/inference.md). The engine that runs it, an id or alias of data/engines
   // (pytorch, vllm, sglang, tensorrt-llm, llama.cpp, ollama); default: pytorch for training,

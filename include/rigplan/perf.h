@@ -43,7 +43,25 @@ struct WorkloadCalibration {
   double efficiency = 1;
   int rows = 0;           // measurements behind it
   std::string fitted_on;  // what it was fitted to
+  // The framework all its rows named (a FrameworkCalibration id); empty when they named none.
+  // A run of another framework scales its speed by the ratio of the two levels.
+  std::string framework;
 };
+
+// The speed a training framework's implementation reaches against the operator model
+// ([[framework]] of data/calibration/perf.toml): the level of a workload that has no measured
+// speed of its own (a measured workload's speed is its own implementation's, framework
+// included). Fitted by `rigplan calibrate` on the rows of its stacks; the reference level,
+// with no rows, is the one the operator model reaches (docs/performance.md, "Frameworks").
+struct FrameworkCalibration {
+  std::string framework;            // id: megatron, eager-fsdp
+  std::vector<std::string> covers;  // the stacks it stands for, accepted as names of it
+  double level = 1;                 // of the operator model's speed
+  int rows = 0;                     // measurements behind it; 0: not fitted
+  std::string fitted_on;            // what it was fitted to, or why it is what it is
+};
+// The framework of a training run that names none.
+inline constexpr std::string_view kDefaultFramework = "megatron";
 
 // Fitted efficiencies of an inference engine on one calibration key
 // (data/calibration/inference.toml): fractions of the weight format's tensor rate and of the
@@ -61,6 +79,7 @@ struct Calibration {
   std::vector<ArchCalibration> archs;
   std::vector<EngineCalibration> engines;
   std::vector<WorkloadCalibration> workloads;
+  std::vector<FrameworkCalibration> frameworks;
   // Error band of the absolute throughput per workload class (cnn, transformer, rnn, recsys): what
   // 68% of the leave-one-GPU-out single-GPU predictions stayed within.
   std::map<std::string, double, std::less<>> error_band;
@@ -80,6 +99,10 @@ struct Calibration {
   ArchCalibration for_gpu(const Gpu& gpu, const Catalog& catalog) const;
   // The fitted efficiency of a workload; 1 (the operator model alone) for one never measured.
   double workload_efficiency(std::string_view workload) const;
+  // The framework `name` names, by its id or a stack it covers, in any case; empty names
+  // kDefaultFramework. Another name is a kInvalidInput Status with the accepted names and a
+  // "did you mean".
+  Result<const FrameworkCalibration*> framework(std::string_view name) const;
 };
 
 const Calibration& embedded_calibration();
@@ -118,6 +141,11 @@ struct Prediction {
   double mfu = 0;               // model FLOPs / (step time × peak of all GPUs)
   double error_band = 0;  // relative, from held-out validation residuals of the workload class
   std::string workload_class;
+  // Training: the speed of the implementation against the operator model, and where it comes
+  // from: "workload" (the workload's measured speed) or "framework" (config.framework's level,
+  // for a workload with no measured speed).
+  double implementation_speed = 1;
+  std::string speed_source;
   std::vector<PerfTerm> terms;
   bool fits = true;
   // Training: the memory the run needs per GPU and what the GPU holds, in GB (1e9 bytes). A run

@@ -297,6 +297,14 @@ void add_parallel_options(CLI::App* cmd, RunOptions& o) {
                   "pcie, nvlink-bridge, nvswitch or infinity-fabric (default: the GPU's link)");
 }
 
+void add_framework_option(CLI::App* cmd, RunConfig& run) {
+  cmd->add_option("--framework", run.framework,
+                  "Training framework: megatron (Megatron-LM, NeMo) or eager-fsdp (torchtitan, "
+                  "llm-foundry, composer, PyTorch FSDP): its level sets the speed of a workload "
+                  "with no measured speed of its own (default: megatron; a measured workload "
+                  "runs under its rows' framework; docs/performance.md)");
+}
+
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   o.cmd = cmd;
   cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");

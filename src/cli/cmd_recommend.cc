@@ -96,6 +96,7 @@ void run_recommend(CliContext& ctx, RecommendOptions& o) {
   auto host = host_spec(catalog, o.cpu, o.loader);
   if (!host) return void(ctx.exit_code = ctx.fail(host.status()));
   request.host = *host;
+  request.run.framework = o.run.run.framework;
   if (!o.run.workload.empty() || !o.run.hf_config.empty()) {
     auto named = resolve_run(ctx, **zoo, o.run);
     if (!named) return void(ctx.exit_code = ctx.fail(named.status()));
@@ -131,6 +132,7 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
       "recommend",
       "Ranked owned machines and cloud offers for a workload or preset, with cost, time and CO2");
   add_run_options(cmd, o.run);
+  add_framework_option(cmd, o.run.run);
   cmd->add_flag("--presets", o.list_presets, "List the presets and exit");
   add_job_options(cmd, o.request);
   add_constraint_options(cmd, o.request.constraints);

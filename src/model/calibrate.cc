@@ -11,6 +11,7 @@
 #include "rigplan/calibration_fit.h"
 #include "rigplan/engine.h"
 #include "util/stats.h"
+#include "util/strings.h"
 
 namespace rigplan {
 namespace {
@@ -205,19 +206,55 @@ std::vector<std::string> cap_at_ceilings(Calibration& c, const std::set<std::str
   return capped;
 }
 
+// The id of the framework a sample's row names; empty when it names none (or one `c` lacks).
+std::string framework_of(const ThroughputSample& s, const Calibration& c) {
+  if (s.run.framework.empty()) return "";
+  auto framework = c.framework(s.run.framework);
+  return framework ? (*framework)->framework : "";
+}
+
 // Each measured workload's speed against the fitted model: the median ratio over its rows, in
-// the order of the workloads' ids.
+// the order of the workloads' ids, with the framework all its rows name.
 std::vector<WorkloadCalibration> workload_speeds(const std::vector<ThroughputSample>& samples,
                                                  const std::vector<bool>& use,
-                                                 const std::vector<double>& predicted) {
+                                                 const std::vector<double>& predicted,
+                                                 const Calibration& c) {
   std::map<std::string, std::vector<double>> log_ratios;
+  std::map<std::string, std::set<std::string>> frameworks;
   for (size_t i = 0; i < samples.size(); ++i) {
-    if (use[i] && predicted[i] > 0)
-      log_ratios[samples[i].workload->id].push_back(std::log(samples[i].measured / predicted[i]));
+    if (!use[i] || predicted[i] <= 0) continue;
+    const std::string& id = samples[i].workload->id;
+    log_ratios[id].push_back(std::log(samples[i].measured / predicted[i]));
+    frameworks[id].insert(framework_of(samples[i], c));
   }
   std::vector<WorkloadCalibration> out;
   for (const auto& [workload, logs] : log_ratios) {
-    out.push_back({workload, std::exp(median(logs)), static_cast<int>(logs.size()), ""});
+    const auto& named = frameworks[workload];
+    out.push_back({workload, std::exp(median(logs)), static_cast<int>(logs.size()), "",
+                   named.size() == 1 ? *named.begin() : ""});
+  }
+  return out;
+}
+
+// Each framework's level against the fitted model: the median ratio over the rows that name it;
+// a framework no row in use names keeps its level in `start` (the reference level, 1, where
+// `start` has none).
+std::vector<FrameworkCalibration> framework_levels(const std::vector<ThroughputSample>& samples,
+                                                   const std::vector<bool>& use,
+                                                   const std::vector<double>& predicted,
+                                                   const Calibration& start) {
+  std::map<std::string, std::vector<double>> log_ratios;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const std::string id = framework_of(samples[i], start);
+    if (use[i] && predicted[i] > 0 && !id.empty())
+      log_ratios[id].push_back(std::log(samples[i].measured / predicted[i]));
+  }
+  std::vector<FrameworkCalibration> out = start.frameworks;
+  for (auto& f : out) {
+    auto it = log_ratios.find(f.framework);
+    if (it == log_ratios.end()) continue;
+    f.level = std::exp(median(it->second));
+    f.rows = static_cast<int>(it->second.size());
   }
   return out;
 }
@@ -228,7 +265,9 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
                             const std::vector<bool>& use, const Calibration& start,
                             const Catalog& catalog) {
   Calibration c = start;
-  c.workloads.clear();  // the efficiencies are fitted against the operator model alone
+  // The efficiencies and levels are fitted against the operator model alone.
+  c.workloads.clear();
+  for (auto& f : c.frameworks) f.level = 1;
   const std::set<std::string> present = fitted_archs(samples, use);
   for (const auto& arch : present) {
     bool known = false;
@@ -284,7 +323,8 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
     best = objective(samples, use, predicted, c, start);
     descend(true);
   }
-  c.workloads = workload_speeds(samples, use, predicted);
+  c.workloads = workload_speeds(samples, use, predicted, start);
+  c.frameworks = framework_levels(samples, use, predicted, start);
   fit_engines(samples, use, catalog, c);
   return c;
 }
@@ -297,7 +337,11 @@ Result<CalibrationFit> calibrate_measurements(const Catalog& catalog, const Zoo&
   const std::vector<bool> use = calibration_set(*samples);
   CalibrationFit out;
   out.rows = static_cast<size_t>(std::count(use.begin(), use.end(), true));
-  out.fitted = fit_calibration(*samples, use, Calibration{}, catalog);
+  // From the fixed prior, with the frameworks (and the stacks they cover) of the shipped
+  // calibration, whose levels the fit refits where rows name them.
+  Calibration prior;
+  prior.frameworks = embedded_calibration().frameworks;
+  out.fitted = fit_calibration(*samples, use, prior, catalog);
   ValidateOptions options;
   options.calibration = &out.fitted;
   options.leave_out = LeaveOut::kGpu;
@@ -380,6 +424,21 @@ std::string error_bands_toml(const CalibrationFit& fit) {
   return out;
 }
 
+// A [[framework]] section: a fitted level says what it was fitted to; the reference level (no
+// rows) keeps its reason.
+std::string framework_toml(const FrameworkCalibration& f, std::string_view path,
+                           const std::string& day) {
+  std::vector<std::string> covers;
+  for (const auto& stack : f.covers) covers.push_back(fmt::format("\"{}\"", stack));
+  const std::string fitted_on =
+      f.rows > 0 ? fmt::format("{}, {}: the median measured / predicted of its rows", path, day)
+                 : f.fitted_on;
+  return fmt::format(
+      "\n[[framework]]\nframework = \"{}\"\ncovers = [{}]\nlevel = {:.3f}\nrows = {}\n"
+      "fitted_on = \"{}\"\n",
+      f.framework, join(covers, ", "), f.level, f.rows, fitted_on);
+}
+
 }  // namespace
 
 std::string calibration_toml(const CalibrationFit& fit, std::string_view path, const Date& date) {
@@ -398,11 +457,16 @@ std::string calibration_toml(const CalibrationFit& fit, std::string_view path, c
         "memory_efficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, {}\"\n",
         e.engine, e.architecture, e.gemm_efficiency, e.memory_efficiency, e.rows, path, day);
   }
+  // The frameworks' levels are the operator model's; an engines' calibration has none.
+  if (!fitted.archs.empty()) {
+    for (const auto& f : fitted.frameworks) out += framework_toml(f, path, day);
+  }
   for (const auto& w : fitted.workloads) {
     out += fmt::format(
         "\n[[workload]]\nworkload = \"{}\"\nefficiency = {:.3f}\nrows = {}\nfitted_on = \"{}, "
         "{}\"\n",
         w.workload, w.efficiency, w.rows, path, day);
+    if (!w.framework.empty()) out += fmt::format("framework = \"{}\"\n", w.framework);
   }
   out += error_bands_toml(fit);
   return out;

@@ -40,6 +40,19 @@ const std::vector<FieldSpec<WorkloadCalibration>>& workload_fields() {
       {"efficiency", &W::efficiency, true, "", {}, {0, 100, false}},
       {"rows", &W::rows, true, "", {}, {1, 1e6, true}},
       {"fitted_on", &W::fitted_on, true},
+      {"framework", &W::framework, false},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<FrameworkCalibration>>& framework_fields() {
+  using F = FrameworkCalibration;
+  static const std::vector<FieldSpec<F>> kFields = {
+      {"framework", &F::framework, true},
+      {"covers", &F::covers, true},
+      {"level", &F::level, true, "", {}, {0, 10, false}},
+      {"rows", &F::rows, true, "", {}, {0, 1e6, true}},
+      {"fitted_on", &F::fitted_on, true},
   };
   return kFields;
 }
@@ -113,12 +126,12 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
       auto* array = node.as_array();
       const bool arch = key.str() == "arch", band = key.str() == "band",
                  workload = key.str() == "workload", engine = key.str() == "engine",
-                 ceiling = key.str() == "gemm_ceiling";
-      if ((!arch && !band && !workload && !engine && !ceiling) || !array ||
+                 ceiling = key.str() == "gemm_ceiling", framework = key.str() == "framework";
+      if ((!arch && !band && !workload && !engine && !ceiling && !framework) || !array ||
           !array->is_array_of_tables()) {
         problems.add(node.source(),
                      fmt::format("unknown section '{}'; expected [[arch]], [[workload]], "
-                                 "[[engine]], [[band]] or [[gemm_ceiling]]",
+                                 "[[framework]], [[engine]], [[band]] or [[gemm_ceiling]]",
                                  key.str()));
         continue;
       }
@@ -139,6 +152,10 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
           EngineCalibration e;
           decode_fields(ctx, raw.table, engine_fields(), e, {});
           out.engines.push_back(e);
+        } else if (framework) {
+          FrameworkCalibration f;
+          decode_fields(ctx, raw.table, framework_fields(), f, {});
+          out.frameworks.push_back(f);
         } else if (workload) {
           WorkloadCalibration w;
           decode_fields(ctx, raw.table, workload_fields(), w, {});

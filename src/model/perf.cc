@@ -19,6 +19,7 @@
 #include "model/components.h"
 #include "model/finetune_methods.h"
 #include "model/fp8_training.h"
+#include "model/framework_speed.h"
 #include "model/gemm_waves.h"
 #include "model/inference_perf.h"
 #include "model/links.h"
@@ -960,7 +961,7 @@ struct OperatorTimes::Entries {
   std::map<std::tuple<const StepOperators*, const Gpu*, bool, bool, bool>, Timing> times;
   // What the predictions read of each GPU and workload beside their operators, found once.
   std::map<const Gpu*, GpuModel> gpus;
-  std::map<const Workload*, double> workload_efficiency;
+  std::map<const Workload*, const WorkloadCalibration*> measured;
   // PCIe bandwidth per direction by generation and lanes, and the network between machines by
   // fabric and GPUs per port where the offer gives none, as the catalog has them.
   std::vector<std::tuple<int, int, double>> pcie;
@@ -989,9 +990,9 @@ struct OperatorTimes::Entries {
     if (found) networks.emplace_back(c.fabric, c.gpus_per_nic, found->gbps_per_gpu);
     return found;
   }
-  double efficiency_of(const Workload& w, const Calibration& calibration) {
-    if (auto it = workload_efficiency.find(&w); it != workload_efficiency.end()) return it->second;
-    return workload_efficiency.emplace(&w, calibration.workload_efficiency(w.id)).first->second;
+  const WorkloadCalibration* measured_of(const Workload& w, const Calibration& calibration) {
+    if (auto it = measured.find(&w); it != measured.end()) return it->second;
+    return measured.emplace(&w, measured_speed(calibration, w.id)).first->second;
   }
 
   const StepOperators* first_equal_to(const StepOperators& ops) {
@@ -1449,15 +1450,48 @@ double model_flops_utilisation(const StepContext& s, double step) {
   return model_flops * s.dp / (step * s.rates.linear_tflops * 1e12 * s.c.gpus);
 }
 
-// What the prediction assumed: the workload's measured speed, a borrowed calibration, a board
-// power below the chip's, the GPU-to-GPU link, an inference split over pipeline stages.
-void add_notes(const StepContext& s, double implementation, const Communication& comm,
-               Prediction& p) {
-  if (implementation != 1) {
+// What sets the speed of a training run's operators: its framework's level, or the workload's
+// measured speed (docs/performance.md, "Frameworks"); said in every training prediction.
+std::string speed_note(const StepContext& s, const ImplementationSpeed& speed,
+                       const FrameworkCalibration& framework) {
+  const std::string named = fmt::format("framework {}{}", framework.framework,
+                                        s.c.framework.empty() ? " (the default)" : "");
+  if (speed.source == kSpeedOfFramework) {
+    return fmt::format(
+        "operator times divided by {:.3g}, the level of {}: {} has no measured speed of its own",
+        speed.speed, named, s.w.id);
+  }
+  if (speed.measured_on.empty()) {
+    return fmt::format(
+        "operator times divided by {:.3g}, {}'s measured speed against the model (its rows name "
+        "no framework, so the level of {} does not apply)",
+        speed.speed, s.w.id, named);
+  }
+  if (speed.measured_on == framework.framework) {
+    return fmt::format(
+        "operator times divided by {:.3g}, {}'s measured speed against the model, under "
+        "framework {}{}",
+        speed.speed, s.w.id, framework.framework,
+        s.c.framework.empty() ? " (its rows', the default for a measured workload)" : "");
+  }
+  return fmt::format(
+      "operator times divided by {:.3g}: {}'s measured speed {:.3g} under {}, times the level "
+      "of {} over {}'s",
+      speed.speed, s.w.id, speed.measured_speed, speed.measured_on, named, speed.measured_on);
+}
+
+// What the prediction assumed: the workload's measured speed or its framework's level, a
+// borrowed calibration, a board power below the chip's, the GPU-to-GPU link, an inference split
+// over pipeline stages.
+void add_notes(const StepContext& s, const ImplementationSpeed& speed,
+               const FrameworkCalibration& framework, const Communication& comm, Prediction& p) {
+  if (s.train) {
+    append_note(p, speed_note(s, speed, framework));
+  } else if (speed.speed != 1) {
     append_note(
         p, fmt::format(
                "operator times divided by {:.3g}, this workload's measured speed against the model",
-               implementation));
+               speed.speed));
   }
   if (!s.model->borrowed_from.empty()) {
     const std::string& from = s.model->borrowed_from;
@@ -1537,6 +1571,10 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
                     const Calibration& calibration, const Catalog& catalog, const RunFacts& facts,
                     bool detail, OperatorTimes* times, Prediction& p) {
   if (Status s = check_link(config.link); !s.ok()) return s;
+  const WorkloadCalibration* measured =
+      times ? times->entries().measured_of(w, calibration) : measured_speed(calibration, w.id);
+  auto framework = run_framework(calibration, facts.memory.config.framework, measured);
+  if (!framework) return framework.status();
   auto network = times && !detail ? times->entries().network_of(facts.memory.config, catalog)
                                   : network_for(facts.memory.config, catalog, detail);
   if (!network) return network.status();
@@ -1557,14 +1595,23 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
     ops = &made.emplace(std::move(m).value());
   }
   if (detail) describe_run(facts, calibration, !model.borrowed_from.empty(), p);
+  if (detail) p.config.framework = (*framework)->framework;
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   p.memory_gb = facts.memory.total_gb;
   p.capacity_gb = capacity;
   p.fits = facts.memory.total_gb <= capacity || s.c.known_to_fit;
   if (!p.fits && s.c.offload != "cpu") return take(not_fitting(w, gpu, config, std::move(p)), p);
-  // A measured workload runs at its fitted fraction of the operator model's speed.
-  const double implementation = times ? times->entries().efficiency_of(w, calibration)
-                                      : calibration.workload_efficiency(w.id);
+  // A measured workload runs at its fitted fraction of the operator model's speed, a training
+  // run of a workload never measured at its framework's level.
+  const ImplementationSpeed speed = s.train
+                                        ? implementation_speed(calibration, measured, **framework)
+                                        : ImplementationSpeed{measured ? measured->efficiency : 1,
+                                                              measured ? kSpeedOfWorkload : ""};
+  const double implementation = speed.speed;
+  if (detail) {
+    p.implementation_speed = implementation;
+    p.speed_source = std::string(speed.source);
+  }
   const Timing timing = compute_timing(s, *ops, implementation);
   double step = add_compute_terms(timing, s, p);
   const Communication comm = communication(s, step);
@@ -1584,7 +1631,7 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   set_throughput(s, step, p);
   p.bound = bound_of(timing, comm.exposed_s, spill_s + offload_traffic_s);
   p.mfu = model_flops_utilisation(s, step);
-  if (detail) add_notes(s, implementation, comm, p);
+  if (detail) add_notes(s, speed, **framework, comm, p);
   return {};
 }
 

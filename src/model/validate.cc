@@ -123,6 +123,7 @@ void read_run_choices(const Row& row, RunConfig& c) {
     c.link = link == "nvlink" ? "nvlink-bridge" : link;
   if (!row.text("recompute").empty()) c.recompute = row.text("recompute");
   c.fabric = row.text("fabric");
+  c.framework = row.text("framework");
   // Component lists, as --train-components takes them ("unet,text_encoder").
   c.train_components = split_list(row.text("train_components"));
   c.cached_components = split_list(row.text("cached_components"));
@@ -400,6 +401,11 @@ Status add_row(const Catalog& catalog, const Zoo& zoo, const Row& row, Parsed& p
   ValidationRow& out = measured.value();
   auto run = run_of(row);
   if (!run) return run.status();
+  // The frameworks the shipped calibration defines (data/calibration/perf.toml).
+  if (auto framework = embedded_calibration().framework(run->framework); !framework) {
+    return Status::invalid_input(fmt::format("{}:{}: column 'framework': {}", row.path(), out.line,
+                                             framework.status().message()));
+  }
   if (auto network = network_for(*run, catalog); !network) {
     return Status::invalid_input(fmt::format("{}:{}: column 'fabric': {}", row.path(), out.line,
                                              network.status().message()));
@@ -551,16 +557,18 @@ std::string held_out_key(const Gpu& gpu, LeaveOut leave_out) {
 }
 
 // The held-out samples (those whose key is `held_out`) and their refs, predicted by a
-// calibration fitted, from the fixed prior as `rigplan calibrate` fits, on the cross-GPU samples
-// of every other key: starting from a calibration fitted on every GPU would let the held-out
-// rows in through the starting point.
+// calibration fitted, from the fixed prior as `rigplan calibrate` fits (`prior`: no fitted
+// value, the frameworks of the calibration validated), on the cross-GPU samples of every other
+// key: starting from a calibration fitted on every GPU would let the held-out rows in through
+// the starting point.
 void predict_held_out(const std::vector<ThroughputSample>& samples,
                       const std::vector<bool>& fit_set, LeaveOut leave_out,
-                      const std::string& held_out, const Catalog& catalog, SpeedPredictions& out) {
+                      const std::string& held_out, const Calibration& prior, const Catalog& catalog,
+                      SpeedPredictions& out) {
   std::vector<bool> use(samples.size());
   for (size_t i = 0; i < samples.size(); ++i)
     use[i] = fit_set[i] && held_out_key(*samples[i].gpu, leave_out) != held_out;
-  const Calibration fitted = fit_calibration(samples, use, Calibration{}, catalog);
+  const Calibration fitted = fit_calibration(samples, use, prior, catalog);
   std::vector<ThroughputSample> pairs;
   std::vector<size_t> index;
   for (size_t i = 0; i < samples.size(); ++i) {
@@ -599,9 +607,11 @@ SpeedPredictions predict_speeds(const std::vector<ThroughputSample>& samples,
     std::string key = held_out_key(*s.gpu, options.leave_out);
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
   }
+  Calibration prior;
+  prior.frameworks = calibration.frameworks;
   for (size_t k = 0; k < keys.size(); ++k) {
     if (options.progress) options.progress(k, keys.size());
-    predict_held_out(samples, fit_set, options.leave_out, keys[k], catalog, out);
+    predict_held_out(samples, fit_set, options.leave_out, keys[k], prior, catalog, out);
   }
   if (options.progress) options.progress(keys.size(), keys.size());
   return out;

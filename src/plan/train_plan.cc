@@ -224,6 +224,9 @@ Result<TrainPlan> plan_training(const Workload& w, const Gpu& gpu, const TrainPl
                                 const Calibration& calibration, const Catalog& catalog) {
   auto base = base_run(w, gpu, request, catalog);
   if (!base) return base.status();
+  // The framework is the same for every layout: an unknown one is refused once.
+  if (auto framework = calibration.framework(base->framework); !framework)
+    return framework.status();
   TrainPlan plan;
   plan.global_batch = *base->global_batch;
   std::vector<Candidate> found = search(w, gpu, *base, calibration, catalog, plan);

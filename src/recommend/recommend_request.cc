@@ -122,6 +122,9 @@ Result<ResolvedRequest> resolve_request(const RecommendRequest& r,
     out.demand.tasks.clear();
     out.demand.tasks.push_back(Task{*r.workload, r.run, 1});
   }
+  if (!r.run.framework.empty()) {  // a preset's tasks run the framework asked for too
+    for (Task& task : out.demand.tasks) task.run.framework = r.run.framework;
+  }
   if (Status s = apply_job_size(r, out.demand); !s.ok()) return s;
   if (out.demand.serving) {
     // A serving job runs its model as the engine serves it: the run's mode is "serve".

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "model/framework_speed.h"
 #include "recommend/steps.h"
 #include "rigplan/input.h"
 #include "util/strings.h"
@@ -131,6 +132,33 @@ std::string serving_assumption(const Demand& demand) {
       format_number(job.hours_per_month));
 }
 
+// What sets a training task's speed, said with the answer (docs/performance.md,
+// "Frameworks"): its framework's level for a workload never measured, or a measured workload's
+// speed moved to a framework other than its rows'; empty otherwise and for serving. An unknown
+// framework is an error.
+Result<std::string> framework_assumption(const Task& task, const Calibration& calibration) {
+  const WorkloadCalibration* measured = measured_speed(calibration, task.workload.id);
+  auto framework = run_framework(calibration, task.run.framework, measured);
+  if (!framework) return framework.status();
+  if (task.run.mode != "train") return std::string();
+  const std::string_view id = (*framework)->framework;
+  const ImplementationSpeed speed = implementation_speed(calibration, measured, **framework);
+  if (speed.source == kSpeedOfFramework) {
+    return fmt::format(
+        "{} trains at the level of framework {}{}, {} of the operator model's speed: it has no "
+        "measured speed of its own (--framework; docs/performance.md, \"Frameworks\").",
+        task.workload.id, id, task.run.framework.empty() ? " (the default)" : "",
+        format_number((*framework)->level));
+  }
+  if (speed.measured_on.empty() || speed.measured_on == id) return std::string();
+  return fmt::format(
+      "{} trains at {:.3g} of the operator model's speed: its measured speed under framework {}, "
+      "{:.3g}, times the level of {} over {}'s (--framework; docs/performance.md, "
+      "\"Frameworks\").",
+      task.workload.id, speed.speed, speed.measured_on, speed.measured_speed, id,
+      speed.measured_on);
+}
+
 }  // namespace
 
 Result<Request> check_request(const Demand& demand, const Constraints& k, const Catalog& catalog,
@@ -162,6 +190,9 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
       gpu_power_utilisation(workload_class(demand.tasks[0].workload), demand.tasks[0].run.mode);
   for (const Task& task : demand.tasks) {
     for (const auto& w : run_warnings(task.workload, task.run)) r.assumptions.push_back(w + ".");
+    auto framework = framework_assumption(task, calibration);
+    if (!framework) return framework.status();
+    if (!framework->empty()) r.assumptions.push_back(*framework);
   }
   if (demand.serving) r.assumptions.push_back(serving_assumption(demand));
   if (demand.host) {

@@ -1,0 +1,60 @@
+#include "model/framework_speed.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "util/strings.h"
+
+namespace rigplan {
+
+Result<const FrameworkCalibration*> Calibration::framework(std::string_view name) const {
+  const std::string wanted = to_lower(name.empty() ? kDefaultFramework : name);
+  std::vector<std::string> accepted;
+  for (const auto& f : frameworks) {
+    if (f.framework == wanted) return &f;
+    accepted.push_back(f.framework);
+    for (const auto& stack : f.covers) {
+      if (stack == wanted) return &f;
+      accepted.push_back(stack);
+    }
+  }
+  // A calibration without frameworks (one made in code) runs the default at the operator
+  // model's level, as every run did before frameworks had levels.
+  static const FrameworkCalibration kReference{std::string(kDefaultFramework), {}, 1, 0, ""};
+  if (wanted == kDefaultFramework) return &kReference;
+  return Status::invalid_input(fmt::format("unknown framework '{}'; expected {}{}", shown(name),
+                                           quoted_list(accepted), did_you_mean(name, accepted)));
+}
+
+Result<const FrameworkCalibration*> run_framework(const Calibration& calibration,
+                                                  std::string_view name,
+                                                  const WorkloadCalibration* measured) {
+  if (name.empty() && measured && !measured->framework.empty()) {
+    if (auto own = calibration.framework(measured->framework)) return own;
+  }
+  return calibration.framework(name);
+}
+
+const WorkloadCalibration* measured_speed(const Calibration& calibration,
+                                          std::string_view workload) {
+  for (const auto& w : calibration.workloads) {
+    if (w.workload == workload) return &w;
+  }
+  return nullptr;
+}
+
+ImplementationSpeed implementation_speed(const Calibration& calibration,
+                                         const WorkloadCalibration* measured,
+                                         const FrameworkCalibration& framework) {
+  if (!measured) return {framework.level, kSpeedOfFramework, 0, ""};
+  ImplementationSpeed out{measured->efficiency, kSpeedOfWorkload, measured->efficiency,
+                          measured->framework};
+  if (measured->framework.empty() || measured->framework == framework.framework) return out;
+  auto own = calibration.framework(measured->framework);
+  if (own && (*own)->level > 0) out.speed *= framework.level / (*own)->level;
+  return out;
+}
+
+}  // namespace rigplan
