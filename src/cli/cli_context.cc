@@ -301,8 +301,9 @@ void add_framework_option(CLI::App* cmd, RunConfig& run) {
   cmd->add_option("--framework", run.framework,
                   "Training framework: megatron (Megatron-LM, NeMo) or eager-fsdp (torchtitan, "
                   "llm-foundry, composer, PyTorch FSDP): its level sets the speed of a workload "
-                  "with no measured speed of its own (default: megatron; a measured workload "
-                  "runs under its rows' framework; docs/performance.md)");
+                  "with no measured speed of its own (default: eager-fsdp with --zero 3, else "
+                  "megatron; a measured workload runs under its rows' framework; "
+                  "docs/performance.md)");
 }
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {

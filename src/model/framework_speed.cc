@@ -28,13 +28,25 @@ Result<const FrameworkCalibration*> Calibration::framework(std::string_view name
                                            quoted_list(accepted), did_you_mean(name, accepted)));
 }
 
+std::string_view default_framework(int zero) {
+  return zero == 3 ? kDefaultShardedFramework : kDefaultFramework;
+}
+
 Result<const FrameworkCalibration*> run_framework(const Calibration& calibration,
-                                                  std::string_view name,
+                                                  std::string_view name, int zero,
                                                   const WorkloadCalibration* measured) {
-  if (name.empty() && measured && !measured->framework.empty()) {
+  if (!name.empty()) return calibration.framework(name);
+  if (measured && !measured->framework.empty()) {
     if (auto own = calibration.framework(measured->framework)) return own;
   }
-  return calibration.framework(name);
+  // A calibration made in code has no frameworks: every run takes the reference level.
+  return calibration.framework(calibration.frameworks.empty() ? kDefaultFramework
+                                                              : default_framework(zero));
+}
+
+std::string_view default_framework_note(bool named, int zero) {
+  if (named) return "";
+  return zero == 3 ? " (the default for sharded weights, ZeRO-3)" : " (the default)";
 }
 
 const WorkloadCalibration* measured_speed(const Calibration& calibration,

@@ -27,12 +27,25 @@ ImplementationSpeed implementation_speed(const Calibration& calibration,
                                          const WorkloadCalibration* measured,
                                          const FrameworkCalibration& framework);
 
+// The stack that runs a training run naming no framework whose weights are sharded (ZeRO-3):
+// PyTorch FSDP, torchtitan, DeepSpeed ZeRO-3, all eager PyTorch. Megatron-LM shards only the
+// optimizer state (its distributed optimizer, ZeRO-1), so another run takes kDefaultFramework.
+inline constexpr std::string_view kDefaultShardedFramework = "fsdp";
+
+// The framework a run names none of takes: kDefaultShardedFramework with `zero` 3, else
+// kDefaultFramework.
+std::string_view default_framework(int zero);
+
 // The framework a training run takes: the one `name` names (Calibration::framework, an error
 // for an unknown name); none named, the framework `measured`'s rows named, so that a measured
-// workload runs as measured, else kDefaultFramework.
+// workload runs as measured, else default_framework(zero).
 Result<const FrameworkCalibration*> run_framework(const Calibration& calibration,
-                                                  std::string_view name,
+                                                  std::string_view name, int zero,
                                                   const WorkloadCalibration* measured);
+
+// What a prediction says of the framework it took: empty when `named` (the run named one), else
+// why it is the default: " (the default)" or " (the default for sharded weights, ZeRO-3)".
+std::string_view default_framework_note(bool named, int zero);
 
 // The [[workload]] row of `workload`, or nullptr for one never measured.
 const WorkloadCalibration* measured_speed(const Calibration& calibration,

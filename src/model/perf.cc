@@ -1455,7 +1455,7 @@ double model_flops_utilisation(const StepContext& s, double step) {
 std::string speed_note(const StepContext& s, const ImplementationSpeed& speed,
                        const FrameworkCalibration& framework) {
   const std::string named = fmt::format("framework {}{}", framework.framework,
-                                        s.c.framework.empty() ? " (the default)" : "");
+                                        default_framework_note(!s.c.framework.empty(), s.c.zero));
   if (speed.source == kSpeedOfFramework) {
     return fmt::format(
         "operator times divided by {:.3g}, the level of {}: {} has no measured speed of its own",
@@ -1573,7 +1573,8 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   if (Status s = check_link(config.link); !s.ok()) return s;
   const WorkloadCalibration* measured =
       times ? times->entries().measured_of(w, calibration) : measured_speed(calibration, w.id);
-  auto framework = run_framework(calibration, facts.memory.config.framework, measured);
+  auto framework =
+      run_framework(calibration, facts.memory.config.framework, facts.memory.config.zero, measured);
   if (!framework) return framework.status();
   auto network = times && !detail ? times->entries().network_of(facts.memory.config, catalog)
                                   : network_for(facts.memory.config, catalog, detail);

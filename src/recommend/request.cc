@@ -132,13 +132,24 @@ std::string serving_assumption(const Demand& demand) {
       format_number(job.hours_per_month));
 }
 
+// Where a task naming no framework would take another one sharded (recommend tries ZeRO-3 on
+// several GPUs): the clause that says so, else empty.
+std::string sharded_default_clause(const Calibration& calibration, const RunConfig& run,
+                                   const FrameworkCalibration& taken) {
+  if (!run.framework.empty() || run.zero == 3) return "";
+  auto sharded = run_framework(calibration, "", 3, nullptr);
+  if (!sharded || (*sharded)->framework == taken.framework) return "";
+  return fmt::format("; laid out with sharded weights (ZeRO-3), at framework {}'s level, {}",
+                     (*sharded)->framework, format_number((*sharded)->level));
+}
+
 // What sets a training task's speed, said with the answer (docs/performance.md,
 // "Frameworks"): its framework's level for a workload never measured, or a measured workload's
 // speed moved to a framework other than its rows'; empty otherwise and for serving. An unknown
 // framework is an error.
 Result<std::string> framework_assumption(const Task& task, const Calibration& calibration) {
   const WorkloadCalibration* measured = measured_speed(calibration, task.workload.id);
-  auto framework = run_framework(calibration, task.run.framework, measured);
+  auto framework = run_framework(calibration, task.run.framework, task.run.zero, measured);
   if (!framework) return framework.status();
   if (task.run.mode != "train") return std::string();
   const std::string_view id = (*framework)->framework;
@@ -146,9 +157,10 @@ Result<std::string> framework_assumption(const Task& task, const Calibration& ca
   if (speed.source == kSpeedOfFramework) {
     return fmt::format(
         "{} trains at the level of framework {}{}, {} of the operator model's speed: it has no "
-        "measured speed of its own (--framework; docs/performance.md, \"Frameworks\").",
-        task.workload.id, id, task.run.framework.empty() ? " (the default)" : "",
-        format_number((*framework)->level));
+        "measured speed of its own{} (--framework; docs/performance.md, \"Frameworks\").",
+        task.workload.id, id, default_framework_note(!task.run.framework.empty(), task.run.zero),
+        format_number((*framework)->level),
+        sharded_default_clause(calibration, task.run, **framework));
   }
   if (speed.measured_on.empty() || speed.measured_on == id) return std::string();
   return fmt::format(

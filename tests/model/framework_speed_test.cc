@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "rigplan/perf.h"
 #include "rigplan/validate.h"
@@ -104,9 +105,9 @@ TEST(Framework, TheEagerFsdpLevelIsFittedOnLlmFoundrysRows) {
 }
 
 TEST(Framework, TorchtitansLlama2At13BHeldOutIsWithinSevenPercent) {
-  // At Megatron's level (the default) rigplan's compute-bound step is 30% fast; at the level
-  // fitted on llm-foundry's rows, with no torchtitan row in the fit, 6.0% fast.
-  const Prediction megatron = predict_llama_2_13b("");
+  // At Megatron's level rigplan's compute-bound step is 30% fast; at the level fitted on
+  // llm-foundry's rows, with no torchtitan row in the fit, 6.0% fast.
+  const Prediction megatron = predict_llama_2_13b("megatron");
   const Prediction torchtitan = predict_llama_2_13b("torchtitan");
   EXPECT_NEAR(megatron.throughput / 138'368, 1.30, 0.01);
   EXPECT_NEAR(torchtitan.throughput / 138'368, 1, 0.07);
@@ -118,10 +119,31 @@ TEST(Framework, TorchtitansLlama2At13BHeldOutIsWithinSevenPercent) {
   EXPECT_EQ(megatron.implementation_speed, 1);
 }
 
+TEST(Framework, NamingNoneAShardedRunTakesEagerFsdpAndAnyOtherMegatron) {
+  // Megatron-LM shards only the optimizer state; sharded weights (ZeRO-3) are FSDP's or
+  // DeepSpeed's, both eager PyTorch.
+  const Calibration& c = embedded_calibration();
+  const std::tuple<const char*, int, const char*> runs[] = {
+      {"", 3, "eager-fsdp"}, {"", 0, "megatron"}, {"", 1, "megatron"}, {"megatron", 3, "megatron"}};
+  for (const auto& [name, zero, id] : runs) {
+    auto f = run_framework(c, name, zero, nullptr);
+    ASSERT_TRUE(f.ok()) << f.status().message();
+    EXPECT_EQ((*f)->framework, id) << name << " zero " << zero;
+  }
+  // A measured workload's rows name its framework, whatever the layout.
+  auto mpt = run_framework(c, "", 0, measured_speed(c, "mpt-7b"));
+  ASSERT_TRUE(mpt.ok());
+  EXPECT_EQ((*mpt)->framework, "eager-fsdp");
+  // torchtitan's Llama 2 13B (ZeRO-3) naming no framework is predicted as torchtitan's.
+  EXPECT_DOUBLE_EQ(predict_llama_2_13b("").throughput,
+                   predict_llama_2_13b("torchtitan").throughput);
+}
+
 TEST(Framework, ThePredictionSaysWhichLevelItAssumed) {
   const Prediction defaulted = predict_llama_2_13b("");
-  EXPECT_NE(defaulted.note.find("operator times divided by 1, the level of framework megatron "
-                                "(the default): llama-2-13b has no measured speed of its own"),
+  EXPECT_NE(defaulted.note.find("operator times divided by 0.816, the level of framework "
+                                "eager-fsdp (the default for sharded weights, ZeRO-3): "
+                                "llama-2-13b has no measured speed of its own"),
             std::string::npos)
       << defaulted.note;
   // A measured workload run by another framework than its rows': its speed, moved by the levels.
