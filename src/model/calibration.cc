@@ -1,6 +1,7 @@
 // Loading data/calibration/perf.toml.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 
@@ -8,6 +9,7 @@
 #include "rigplan/calibrate.h"
 #include "rigplan/perf.h"
 #include "util/embedded_file.h"
+#include "util/strings.h"
 
 namespace rigplan {
 
@@ -112,11 +114,68 @@ void decode_ceilings(toml::array& rows, Problems& problems, std::map<std::string
   }
 }
 
+// Where a [[workload]] names the framework its rows ran under, to check against the
+// [[framework]] sections once every file is read.
+struct FrameworkRef {
+  std::string framework;
+  toml::source_region where;
+};
+
+// Decodes the rows of one [[arch]], [[engine]], [[framework]], [[workload]] or [[band]] section
+// into `out`.
+void decode_section(std::string_view key, toml::array& rows, Problems& problems, Calibration& out,
+                    std::vector<FrameworkRef>& refs) {
+  for (auto& item : rows) {
+    // Moved: a copy of a toml++ node drops where it was read ("<input>:0:0").
+    const RawEntry raw{std::move(*item.as_table()), ""};
+    const EntryContext ctx(key, raw, problems);
+    if (key == "arch") {
+      ArchCalibration a;
+      decode_fields(ctx, raw.table, arch_fields(), a, {});
+      out.archs.push_back(a);
+    } else if (key == "engine") {
+      EngineCalibration e;
+      decode_fields(ctx, raw.table, engine_fields(), e, {});
+      out.engines.push_back(e);
+    } else if (key == "framework") {
+      FrameworkCalibration f;
+      decode_fields(ctx, raw.table, framework_fields(), f, {});
+      out.frameworks.push_back(f);
+    } else if (key == "workload") {
+      WorkloadCalibration w;
+      decode_fields(ctx, raw.table, workload_fields(), w, {});
+      if (!w.framework.empty()) refs.push_back({w.framework, raw.table.source()});
+      out.workloads.push_back(w);
+    } else {
+      Band b;
+      decode_fields(ctx, raw.table, band_fields(), b, {});
+      out.error_band[b.workload_class] = b.rel_error;
+      if (b.borrowed_rel_error) out.borrowed_error_band[b.workload_class] = *b.borrowed_rel_error;
+    }
+  }
+}
+
+// A [[workload]]'s framework is the id of a [[framework]] (calibrate writes the id); a misspelt
+// one would silently keep the workload's speed under every framework.
+void check_framework_refs(const Calibration& c, const std::vector<FrameworkRef>& refs,
+                          Problems& problems) {
+  std::vector<std::string> ids;
+  for (const auto& f : c.frameworks) ids.push_back(f.framework);
+  for (const auto& ref : refs) {
+    if (std::find(ids.begin(), ids.end(), ref.framework) != ids.end()) continue;
+    problems.add(ref.where,
+                 fmt::format("workload: framework '{}' is not a [[framework]]; "
+                             "expected {}{}",
+                             ref.framework, quoted_list(ids), did_you_mean(ref.framework, ids)));
+  }
+}
+
 }  // namespace
 
 Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
   Problems problems;
   Calibration out;
+  std::vector<FrameworkRef> refs;
   for (const auto& file : files) {
     out.source = file.path;
     auto parsed = parse_file(file, problems);
@@ -124,52 +183,26 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
     toml::table& root = *parsed;
     for (auto&& [key, node] : root) {
       auto* array = node.as_array();
-      const bool arch = key.str() == "arch", band = key.str() == "band",
-                 workload = key.str() == "workload", engine = key.str() == "engine",
-                 ceiling = key.str() == "gemm_ceiling", framework = key.str() == "framework";
-      if ((!arch && !band && !workload && !engine && !ceiling && !framework) || !array ||
-          !array->is_array_of_tables()) {
+      static constexpr std::string_view kSections[] = {"arch",   "workload", "framework",
+                                                       "engine", "band",     "gemm_ceiling"};
+      const bool known =
+          std::find(std::begin(kSections), std::end(kSections), key.str()) != std::end(kSections);
+      if (!known || !array || !array->is_array_of_tables()) {
         problems.add(node.source(),
                      fmt::format("unknown section '{}'; expected [[arch]], [[workload]], "
                                  "[[framework]], [[engine]], [[band]] or [[gemm_ceiling]]",
                                  key.str()));
         continue;
       }
-      if (ceiling) {  // checked here; read by the fit alone (gemm_ceiling)
+      if (key.str() == "gemm_ceiling") {  // checked here; read by the fit alone (gemm_ceiling)
         std::map<std::string, double> unused;
         decode_ceilings(*array, problems, unused);
         continue;
       }
-      for (auto& item : *array) {
-        // Moved: a copy of a toml++ node drops where it was read ("<input>:0:0").
-        const RawEntry raw{std::move(*item.as_table()), ""};
-        const EntryContext ctx(key.str(), raw, problems);
-        if (arch) {
-          ArchCalibration a;
-          decode_fields(ctx, raw.table, arch_fields(), a, {});
-          out.archs.push_back(a);
-        } else if (engine) {
-          EngineCalibration e;
-          decode_fields(ctx, raw.table, engine_fields(), e, {});
-          out.engines.push_back(e);
-        } else if (framework) {
-          FrameworkCalibration f;
-          decode_fields(ctx, raw.table, framework_fields(), f, {});
-          out.frameworks.push_back(f);
-        } else if (workload) {
-          WorkloadCalibration w;
-          decode_fields(ctx, raw.table, workload_fields(), w, {});
-          out.workloads.push_back(w);
-        } else {
-          Band b;
-          decode_fields(ctx, raw.table, band_fields(), b, {});
-          out.error_band[b.workload_class] = b.rel_error;
-          if (b.borrowed_rel_error)
-            out.borrowed_error_band[b.workload_class] = *b.borrowed_rel_error;
-        }
-      }
+      decode_section(key.str(), *array, problems, out, refs);
     }
   }
+  check_framework_refs(out, refs, problems);
   if (!problems.empty()) return problems.to_status();
   return out;
 }

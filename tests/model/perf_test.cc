@@ -390,6 +390,26 @@ TEST(Calibration, ABadFileNamesTheSectionTheFieldAndTheAcceptedRange) {
   EXPECT_NE(message.find("unknown section 'archs'"), std::string::npos) << message;
 }
 
+TEST(Calibration, AWorkloadsFrameworkMustBeAFrameworkSection) {
+  const std::string framework =
+      "[[framework]]\nframework = \"eager-fsdp\"\ncovers = [\"fsdp\"]\nlevel = 0.8\nrows = 3\n"
+      "fitted_on = \"x\"\n\n";
+  const std::string workload =
+      "[[workload]]\nworkload = \"mpt-7b\"\nefficiency = 0.9\nrows = 3\nfitted_on = \"x\"\n";
+  ASSERT_TRUE(
+      load_calibration({{"perf.toml", framework + workload + "framework = \"eager-fsdp\"\n"}})
+          .ok());
+  // A stack the framework covers is not its id, and a misspelt id is refused at its line.
+  auto bad =
+      load_calibration({{"perf.toml", framework + workload + "framework = \"eager-fdsp\"\n"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                "perf.toml:8:1: workload: framework 'eager-fdsp' is not a [[framework]]; expected "
+                "'eager-fsdp' (did you mean 'eager-fsdp'?)"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST(Calibration, TheEmbeddedOneCarriesTheMeasuredWorkloads) {
   const Calibration& c = embedded_calibration();
   // Tacotron 2's decoder runs one Python-driven step per mel frame: far below the roofline.
