@@ -224,7 +224,8 @@ Result<TrainPlan> plan_training(const Workload& w, const Gpu& gpu, const TrainPl
                                 const Calibration& calibration, const Catalog& catalog) {
   auto base = base_run(w, gpu, request, catalog);
   if (!base) return base.status();
-  // The framework is the same for every layout: an unknown one is refused once.
+  // A framework named is the same for every layout, so an unknown one is refused once; named
+  // none, each layout takes its default (framework_speed.h, default_framework).
   if (auto framework = calibration.framework(base->framework); !framework)
     return framework.status();
   TrainPlan plan;
