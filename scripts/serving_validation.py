@@ -81,6 +81,8 @@ MODELS = {
 # GPT-OSS runs its native checkpoint: the experts in MXFP4, attention, router, embeddings and LM
 # head in bf16 (rigplan's mxfp4 format covers the experts only).
 NATIVE_MXFP4 = {"gpt-oss-120b", "gpt-oss-20b"}
+# Hopper GPUs of the TensorRT-LLM tables: their GPT-OSS runs keep a bf16 KV cache (trt_offline).
+HOPPER_GPUS = {"h100-sxm5-80gb", "h200-sxm-141gb"}
 
 HEADER = [
     "group", "ref", "gpu", "num_gpus", "workload", "mode", "precision", "weights", "method",
@@ -169,11 +171,19 @@ def trt_offline(r, out):
     edition = edition.group(1) or edition.group(2)
     tp, pp, ep = lay
     if model in NATIVE_MXFP4:
-        # The GPT-OSS tables run openai's MXFP4 checkpoint in both columns; the column's FP8 or
-        # FP4 is read as an FP8 KV cache, as for the other models.
-        formats = ("mxfp4",) + formats[1:]
+        # The GPT-OSS tables run openai's MXFP4 checkpoint in both columns, so the column's FP8 or
+        # FP4 names no format of this run, and the table does not say its KV cache. The checkpoint
+        # quantizes none, so TensorRT-LLM keeps it in bf16 (kv_cache_config dtype "auto") unless
+        # the run's options ask for fp8. Read per GPU family as the 20B's rows choose, the
+        # 120B's held out (validation/README.md): fp8 on Blackwell, the checkpoint's bf16 on
+        # Hopper.
+        kv = "" if gpu in HOPPER_GPUS else "fp8"
+        formats = ("mxfp4", formats[1], kv)
         r = dict(r, notes=r["notes"] + "; weights: the native MXFP4 checkpoint (experts MXFP4, "
-                 "the rest bf16); KV cache fp8 assumed from the column's precision")
+                 "the rest bf16); KV cache " + ("bf16, the checkpoint's (not stated; chosen on "
+                                               "the 20B's Hopper rows)" if kv == "" else
+                                               "fp8 (not stated; chosen on the 20B's Blackwell "
+                                               "rows)"))
     row = base_row(r, gpu, model)
     row.update(mode="serve", weights=formats[0], precision=formats[1], kv_cache=formats[2],
                metric="throughput", value=f"{value:g}", unit="tokens/s",
