@@ -142,7 +142,8 @@ EntryFacts::Link EntryFacts::link_of(const Offer& offer, const Gpu* gpu, const C
   if (offer.gpu_count <= 1 || offer.gpu_link.empty()) return Link::kNone;
   for (const auto& ic : catalog.interconnects) {
     if (ic.id != offer.gpu_link) continue;
-    if (ic.family == "nvlink" && gpu) return Link::kGpus;  // nvlink-bridge or nvswitch
+    if (ic.family == "nvlink" && gpu)
+      return Link::kGpus;  // nvlink-bridge, nvlink-cube-mesh or nvswitch
     if (ic.family == "infinity-fabric") return Link::kInfinityFabric;
   }
   return Link::kPcie;

@@ -451,7 +451,8 @@ void check_offer_links(const Offer& o, const Catalog& catalog, const EntryContex
     if (ic.id == o.gpu_link) link = &ic;
   }
   if (!gpu || !link || !ctx.read_well({"gpu", "gpu_link"})) return;
-  const bool nvlink_gpu = gpu->gpu_link == "nvlink-bridge" || gpu->gpu_link == "nvswitch";
+  const bool nvlink_gpu = gpu->gpu_link == "nvlink-bridge" || gpu->gpu_link == "nvlink-cube-mesh" ||
+                          gpu->gpu_link == "nvswitch";
   if ((link->family == "nvlink" && !nvlink_gpu) ||
       (link->family == "infinity-fabric" && gpu->gpu_link != "infinity-fabric")) {
     ctx.error("gpu_link", fmt::format("'{}' is an {} link, but GPU '{}' has gpu_link = \"{}\"",

@@ -135,7 +135,7 @@ std::vector<FieldSpec<Gpu>> gpu_link_fields() {
        &G::gpu_link,
        kRequired,
        "",
-       {"none", "nvlink-bridge", "nvswitch", "infinity-fabric"}},
+       {"none", "nvlink-bridge", "nvlink-cube-mesh", "nvswitch", "infinity-fabric"}},
       {"gpu_link_bw_gbps", &G::gpu_link_bw_gbps, kOptional, "GB/s", {}, positive(100'000)},
       {"nvlink_domain_gpus", &G::nvlink_domain_gpus, kOptional, "GPUs", {}, at_least(2, 1024)},
   };

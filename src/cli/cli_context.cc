@@ -294,7 +294,8 @@ void add_parallel_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_flag("--sequence-parallel", o.run.sequence_parallel,
                 "Megatron sequence parallelism: norms and dropout split over the TP GPUs");
   cmd->add_option("--link", o.run.link,
-                  "pcie, nvlink-bridge, nvswitch or infinity-fabric (default: the GPU's link)");
+                  "pcie, nvlink-bridge, nvlink-cube-mesh, nvswitch or infinity-fabric (default: "
+                  "the GPU's link)");
 }
 
 void add_framework_option(CLI::App* cmd, RunConfig& run) {

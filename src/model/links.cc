@@ -22,16 +22,29 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog&
   return link_for(g, c, gpus_in_node, pcie_gbps(g, catalog));
 }
 
+namespace {
+
+bool gpu_to_gpu(std::string_view kind) {
+  return kind == "nvswitch" || kind == "nvlink-bridge" || kind == "nvlink-cube-mesh" ||
+         kind == "infinity-fabric";
+}
+
+}  // namespace
+
 std::string_view link_kind(const Gpu& g, std::string_view link) {
   const std::string_view kind = link.empty() ? std::string_view(g.gpu_link) : link;
-  return kind == "nvswitch" || kind == "nvlink-bridge" || kind == "infinity-fabric" ? kind : "pcie";
+  return gpu_to_gpu(kind) ? kind : "pcie";
 }
 
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gbps) {
   std::string_view kind = link_kind(g, c.link);
-  // A bridge joins pairs: beyond two GPUs the ring also crosses PCIe.
+  // A bridge joins pairs: beyond two GPUs the ring also crosses PCIe. A cube-mesh board
+  // (DGX-1) wires its own GPUs and no more.
   if (kind == "nvlink-bridge" && gpus_in_node > 2) kind = "pcie";
-  if (kind == "nvswitch" || kind == "nvlink-bridge" || kind == "infinity-fabric") {
+  if (kind == "nvlink-cube-mesh" && gpus_in_node > pc::kCubeMeshGpus) kind = "pcie";
+  // NVSwitch, and a cube mesh whose rings NCCL lays over every NVLink of each GPU: the GPU's
+  // whole link rate per direction.
+  if (gpu_to_gpu(kind)) {
     const double per_direction = g.gpu_link_bw_gbps.value_or(0) / 2;
     if (per_direction > 0) return {kind, kind, per_direction * pc::kNvlinkEfficiency};
     kind = "pcie";

@@ -17,14 +17,16 @@ double pcie_gbps(const Gpu& g, const Catalog& catalog);
 // Bandwidth per direction that a collective achieves over the run's link, GB/s. The names view
 // the run's --link or the GPU's gpu_link, or constants.
 struct Link {
-  // As reported: nvswitch, nvlink-bridge, pcie, "pcie (host-staged, no P2P)".
+  // As reported: nvswitch, nvlink-bridge, nvlink-cube-mesh, pcie, "pcie (host-staged, no P2P)".
   std::string_view name;
-  std::string_view kind;  // nvswitch, nvlink-bridge, infinity-fabric, pcie, pcie-host
+  // nvswitch, nvlink-bridge, nvlink-cube-mesh, infinity-fabric, pcie, pcie-host
+  std::string_view kind;
   double busbw_gbps = 0;
 };
 
 // The kind of link link_for takes for a run's --link (`link`; "": the GPU's own): nvswitch,
-// nvlink-bridge or infinity-fabric, else pcie. Runs whose links have one kind run alike.
+// nvlink-bridge, nvlink-cube-mesh or infinity-fabric, else pcie. Runs whose links have one kind run
+// alike.
 std::string_view link_kind(const Gpu& g, std::string_view link);
 
 // The link among `gpus_in_node` GPUs of a kind: the run's --link, else the GPU's own.

@@ -61,6 +61,13 @@ constexpr double kInterNodeLatencyS = 20e-6;
 // sxm_sockets = 8; systems.toml rack-8gpu and hgx-8gpu); beyond it traffic crosses the network.
 // A GPU sold in a larger NVLink domain says so in the catalog (nvlink_domain_gpus: GB200 NVL72).
 constexpr int kGpusPerNode = 8;
+// GPUs an NVLink hybrid cube-mesh joins: the 8 SXM2 V100s of a DGX-1/HGX-1 board, each with 6
+// NVLink 2.0 links to 4 of its 7 peers (data/catalog/gpus_datacenter.toml v100-sxm2-16gb notes).
+// NCCL lays its rings over all 6 links of every GPU, so a ring over the whole mesh runs at the
+// GPU's whole NVLink rate (recalled: NVIDIA's "DGX-1 with Tesla V100 System Architecture" white
+// paper, 2017). A ring over 2 or 4 of the mesh's GPUs has fewer direct links; which GPUs an
+// instance gets is not known, and the same rate is taken.
+constexpr int kCubeMeshGpus = 8;
 // The network between nodes when a run names none: one HDR InfiniBand port per GPU, the catalog's
 // ib-hdr (the DGX A100 reference architecture: 8 ConnectX-6 HDR compute ports per node;
 // llm-foundry's clusters: 1600 Gbit/s RoCE per 8-GPU node). kNetworkGbpsPerGpu is its rate,

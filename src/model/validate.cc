@@ -393,6 +393,12 @@ Result<ValidationRow> measurement_of(const Row& row) {
   return out;
 }
 
+// A row's link "nvlink" is the GPU's own NVLink where its board wires one (the cube mesh of a
+// DGX-1's SXM2 modules, which take no bridge); read_run_choices took it for a bridge.
+void board_nvlink(const Row& row, const Gpu& gpu, RunConfig& run) {
+  if (row.text("link") == "nvlink" && gpu.gpu_link == "nvlink-cube-mesh") run.link = gpu.gpu_link;
+}
+
 // Adds a row with its run, GPU and workload (at the row's `resolution`) resolved; a GPU or
 // workload the catalog or zoo lacks skips the row with the reason.
 Status add_row(const Catalog& catalog, const Zoo& zoo, const Row& row, Parsed& parsed) {
@@ -423,6 +429,7 @@ Status add_row(const Catalog& catalog, const Zoo& zoo, const Row& row, Parsed& p
     parsed.resized.push_back(std::move(resized).value());
     workload = &parsed.resized.back();
   }
+  if (gpu) board_nvlink(row, **gpu, *run);
   if (!gpu)
     out.skipped = gpu.status().message();
   else if (!workload)

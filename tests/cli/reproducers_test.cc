@@ -222,8 +222,8 @@ TEST(Reproducers, ChoicesFromTheCatalogAndLayoutsThatSplitTheModel) {
     if (std::string(command) == "cost") args.insert(args.end(), {"--gpu", "rtx-4090"});
     if (std::string(command) == "recommend") args.insert(args.end(), {"--images", "1e6"});
     expect_refused({args,
-                    "--link 'bogus' is not accepted; expected 'pcie', 'nvlink-bridge', 'nvswitch' "
-                    "or 'infinity-fabric'"});
+                    "--link 'bogus' is not accepted; expected 'pcie', 'nvlink-bridge', "
+                    "'nvlink-cube-mesh', 'nvswitch' or 'infinity-fabric'"});
   }
   expect_refused({{"predict", "llama-2-7b", "--gpu", "rtx-4090", "--gpus", "3", "--tp", "3"},
                   "--tp 3 must divide llama-2-7b's 32 attention heads and 32 key/value heads; "

@@ -377,5 +377,20 @@ TEST(GpusPerNode, OutOfRangeValuesAreRefusedByMemoryAndPredict) {
   }
 }
 
+// DGX-1's hybrid cube-mesh of V100 SXM2: NCCL's rings use all 6 NVLink 2.0 links of each GPU,
+// 300 GB/s both ways (the catalog's gpu_link_bw_gbps), 150 each way, × kNvlinkEfficiency 0.77 =
+// 115.5 GB/s. A bridge's rings over more than 2 GPUs cross PCIe, and so do a mesh's beyond the
+// board's 8.
+TEST(CubeMesh, EightV100SxmRingOverEveryNvlinkOfEachGpu) {
+  RunConfig c;
+  c.gpus = 8;
+  const Link mesh = link_for(gpu("v100-sxm2-16gb"), c, 8, catalog());
+  EXPECT_EQ(mesh.name, "nvlink-cube-mesh");
+  EXPECT_DOUBLE_EQ(mesh.busbw_gbps, 300.0 / 2 * 0.77);
+  EXPECT_DOUBLE_EQ(link_for(gpu("v100-sxm2-32gb"), c, 8, catalog()).busbw_gbps, 115.5);
+  EXPECT_EQ(link_for(gpu("v100-sxm2-16gb"), c, 16, catalog()).kind, "pcie");
+  EXPECT_EQ(link_for(gpu("quadro-rtx-8000"), c, 4, catalog()).kind, "pcie");
+}
+
 }  // namespace
 }  // namespace rigplan

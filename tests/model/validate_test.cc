@@ -118,5 +118,20 @@ TEST(Validate, TheRepositoryMemorySetMeetsItsBars) {
   EXPECT_GE(report->overall.n, 60);
 }
 
+// A row's link "nvlink" is the GPU's own NVLink where its board wires one: on V100 SXM2 modules,
+// which take no bridge, DGX-1's cube mesh; a bridge's rings over 8 GPUs would cross PCIe.
+TEST(Validate, AnNvlinkRowOnV100SxmTwoRunsOverTheCubeMesh) {
+  const std::string row = "d/ncf,,v100-sxm2-16gb,8,ncf,train,fp16,,full,,,131072,,0,throughput,";
+  const std::string csv = std::string(kHeader).insert(std::string(kHeader).size() - 1, ",link") +
+                          row + "95950000,samples/s,test,nvlink\n" + row +
+                          "95950000,samples/s,test,nvlink-cube-mesh\n" + row +
+                          "95950000,samples/s,test,nvlink-bridge\n";
+  auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(*report->rows[0].predicted, *report->rows[1].predicted);
+  EXPECT_LT(*report->rows[2].predicted, 0.6 * *report->rows[1].predicted);
+}
+
 }  // namespace
 }  // namespace rigplan
