@@ -1188,7 +1188,8 @@ double gradient_bytes(const StepContext& s, double trained, double share) {
 // bytes over its smaller ring.
 struct DataParallel {
   double exposed_s = 0;
-  int expert_ranks = 0;  // the experts' data-parallel GPUs (0: in the dense group, ep = 1)
+  double embeddings_s = 0;  // of exposed_s, the input embeddings' ring after the backward
+  int expert_ranks = 0;     // the experts' data-parallel GPUs (0: in the dense group, ep = 1)
   Fabric expert_fabric;
 };
 
@@ -1208,6 +1209,17 @@ double ring_s(double bytes, double ranks, const Fabric& f) {
   return bytes / (f.busbw_gbps * 1e9) + ring_latency_s(ranks, f);
 }
 
+// Trained parameters whose gradients DDP reduces only once the backward pass has ended: the input
+// embeddings of a layer-list network (NCF's tables, 99.7% of its parameters; GNMT's), whose layers
+// come first in the forward and so last in the backward; their gradients are dense (nn.Embedding's
+// default, sparse=False, as DeepLearningExamples' NCF trains). Under ZeRO-3 prefetching
+// overlaps every collective with the step, and transformers keep the bucketed overlap their
+// cluster fits were made with (validation/cluster.csv).
+double tail_params(const StepContext& s) {
+  if (s.c.zero >= 3 || s.w.transformer || s.frozen) return 0;
+  return std::min(static_cast<double>(s.facts.params.embedding), s.trained);
+}
+
 // Exposed seconds of the data-parallel traffic of a step whose compute takes `compute_s`, the
 // dense group on `f`: ZeRO-3 prefetching overlaps it with the whole step, DDP with the backward
 // pass bucket by bucket (with micro-batches, the backward of the last, as Megatron-LM and DDP's
@@ -1224,9 +1236,11 @@ DataParallel data_parallel(const StepContext& s, const Fabric& node, const Fabri
     return zero3 ? zero3_bytes(s, stored, trained, share) : gradient_bytes(s, trained, share);
   };
   const double total = static_cast<double>(s.facts.params.total);
-  double t_comm = ring_s(
-      traffic(total - experts, s.trained - trained_experts, (ranks - 1.0) / ranks / (s.tp * s.pp)),
-      ranks, f);
+  const double share = (ranks - 1.0) / ranks / (s.tp * s.pp);
+  const double tail = tail_params(s);
+  double t_comm =
+      ring_s(traffic(total - experts - tail, s.trained - trained_experts - tail, share), ranks, f);
+  if (tail > 0) out.embeddings_s = ring_s(gradient_bytes(s, tail, share), ranks, f);
   if (s.ep > 1) {
     out.expert_ranks = s.dp * s.cp / s.ep;  // whole: resolve_parallel_layout
     const double e = out.expert_ranks;
@@ -1240,7 +1254,8 @@ DataParallel data_parallel(const StepContext& s, const Fabric& node, const Fabri
   // FLOPs (6N per token: 2N forward, 4N backward; Kaplan et al. 2020).
   const double hideable = zero3 ? compute_s : compute_s * 2.0 / 3.0 / s.micro_batches;
   const double last_bucket = std::min(pc::kDdpBucketBytes / (f.busbw_gbps * 1e9), t_comm);
-  out.exposed_s = std::max(t_comm - pc::kBackwardOverlap * hideable, last_bucket);
+  out.exposed_s =
+      std::max(t_comm - pc::kBackwardOverlap * hideable, last_bucket) + out.embeddings_s;
   return out;
 }
 
@@ -1339,16 +1354,20 @@ Communication communication(const StepContext& s, double compute_s) {
   if (s.train && s.dp * s.cp > 1) {
     const Fabric f = ring_fabric(s, node, s.tp, s.cp * s.dp);
     const DataParallel d = data_parallel(s, node, f, compute_s);
-    std::string experts;
+    std::string more;
     if (s.detail && d.expert_ranks > 1) {
-      experts = fmt::format(" (the experts' over {} GPUs{})", d.expert_ranks,
-                            d.expert_fabric.link_name == f.link_name
-                                ? std::string()
-                                : fmt::format(", {}", d.expert_fabric.link_name));
+      more = fmt::format(" (the experts' over {} GPUs{})", d.expert_ranks,
+                         d.expert_fabric.link_name == f.link_name
+                             ? std::string()
+                             : fmt::format(", {}", d.expert_fabric.link_name));
     } else if (s.detail && d.expert_ranks == 1) {
-      experts = " (the experts': none, each on one GPU)";
+      more = " (the experts': none, each on one GPU)";
     }
-    out.add("data parallel", d.exposed_s, f, experts);
+    if (s.detail && d.embeddings_s > 0) {
+      more += fmt::format(" (of it {:.3g} s the input embeddings' gradients, after the backward)",
+                          d.embeddings_s);
+    }
+    out.add("data parallel", d.exposed_s, f, more);
   }
   if (s.tp > 1 && s.w.transformer) {
     const Fabric f = ring_fabric(s, node, 1, s.tp);
