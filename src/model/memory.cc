@@ -789,6 +789,53 @@ double layer_output(const Layer& l, bool flash) {
   return static_cast<double>(l.elements);
 }
 
+// Elements per sample of a layer's output that the backward pass keeps. As layer_output, except
+// for plain attention (diffusers' AttnProcessor: baddbmm with beta 0, softmax, bmm; transformers'
+// CLIP attention the same): baddbmm saves Q and K, not its scores, which are freed once the
+// softmax has run; the softmax and the product with V save its probabilities, one score-sized
+// tensor; the output projection saves the attention's output. No attention dropout in these
+// models, so no mask either.
+double kept_output(const Layer& l, bool flash) {
+  if (l.op != "attention" || flash) return layer_output(l, flash);
+  return static_cast<double>(l.heads) * static_cast<double>(l.query_len) *
+         (static_cast<double>(l.key_len) + l.head_dim);
+}
+
+// Elements per sample of the largest plain attention's scores among the trained layers; 0 with
+// memory-efficient attention. At the start of the backward pass (and at the last attention of
+// the forward) two such tensors live beside the kept probabilities: the gradient of the
+// probabilities (bmm's backward) and of the scores (softmax's backward), or, in the forward,
+// the scores and baddbmm's uninitialized input (torch.empty of the scores' shape, beta 0).
+double largest_plain_scores(const Run& r) {
+  if (r.c.flash_attention) return 0;
+  double largest = 0;
+  for (size_t i = 0; i < r.w.layers.size(); ++i) {
+    const Layer& l = r.w.layers[i];
+    if (r.plan.roles[i] != LayerRole::kTrained || l.op != "attention") continue;
+    largest = std::max(largest, static_cast<double>(l.heads) * static_cast<double>(l.query_len) *
+                                    static_cast<double>(l.key_len));
+  }
+  return largest;
+}
+
+// The score-sized tensors of the largest plain attention that live at the peak beside what the
+// trained layers keep; no term with memory-efficient attention.
+void attention_workspace_term(const Run& r, Terms& t) {
+  const double scores = largest_plain_scores(r);
+  t.add(
+      "attention_workspace", r.batch * mc::kPlainAttentionLiveScores * scores * r.act_bytes,
+      [] {
+        return fmt::format(
+            "b·{}·h·n·m·β (the largest plain attention's score-sized tensors, beside its kept "
+            "probabilities)",
+            num(mc::kPlainAttentionLiveScores));
+      },
+      [&] {
+        return fmt::format("{}·{}·{}·{}", r.batch, num(mc::kPlainAttentionLiveScores), big(scores),
+                           num(r.act_bytes));
+      });
+}
+
 // Elements per sample that a diffusers UNet trained with gradient checkpointing keeps: each
 // tensor that leaves a checkpointed module (a resnet or one transformer block,
 // workload/diffusion.h checkpoint_module) or that a layer outside them keeps, and the kept
@@ -807,7 +854,7 @@ double unet_checkpointed_kept(const Run& r) {
   for (size_t i = 0; i < layers.size(); ++i) {
     if (r.plan.roles[i] != LayerRole::kTrained) continue;
     const Layer& l = layers[i];
-    const double out = layer_output(l, r.c.flash_attention);
+    const double out = kept_output(l, r.c.flash_attention);
     if (!module[i].empty()) {
       recomputed[module[i]] += l.kept ? out : 0;
       // The module's output: the next module's saved input, or kept by the layer after it.
@@ -842,12 +889,12 @@ void activation_terms(const Run& r, Terms& t) {
     const Layer& l = r.w.layers[i];
     const LayerRole role = r.plan.roles[i];
     if (role == LayerRole::kCached || role == LayerRole::kIdle) continue;
-    const double out = layer_output(l, r.c.flash_attention);
     if (r.train && role == LayerRole::kTrained) {
+      const double out = kept_output(l, r.c.flash_attention);
       if (l.kept) kept += out * l.count;
       widest_trained = std::max(widest_trained, out);
     } else {
-      widest_forward = std::max(widest_forward, out);
+      widest_forward = std::max(widest_forward, layer_output(l, r.c.flash_attention));
     }
   }
   const double forward_bytes = r.batch * widest_forward * 2 * r.act_bytes;
@@ -879,6 +926,7 @@ void activation_terms(const Run& r, Terms& t) {
   t.add(
       "activations", kept_bytes, [&] { return fmt::format("b·{}·β", how); },
       [&] { return fmt::format("{}·{}·{}", r.batch, big(kept), num(r.act_bytes)); });
+  attention_workspace_term(r, t);
 }
 
 // `checkpointing` is full recompute; `recompute` names the policy and agrees with it.

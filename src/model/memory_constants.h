@@ -52,6 +52,13 @@ constexpr double kGatheredLayers = 2;
 // training/_activation_offloading.py: the current layer's and the next one's).
 constexpr double kOffloadedLayersInFlight = 2;
 
+// Plain (not memory-efficient) attention in training: score-sized tensors that live at the peak
+// beside the kept softmax probabilities, at the largest attention. The backward of
+// softmax(baddbmm(Q, K)) @ V holds the gradient of the probabilities and then that of the
+// scores (PyTorch autograd: bmm's and softmax's backward each return a new tensor); the forward
+// holds the scores and baddbmm's torch.empty input (diffusers AttnProcessor.get_attention_scores).
+constexpr double kPlainAttentionLiveScores = 2;
+
 // Inference: peak transient activations of one layer at prefill, as a multiple of the widest
 // layer output (llm-analysis: max over attention / MLP / norm tensors).
 constexpr int kPrefillLiveTensors = 2;

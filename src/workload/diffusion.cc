@@ -136,6 +136,8 @@ void transformer_2d(Builder& b, const std::string& name, int c, int layers, int 
   rows(b.norm(blk + ".norm3", "layernorm", c, c * n, 2));
   rows(b.linear(blk + ".ff.geglu_proj", c, 8 * c, n, true, "up"));
   rows(b.elementwise(blk + ".ff.gelu_gate", I{4} * c * n));
+  // GEGLU returns hidden_states * gelu(gate): the product is a new tensor, the input ff.out saves.
+  rows(b.elementwise(blk + ".ff.geglu_product", I{4} * c * n));
   rows(b.linear(blk + ".ff.out", 4 * c, c, n, true, "down")).kept = false;
   rows(b.elementwise(blk + ".residual3", c * n));
   if (u.linear_projection) {

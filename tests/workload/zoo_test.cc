@@ -400,9 +400,9 @@ TEST(Zoo, AFailedFieldIsReportedOnceNotAgainByTheRulesThatReadIt) {
 
 TEST(ResNet, GeneratesTheTorchvisionFamily) {
   // torchvision's published parameter counts.
-  const std::pair<int, long long> kCounts[] = {
+  const std::pair<int, long long> counts[] = {
       {18, 11'689'512}, {34, 21'797'672}, {50, 25'557'032}, {101, 44'549'160}, {152, 60'192'808}};
-  for (const auto& [depth, params] : kCounts) {
+  for (const auto& [depth, params] : counts) {
     Workload w;
     auto layers = resnet_layers({depth, 224, 1000});
     ASSERT_TRUE(layers.ok());
