@@ -836,12 +836,13 @@ void attention_workspace_term(const Run& r, Terms& t) {
       });
 }
 
-// Elements per sample that a diffusers UNet trained with gradient checkpointing keeps: each
-// tensor that leaves a checkpointed module (a resnet or one transformer block,
-// workload/diffusion.h checkpoint_module) or that a layer outside them keeps, and the kept
-// outputs of the one module the backward pass recomputes at a time, the largest (docs/memory.md,
-// "Diffusion models"). 0 when no trained layer is in such a module.
-double unet_checkpointed_kept(const Run& r) {
+// Elements per sample that a diffusers model (a UNet, or a Flux or SD 3 transformer) trained
+// with gradient checkpointing keeps: each tensor that leaves a checkpointed module (a resnet or
+// one transformer block, workload/diffusion.h checkpoint_module; both streams of a joint block,
+// block_streams) or that a layer outside them keeps, and the kept outputs of the one module the
+// backward pass recomputes at a time, the largest (docs/memory.md, "Diffusion models"). 0 when
+// no trained layer is in such a module.
+double diffusers_checkpointed_kept(const Run& r) {
   if (!r.w.diffusion) return 0;
   const std::vector<Layer>& layers = r.w.layers;
   std::vector<std::string> module(layers.size() + 1);
@@ -858,7 +859,10 @@ double unet_checkpointed_kept(const Run& r) {
     if (!module[i].empty()) {
       recomputed[module[i]] += l.kept ? out : 0;
       // The module's output: the next module's saved input, or kept by the layer after it.
-      if (module[i + 1] != module[i]) boundary += out * l.count;
+      if (module[i + 1] != module[i]) {
+        const double streams = block_streams(*r.w.diffusion, module[i]);
+        boundary += (streams > 0 ? streams : out) * l.count;
+      }
     } else if (l.kept || !module[i + 1].empty()) {
       boundary += out * l.count;  // kept, or the input a checkpoint saves
     }
@@ -906,8 +910,8 @@ void activation_terms(const Run& r, Terms& t) {
     return;
   }
   std::string_view how = "Σ kept layer outputs";
-  if (const double unet = r.c.checkpointing ? unet_checkpointed_kept(r) : 0; unet > 0) {
-    kept = unet;
+  if (const double blocks = r.c.checkpointing ? diffusers_checkpointed_kept(r) : 0; blocks > 0) {
+    kept = blocks;
     how = "(Σ outputs kept outside checkpoints + largest checkpointed module's) (diffusers)";
   } else if (r.c.checkpointing) {
     kept = 2 * std::sqrt(kept * widest_trained);  // sqrt(n) segments (Chen et al. 2016)

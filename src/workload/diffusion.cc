@@ -502,17 +502,50 @@ Status vae(Builder& b, const DiffusionComponent& v, int resolution) {
 // halves the feature map, so eight take a 1,024 px image below one latent pixel.
 constexpr size_t kMaxLevels = 8;
 
+// The autoencoder's downsampling: 2 per stride-2 level, 8× in every model here (three of four
+// levels); 1 without an autoencoder.
+int vae_downsample(const DiffusionConfig& config) {
+  for (const auto& c : config.components) {
+    if (c.kind == "vae" && !c.levels.empty() && c.levels.size() <= kMaxLevels)
+      return 1 << (static_cast<int>(c.levels.size()) - 1);
+  }
+  return 1;
+}
+
+// The component a layer belongs to; nullptr when none of `config`'s has its name.
+const DiffusionComponent* component_of(const DiffusionConfig& config, const Layer& layer) {
+  for (const auto& c : config.components) {
+    if (c.name == layer.component) return &c;
+  }
+  return nullptr;
+}
+
+// A Flux or SD 3 transformer's block a layer belongs to, by the prefix of the names flux() and
+// mmdit() write: "<component>.transformer_blocks" (Flux's double-stream blocks, SD 3's joint
+// blocks but the last), "<component>.transformer_blocks.last" (SD 3's last, context_pre_only),
+// "<component>.single_transformer_blocks"; empty for the layers outside the blocks.
+std::string transformer_block(const std::string& component, std::string_view name) {
+  for (const char* block :
+       {".transformer_blocks.last", ".transformer_blocks", ".single_transformer_blocks"}) {
+    std::string prefix = component + block;
+    if (name.substr(0, prefix.size() + 1) == prefix + ".") return prefix;
+  }
+  return {};
+}
+
 }  // namespace
 
 // diffusers 0.30 (recalled, not quoted from the shared data): CrossAttnDownBlock2D,
 // DownBlock2D, UNetMidBlock2DCrossAttn, CrossAttnUpBlock2D and UpBlock2D pass each resnet to
 // `_gradient_checkpointing_func`, and Transformer2DModel passes each BasicTransformerBlock;
-// everything else runs as usual.
+// FluxTransformer2DModel passes each of its transformer_blocks and single_transformer_blocks,
+// SD3Transformer2DModel each of its transformer_blocks; everything else runs as usual.
 std::string checkpoint_module(const DiffusionConfig& config, const Layer& layer) {
-  const bool unet = std::any_of(
-      config.components.begin(), config.components.end(),
-      [&](const DiffusionComponent& c) { return c.name == layer.component && c.kind == "unet"; });
-  if (!unet) return {};
+  const DiffusionComponent* component = component_of(config, layer);
+  if (component == nullptr) return {};
+  if (component->kind == "flux" || component->kind == "mmdit")
+    return transformer_block(component->name, layer.name);
+  if (component->kind != "unet") return {};
   const std::string_view name = layer.name;
   if (const size_t at = name.find(".blocks(x"); at != std::string_view::npos) {
     const size_t end = name.find(')', at);
@@ -525,10 +558,20 @@ std::string checkpoint_module(const DiffusionConfig& config, const Layer& layer)
   return {};
 }
 
+double block_streams(const DiffusionConfig& config, const std::string& module) {
+  for (const auto& c : config.components) {
+    const bool joint = (c.kind == "flux" || c.kind == "mmdit") && c.patch_size > 0 &&
+                       module == c.name + ".transformer_blocks";
+    if (!joint) continue;
+    const I patches = config.resolution / vae_downsample(config) / c.patch_size;
+    return static_cast<double>(c.hidden_size) *
+           static_cast<double>(patches * patches + c.text_tokens);
+  }
+  return 0;
+}
+
 Result<std::vector<Layer>> diffusion_layers(const DiffusionConfig& config) {
-  // The latent is the image downsampled by the autoencoder: 8× in every model here (three
-  // stride-2 levels of four).
-  int downsample = 1;
+  const int downsample = vae_downsample(config);
   int text_tokens = 0;
   for (const auto& c : config.components) {
     if (c.levels.size() > kMaxLevels) {
@@ -536,8 +579,6 @@ Result<std::vector<Layer>> diffusion_layers(const DiffusionConfig& config) {
           fmt::format("component '{}' has {} [[level]] tables; at most {} are accepted",
                       shown(c.name), c.levels.size(), kMaxLevels));
     }
-    if (c.kind == "vae" && !c.levels.empty())
-      downsample = 1 << (static_cast<int>(c.levels.size()) - 1);
     if (c.kind == "clip-text" && text_tokens == 0) text_tokens = c.tokens;
   }
   if (config.resolution % (downsample * 2) != 0) {

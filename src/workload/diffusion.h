@@ -21,6 +21,17 @@ Result<std::vector<Layer>> diffusion_layers(const DiffusionConfig& config);
 // the layers it runs outside any checkpoint (conv_in, the time embedding, the down- and
 // upsamplers, the skip concatenations, each attention's norm, proj_in and proj_out, conv_out),
 // and for every layer of another component (docs/memory.md, "Diffusion models").
+// Flux's and SD 3's transformers are checkpointed block by block: "transformer.transformer_blocks"
+// names one repetition of a double-stream (joint) block, "transformer.single_transformer_blocks"
+// of a single-stream one, "transformer.transformer_blocks.last" SD 3's last joint block.
 std::string checkpoint_module(const DiffusionConfig& config, const Layer& layer);
+
+// The elements per image that one repetition of a checkpointed module hands to the next when its
+// last layer is not all of it: a joint block of Flux or SD 3 (`module` "<component>.
+// transformer_blocks") returns its image stream and its text stream, n·d + t·d (n image tokens
+// of the patched latent, t text tokens, d wide). 0 for every other module, whose output is its
+// last layer's (a UNet's resnets and transformer blocks, Flux's single-stream blocks over the
+// concatenated tokens, SD 3's last block, which returns the image stream only).
+double block_streams(const DiffusionConfig& config, const std::string& module);
 
 }  // namespace rigplan

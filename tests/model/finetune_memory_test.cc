@@ -254,6 +254,27 @@ TEST(FinetuneMemory, PlainAttentionKeepsItsProbabilitiesOnce) {
   EXPECT_NEAR(e.allocated_gb, 15.5, 0.10 * 15.5);
 }
 
+// Flux's and SD 3's transformers are checkpointed block by block (diffusers passes each block
+// to its checkpointing function), not in sqrt(n) segments. SD 3 Medium at 1024 px, bf16, one
+// image, encoders and latents cached: d = 1,536, n = 64² = 4,096 image tokens, t = 154 text
+// tokens, 24 heads of 64. Kept: outside the blocks 25,678,336 elements (patch embedding and its
+// position add 2·d·n, the two embedders 2·3·d, the context embedder d·t, the output norm
+// d + 2d + 2·d·n, the output projection 64·n); the 23 joint blocks' outputs, both streams,
+// 23·d·(n + t) = 150,144,768, and the last block's image stream d·n = 6,291,456; and one joint
+// block recomputed, 111,201,504 (its norms and modulations d + 6d + 2·d·n and d + 6d + 2·d·t,
+// q, k, v of both streams 3·d·(n + t), the attention's output and statistics 24·(n + t)·66,
+// then d·n·11 + d·t·11 of residuals, norms and the 4d-wide MLPs). Total 293,315,296 · 2 B.
+TEST(FinetuneMemory, DiffusersCheckpointsEachTransformerBlockOfSd3) {
+  RunConfig c;
+  c.precision = "bf16";
+  c.method = "lora";
+  c.batch = 1;
+  c.checkpointing = true;
+  c.cached_components = {"vae", "text_encoder", "text_encoder_2", "text_encoder_3"};
+  const MemoryEstimate e = estimate("sd3-medium", "rtx-4090", c);
+  EXPECT_NEAR(term(e.terms, "activations"), 293'315'296.0 * 2 / 1e9, 1e-9);
+}
+
 TEST(FinetuneMemory, RecomputePolicyMustAgreeWithCheckpointing) {
   RunConfig c;
   c.checkpointing = true;

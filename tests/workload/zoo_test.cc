@@ -313,6 +313,35 @@ TEST(Diffusion, CheckpointedModulesAreTheUnetsResnetsAndTransformerBlocks) {
   }
 }
 
+// Flux's and SD 3's transformers are checkpointed block by block: Flux's double- and
+// single-stream blocks, SD 3's joint blocks and its last (image-only) one. A joint block hands
+// both streams to the next: Flux at 1,024 px, 64² = 4,096 image tokens and 512 text tokens of
+// 3,072; a single-stream block's output is its last layer's, so no streams are named for it.
+TEST(Diffusion, TransformersAreCheckpointedBlockByBlock) {
+  const Workload& flux = **zoo().find("flux.1-dev");
+  std::map<std::string, std::string> module;
+  for (const Layer& l : flux.layers) module[l.name] = checkpoint_module(*flux.diffusion, l);
+  EXPECT_EQ(module.at("transformer.transformer_blocks.attn.attention"),
+            "transformer.transformer_blocks");
+  EXPECT_EQ(module.at("transformer.single_transformer_blocks.proj_mlp"),
+            "transformer.single_transformer_blocks");
+  for (const char* outside : {"transformer.x_embedder", "transformer.context_embedder",
+                              "transformer.norm_out.norm", "text_encoder_2.layers(x24).wo"}) {
+    EXPECT_EQ(module.at(outside), "") << outside;
+  }
+  EXPECT_EQ(block_streams(*flux.diffusion, "transformer.transformer_blocks"),
+            3072.0 * (4096 + 512));
+  EXPECT_EQ(block_streams(*flux.diffusion, "transformer.single_transformer_blocks"), 0);
+
+  const Workload& sd3 = **zoo().find("sd3-medium");
+  module.clear();
+  for (const Layer& l : sd3.layers) module[l.name] = checkpoint_module(*sd3.diffusion, l);
+  EXPECT_EQ(module.at("transformer.transformer_blocks.last.ff.proj"),
+            "transformer.transformer_blocks.last");
+  EXPECT_EQ(module.at("transformer.transformer_blocks.ff.proj"), "transformer.transformer_blocks");
+  EXPECT_EQ(block_streams(*sd3.diffusion, "transformer.transformer_blocks.last"), 0);
+}
+
 // An autoencoder without [[level]] tables shifted by -1 (UBSan, a fuzz finding of
 // workload_toml); one with forty would shift past 31 bits.
 TEST(Diffusion, AnAutoencoderNeedsOneToEightLevels) {
