@@ -801,6 +801,19 @@ double kept_output(const Layer& l, bool flash) {
          (static_cast<double>(l.key_len) + l.head_dim);
 }
 
+// Whether the backward pass keeps layer i's output (Layer::kept): under LoRA, not when only
+// frozen linears read it (workload/diffusion.h saved_only_by_linears), since PyTorch saves a
+// linear's input only for its weight's gradient; a targeted linear's adapter saves it.
+bool output_kept(const Run& r, size_t i) {
+  const Layer& l = r.w.layers[i];
+  if (!l.kept) return false;
+  if (!r.w.diffusion || !is_lora(r.c.method)) return true;
+  const std::vector<std::string> readers = saved_only_by_linears(*r.w.diffusion, l);
+  return readers.empty() || std::any_of(readers.begin(), readers.end(), [&](const std::string& t) {
+           return lora_targeted(r.c, t);
+         });
+}
+
 // Elements per sample of the largest plain attention's scores among the trained layers; 0 with
 // memory-efficient attention. At the start of the backward pass (and at the last attention of
 // the forward) two such tensors live beside the kept probabilities: the gradient of the
@@ -857,13 +870,13 @@ double diffusers_checkpointed_kept(const Run& r) {
     const Layer& l = layers[i];
     const double out = kept_output(l, r.c.flash_attention);
     if (!module[i].empty()) {
-      recomputed[module[i]] += l.kept ? out : 0;
+      recomputed[module[i]] += output_kept(r, i) ? out : 0;
       // The module's output: the next module's saved input, or kept by the layer after it.
       if (module[i + 1] != module[i]) {
         const double streams = block_streams(*r.w.diffusion, module[i]);
         boundary += (streams > 0 ? streams : out) * l.count;
       }
-    } else if (l.kept || !module[i + 1].empty()) {
+    } else if (output_kept(r, i) || !module[i + 1].empty()) {
       boundary += out * l.count;  // kept, or the input a checkpoint saves
     }
   }
@@ -895,7 +908,7 @@ void activation_terms(const Run& r, Terms& t) {
     if (role == LayerRole::kCached || role == LayerRole::kIdle) continue;
     if (r.train && role == LayerRole::kTrained) {
       const double out = kept_output(l, r.c.flash_attention);
-      if (l.kept) kept += out * l.count;
+      if (output_kept(r, i)) kept += out * l.count;
       widest_trained = std::max(widest_trained, out);
     } else {
       widest_forward = std::max(widest_forward, layer_output(l, r.c.flash_attention));

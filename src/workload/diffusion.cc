@@ -558,6 +558,20 @@ std::string checkpoint_module(const DiffusionConfig& config, const Layer& layer)
   return {};
 }
 
+std::vector<std::string> saved_only_by_linears(const DiffusionConfig& config, const Layer& layer) {
+  const DiffusionComponent* component = component_of(config, layer);
+  if (component == nullptr || component->kind != "unet") return {};
+  const std::string_view name = layer.name;
+  const size_t at = name.find(").");
+  if (name.find(".blocks(x") == std::string_view::npos || at == std::string_view::npos) return {};
+  const std::string_view op = name.substr(at + 2);
+  if (op == "norm1") return {"q", "k", "v"};
+  if (op == "norm2") return {"q"};
+  if (op == "norm3") return {"up"};
+  if (op == "ff.geglu_product") return {"down"};
+  return {};
+}
+
 double block_streams(const DiffusionConfig& config, const std::string& module) {
   for (const auto& c : config.components) {
     const bool joint = (c.kind == "flux" || c.kind == "mmdit") && c.patch_size > 0 &&

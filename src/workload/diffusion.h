@@ -26,6 +26,16 @@ Result<std::vector<Layer>> diffusion_layers(const DiffusionConfig& config);
 // of a single-stream one, "transformer.transformer_blocks.last" SD 3's last joint block.
 std::string checkpoint_module(const DiffusionConfig& config, const Layer& layer);
 
+// The LoRA target names (q, k, v, up, down) of the linears that alone save a UNet layer's output
+// for the backward pass: a transformer block's norm1 (the self-attention's q, k, v), norm2 (the
+// cross-attention's q; its k and v read the text), norm3 (the GEGLU projection, up) and the
+// GEGLU product (the output linear, down). PyTorch saves a linear's input only when its weight
+// needs a gradient (autograd's addmm and mm save mat1 for mat2's gradient alone), so when the
+// UNet's weights are frozen under LoRA these outputs are kept only if a targeted linear, whose
+// adapter saves its input, reads them. Empty for every other layer: another op saves its output
+// (a convolution, a norm, an activation, the attention), or it is not a UNet's.
+std::vector<std::string> saved_only_by_linears(const DiffusionConfig& config, const Layer& layer);
+
 // The elements per image that one repetition of a checkpointed module hands to the next when its
 // last layer is not all of it: a joint block of Flux or SD 3 (`module` "<component>.
 // transformer_blocks") returns its image stream and its text stream, n·d + t·d (n image tokens

@@ -342,6 +342,22 @@ TEST(Diffusion, TransformersAreCheckpointedBlockByBlock) {
   EXPECT_EQ(block_streams(*sd3.diffusion, "transformer.transformer_blocks.last"), 0);
 }
 
+// The UNet outputs that only linears save: a block's norms before its attentions' q (and the
+// self-attention's k and v), the norm before the GEGLU projection and the GEGLU product.
+TEST(Diffusion, SomeUnetOutputsAreSavedOnlyByTheLinearsThatReadThem) {
+  const Workload& sd = **zoo().find("stable-diffusion-1.5");
+  std::map<std::string, std::vector<std::string>> readers;
+  for (const Layer& l : sd.layers) readers[l.name] = saved_only_by_linears(*sd.diffusion, l);
+  const std::string blk = "unet.up_blocks.3.2.attentions.blocks(x1).";
+  EXPECT_EQ(readers.at(blk + "norm1"), (std::vector<std::string>{"q", "k", "v"}));
+  EXPECT_EQ(readers.at(blk + "norm2"), (std::vector<std::string>{"q"}));
+  EXPECT_EQ(readers.at(blk + "norm3"), (std::vector<std::string>{"up"}));
+  EXPECT_EQ(readers.at(blk + "ff.geglu_product"), (std::vector<std::string>{"down"}));
+  for (const char* other : {"ff.gelu_gate", "ff.geglu_proj", "attn1", "residual3"})
+    EXPECT_TRUE(readers.at(blk + other).empty()) << other;
+  EXPECT_TRUE(readers.at("unet.up_blocks.3.2.attentions.norm").empty());
+}
+
 // An autoencoder without [[level]] tables shifted by -1 (UBSan, a fuzz finding of
 // workload_toml); one with forty would shift past 31 bits.
 TEST(Diffusion, AnAutoencoderNeedsOneToEightLevels) {
