@@ -43,9 +43,10 @@ struct TrainPlan {
 // The layouts plan_training tries for `base` (a transformer's training run with its gpus,
 // seq_len and global_batch set) on GPUs of `gpu` (whose NVLink domain bounds tensor parallelism
 // when base.gpus_per_node is not set), in its order: every split of the model, the GPUs and the
-// global batch, whole, none checked for memory yet.
-std::vector<RunConfig> training_layouts(const TransformerConfig& transformer, const Gpu& gpu,
-                                        const RunConfig& base);
+// global batch, whole, none checked for memory yet. torchtitan's per-op recompute is tried
+// where the layout's framework runs it (`calibration`'s frameworks, docs/scaleout.md).
+std::vector<RunConfig> training_layouts(const Workload& workload, const Gpu& gpu,
+                                        const RunConfig& base, const Calibration& calibration);
 
 // The search over `request.run.gpus` GPUs of `gpu`. A malformed request (no transformer, a
 // precision or fabric that does not exist) is kInvalidInput; nothing fitting is a result with

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "model/recompute_policy.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -47,6 +49,11 @@ Result<const FrameworkCalibration*> run_framework(const Calibration& calibration
 std::string_view default_framework_note(bool named, int zero) {
   if (named) return "";
   return zero == 3 ? " (the default for sharded weights, ZeRO-3)" : " (the default)";
+}
+
+bool offers_op_recompute(const FrameworkCalibration& framework) {
+  return std::ranges::find(framework.covers, recompute_policy::kSelectiveOpStack) !=
+         framework.covers.end();
 }
 
 const WorkloadCalibration* measured_speed(const Calibration& calibration,

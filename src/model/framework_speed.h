@@ -47,6 +47,10 @@ Result<const FrameworkCalibration*> run_framework(const Calibration& calibration
 // why it is the default: " (the default)" or " (the default for sharded weights, ZeRO-3)".
 std::string_view default_framework_note(bool named, int zero);
 
+// Whether `framework` runs torchtitan's per-op selective recompute (recompute_policy.h,
+// kSelectiveOp): it covers recompute_policy::kSelectiveOpStack.
+bool offers_op_recompute(const FrameworkCalibration& framework);
+
 // The [[workload]] row of `workload`, or nullptr for one never measured.
 const WorkloadCalibration* measured_speed(const Calibration& calibration,
                                           std::string_view workload);

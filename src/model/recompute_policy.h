@@ -31,6 +31,9 @@ constexpr std::string_view kSelectiveOp = "selective-op";
 constexpr std::string_view kFull = "full";
 // The values `--recompute` and the `recompute` column accept, in the order of the work they add.
 constexpr std::string_view kPolicies[] = {kNone, kSelective, kSelectiveOp, kFull};
+// The stack whose policy kSelectiveOp is: a layout search tries it under a framework that
+// covers this stack ([[framework]] `covers` in data/calibration/perf.toml).
+constexpr std::string_view kSelectiveOpStack = "torchtitan";
 
 // torchtitan's policy saves one matmul output in this many ("only saves every other mm";
 // parallelize_llama.py, recalled).

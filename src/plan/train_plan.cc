@@ -2,13 +2,18 @@
 #include "rigplan/train_plan.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <numeric>
+#include <string>
 
+#include "model/framework_speed.h"
 #include "model/links.h"
+#include "model/recompute_policy.h"
 #include "rigplan/input.h"
 
 namespace rigplan {
@@ -63,9 +68,25 @@ std::vector<int> expert_degrees(const TransformerConfig& t, int dp, int cp) {
   return out;
 }
 
-// The remaining choices of one split: expert parallel, virtual stages, micro-batch, recompute,
-// ZeRO stage.
-std::vector<RunConfig> layouts_of(const TransformerConfig& t, const RunConfig& base, Split s) {
+// Whether a layout at each ZeRO stage (0 to 3) runs under a framework with torchtitan's per-op
+// recompute: the framework the run names, else the one the workload was measured with, else the
+// stage's default (run_framework).
+using OpRecompute = std::array<bool, 4>;
+OpRecompute op_recompute_by_zero(const Workload& w, const RunConfig& base,
+                                 const Calibration& calibration) {
+  OpRecompute out{};
+  const WorkloadCalibration* measured = measured_speed(calibration, w.id);
+  for (int zero = 0; zero < static_cast<int>(out.size()); ++zero) {
+    auto framework = run_framework(calibration, base.framework, zero, measured);
+    out[zero] = framework && offers_op_recompute(**framework);
+  }
+  return out;
+}
+
+// The remaining choices of one split: expert parallel, virtual stages, micro-batch, recompute
+// (per-op only where `op_recompute` offers it), ZeRO stage.
+std::vector<RunConfig> layouts_of(const TransformerConfig& t, const RunConfig& base, Split s,
+                                  const OpRecompute& op_recompute) {
   std::vector<RunConfig> out;
   const int dp = base.gpus / (s.tp * s.pp * s.cp);
   if (*base.global_batch % dp != 0) return out;
@@ -83,8 +104,9 @@ std::vector<RunConfig> layouts_of(const TransformerConfig& t, const RunConfig& b
     for (int vp : stages) {
       for (int micro : kMicroBatches) {
         if (replica_batch % micro != 0) continue;
-        for (const char* recompute : {"none", "selective", "full"}) {
+        for (std::string_view recompute : recompute_policy::kPolicies) {
           for (int zero : zeros) {
+            if (recompute == recompute_policy::kSelectiveOp && !op_recompute[zero]) continue;
             RunConfig c = base;
             c.tensor_parallel = s.tp;
             c.pipeline_parallel = s.pp;
@@ -92,7 +114,7 @@ std::vector<RunConfig> layouts_of(const TransformerConfig& t, const RunConfig& b
             c.expert_parallel = ep;
             c.virtual_stages = vp;
             c.micro_batch = micro;
-            c.recompute = recompute;
+            c.recompute = std::string(recompute);
             c.checkpointing = false;
             c.sequence_parallel = s.tp > 1;  // never slower, and less memory (Korthikanti et al.)
             c.zero = zero;
@@ -181,13 +203,45 @@ Result<RunConfig> base_run(const Workload& w, const Gpu& gpu, const TrainPlanReq
   return base;
 }
 
+// Whether some split of the model over `gpus` GPUs leaves data-parallel replicas that divide
+// the global batch whole (layouts_of's first test; micro-batch 1 then always divides).
+bool splits_whole(const TransformerConfig& t, const Gpu& gpu, RunConfig run, int gpus) {
+  run.gpus = gpus;
+  const int node = node_gpus(gpu, run);
+  for (const Split& s : model_splits(t, gpus, *run.seq_len, node)) {
+    if (*run.global_batch % (gpus / (s.tp * s.pp * s.cp)) == 0) return true;
+  }
+  return false;
+}
+
+// Refuses a request no layout splits whole, with the nearest GPU counts that do.
+Status check_splits_whole(const Workload& w, const Gpu& gpu, const RunConfig& base) {
+  const TransformerConfig& t = *w.transformer;
+  if (splits_whole(t, gpu, base, base.gpus)) return Status();
+  int below = base.gpus - 1;
+  while (below > 0 && !splits_whole(t, gpu, base, below)) --below;
+  int above = base.gpus + 1;
+  while (above < 2 * base.gpus && !splits_whole(t, gpu, base, above)) ++above;
+  std::vector<std::string> counts;
+  if (below > 0) counts.push_back(fmt::format("--gpus {}", below));
+  if (above < 2 * base.gpus) counts.push_back(fmt::format("--gpus {}", above));
+  return Status::invalid_input(fmt::format(
+      "no layout splits {} ({} heads, {} layers, sequence {}) and its global batch of {} "
+      "sequences over {} GPUs whole: tensor × pipeline × context parallel must divide the GPUs "
+      "and the data-parallel replicas left must divide the global batch{}{}",
+      w.id, t.num_heads, t.total_layers(), *base.seq_len, *base.global_batch, base.gpus,
+      counts.empty() ? "" : "; these would: ", fmt::join(counts, ", ")));
+}
+
 }  // namespace
 
-std::vector<RunConfig> training_layouts(const TransformerConfig& t, const Gpu& gpu,
-                                        const RunConfig& base) {
+std::vector<RunConfig> training_layouts(const Workload& w, const Gpu& gpu, const RunConfig& base,
+                                        const Calibration& calibration) {
   std::vector<RunConfig> out;
+  const TransformerConfig& t = *w.transformer;
+  const OpRecompute op_recompute = op_recompute_by_zero(w, base, calibration);
   for (const Split& s : model_splits(t, base.gpus, *base.seq_len, node_gpus(gpu, base))) {
-    std::vector<RunConfig> split = layouts_of(t, base, s);
+    std::vector<RunConfig> split = layouts_of(t, base, s, op_recompute);
     std::move(split.begin(), split.end(), std::back_inserter(out));
   }
   return out;
@@ -202,8 +256,9 @@ std::vector<Candidate> search(const Workload& w, const Gpu& gpu, const RunConfig
   std::vector<Candidate> out;
   plan.least_memory_gb = 0;
   const TransformerConfig& t = *w.transformer;
+  const OpRecompute op_recompute = op_recompute_by_zero(w, base, calibration);
   for (const Split& s : model_splits(t, base.gpus, *base.seq_len, node_gpus(gpu, base))) {
-    for (const RunConfig& c : layouts_of(t, base, s)) {
+    for (const RunConfig& c : layouts_of(t, base, s, op_recompute)) {
       auto facts = run_facts(w, gpu, c);
       if (!facts) continue;
       ++plan.evaluated;
@@ -228,6 +283,7 @@ Result<TrainPlan> plan_training(const Workload& w, const Gpu& gpu, const TrainPl
   // none, each layout takes its default (framework_speed.h, default_framework).
   if (auto framework = calibration.framework(base->framework); !framework)
     return framework.status();
+  if (Status s = check_splits_whole(w, gpu, *base); !s.ok()) return s;
   TrainPlan plan;
   plan.global_batch = *base->global_batch;
   std::vector<Candidate> found = search(w, gpu, *base, calibration, catalog, plan);

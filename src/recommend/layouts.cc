@@ -81,7 +81,7 @@ Result<std::vector<DemandRuns::Layout>*> DemandRuns::layouts_for(size_t task_ind
   base.global_batch = base.batch.value_or(w.default_batch) * count;
   base.batch.reset();
   // The machine's size is set: the layouts do not depend on the GPU.
-  std::vector<RunConfig> configs = training_layouts(*w.transformer, gpu, base);
+  std::vector<RunConfig> configs = training_layouts(w, gpu, base, calibration_);
   std::erase_if(configs, [split_sequences](const RunConfig& c) {
     return (c.context_parallel > 1) != split_sequences;
   });

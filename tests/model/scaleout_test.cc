@@ -325,9 +325,10 @@ TEST(Topology, AFabricMustBeACatalogNetwork) {
 
 TEST(TrainPlan, EnumeratesEveryLayoutThatSplitsTheModelWhole) {
   // Megatron's 1.2B GPT (15 heads, 24 layers, seq 1024) on 2 GPUs, global batch 2. TP 2 does not
-  // divide 15 heads, so: PP 1 CP 1 DP 2 (micro 1; 3 recomputes × ZeRO 0/1/3) = 9;
-  // PP 1 CP 2 DP 1 (micro 1 or 2) = 18; PP 2 DP 1 (vp 1, 2, 3, 4 or 6; micro 1 or 2; ZeRO 0/1)
-  // = 60. 87 layouts, all within an A100's 80 GB.
+  // divide 15 heads, so: PP 1 CP 1 DP 2 (micro 1; 3 recomputes × ZeRO 0/1/3, and ZeRO-3's
+  // default framework, eager FSDP, adds torchtitan's per-op recompute) = 10; PP 1 CP 2 DP 1
+  // (micro 1 or 2) = 20; PP 2 DP 1 (vp 1, 2, 3, 4 or 6; micro 1 or 2; ZeRO 0/1) = 60. 90 layouts,
+  // all within an A100's 80 GB.
   TrainPlanRequest request;
   request.run.gpus = 2;
   request.run.global_batch = 2;
@@ -335,8 +336,8 @@ TEST(TrainPlan, EnumeratesEveryLayoutThatSplitsTheModelWhole) {
   auto plan = plan_training(workload("megatron-gpt2-1.2b"), gpu("a100-sxm4-80gb"), request,
                             embedded_calibration(), catalog());
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_EQ(plan->evaluated, 87);
-  EXPECT_EQ(plan->fitting, 87);
+  EXPECT_EQ(plan->evaluated, 90);
+  EXPECT_EQ(plan->fitting, 90);
   ASSERT_EQ(plan->layouts.size(), 3u);
   EXPECT_TRUE(plan->layouts[0].why_slower.empty());
   for (size_t i = 1; i < plan->layouts.size(); ++i) {
@@ -626,8 +627,8 @@ TEST(ExpertParallel, TrainPlanSplitsAMixturesExpertsButNotADenseModel) {
     }
     return out;
   };
-  const std::vector<RunConfig> moe =
-      training_layouts(*workload("mixtral-8x7b").transformer, gpu("h100-sxm5-80gb"), base);
+  const std::vector<RunConfig> moe = training_layouts(
+      workload("mixtral-8x7b"), gpu("h100-sxm5-80gb"), base, embedded_calibration());
   // ep divides the 8 experts and dp · cp: DP 16 → 1, 2, 4, 8; TP 4 CP 2 DP 2 → 1, 2, 4; TP 8 PP 2
   // DP 1 → 1.
   EXPECT_EQ(ep_of(moe, 1, 1, 1), (std::set<int>{1, 2, 4, 8}));
@@ -643,8 +644,8 @@ TEST(ExpertParallel, TrainPlanSplitsAMixturesExpertsButNotADenseModel) {
   EXPECT_GT(count(1), 0);
   EXPECT_EQ(count(8), count(1));
   // A dense model: the same base, no expert degree but 1.
-  const std::vector<RunConfig> dense =
-      training_layouts(*workload("llama-2-13b").transformer, gpu("h100-sxm5-80gb"), base);
+  const std::vector<RunConfig> dense = training_layouts(
+      workload("llama-2-13b"), gpu("h100-sxm5-80gb"), base, embedded_calibration());
   ASSERT_FALSE(dense.empty());
   EXPECT_TRUE(std::all_of(dense.begin(), dense.end(),
                           [](const RunConfig& c) { return c.expert_parallel == 1; }));
@@ -659,6 +660,76 @@ TEST(ExpertParallel, TrainPlanSplitsAMixturesExpertsButNotADenseModel) {
   EXPECT_EQ(plan->evaluated, static_cast<long>(moe.size()));
   EXPECT_TRUE(std::any_of(plan->layouts.begin(), plan->layouts.end(),
                           [](const LayoutOption& o) { return o.run.expert_parallel == 8; }));
+}
+
+// 24 GPUs cannot split Llama 3 70B and 512 sequences whole: 24 = 3 × 8, and no tensor (a divisor
+// of the 8 KV heads), pipeline (of 80 layers) or context degree (1, 2, 4, 8) has the factor 3
+// while 512 replicas' divisors are powers of two. 20 (TP 4 × PP 5) and 32 do.
+TEST(TrainPlan, RefusesAGpuCountNoLayoutSplitsWithTheNearestThatDo) {
+  TrainPlanRequest request;
+  request.run.gpus = 24;
+  auto plan = plan_training(workload("llama-3-70b"), gpu("h100-sxm5-80gb"), request,
+                            embedded_calibration(), catalog());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), Status::Code::kInvalidInput);
+  EXPECT_TRUE(plan.status().message().ends_with("these would: --gpus 20, --gpus 32"))
+      << plan.status().message();
+}
+
+// torchtitan's per-op recompute is searched where the layout's framework runs it: a framework
+// covering torchtitan at every ZeRO stage, by default only with sharded weights (ZeRO-3, whose
+// default is eager FSDP), never under Megatron-LM. Each layout that tries full recompute then
+// tries the per-op policy too.
+TEST(TrainPlan, SearchesPerOpRecomputeWhereTheFrameworkRunsIt) {
+  RunConfig base;
+  base.gpus = 16;
+  base.global_batch = 16;
+  base.seq_len = 4096;
+  const auto count = [&base](std::string_view framework, std::string_view recompute, int zero) {
+    RunConfig run = base;
+    run.framework = std::string(framework);
+    const std::vector<RunConfig> layouts = training_layouts(
+        workload("llama-2-13b"), gpu("h100-sxm5-80gb"), run, embedded_calibration());
+    return std::count_if(layouts.begin(), layouts.end(), [&](const RunConfig& c) {
+      return c.recompute == recompute && (zero < 0 || c.zero == zero);
+    });
+  };
+  const long full = count("", "full", -1);
+  ASSERT_GT(full, 0);
+  EXPECT_EQ(count("torchtitan", "selective-op", -1), full);
+  EXPECT_EQ(count("megatron", "selective-op", -1), 0);
+  EXPECT_EQ(count("", "selective-op", -1), count("", "full", 3));
+  EXPECT_EQ(count("", "selective-op", 0), 0);
+  EXPECT_GT(count("", "selective-op", 3), 0);
+}
+
+// 8 L40S (48 GB) training Llama 3 8B under torchtitan at its 8,192-token sequence: plain data
+// parallel with FSDP at micro-batch 1 keeps 74.3 GB a GPU with no recompute and does not fit;
+// the per-op policy brings it to 46.4 GB, faster than recomputing every layer.
+TEST(TrainPlan, PerOpRecomputeFitsWhereNoneDoesNot) {
+  TrainPlanRequest request;
+  request.run.gpus = 8;
+  request.run.framework = "torchtitan";
+  request.top = 100'000;
+  auto plan = plan_training(workload("llama-3-8b"), gpu("l40s"), request, embedded_calibration(),
+                            catalog());
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const auto find = [&plan](std::string_view recompute) -> const LayoutOption* {
+    for (const LayoutOption& o : plan->layouts) {
+      const RunConfig& c = o.run;
+      if (c.tensor_parallel * c.pipeline_parallel * c.context_parallel == 1 && c.zero == 3 &&
+          c.micro_batch == 1 && c.recompute == recompute)
+        return &o;
+    }
+    return nullptr;
+  };
+  EXPECT_EQ(find("none"), nullptr);
+  const LayoutOption* op = find("selective-op");
+  const LayoutOption* full = find("full");
+  ASSERT_NE(op, nullptr);
+  ASSERT_NE(full, nullptr);
+  EXPECT_NEAR(op->memory_gb, 46.4, 0.1);
+  EXPECT_GT(op->prediction.throughput, full->prediction.throughput);
 }
 
 constexpr const char* kLayoutHeader =
