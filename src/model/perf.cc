@@ -1345,6 +1345,25 @@ struct Communication {
   }
 };
 
+// What --explain adds to the data-parallel time: where the experts' ring runs, and the input
+// embeddings' share after the backward.
+std::string data_parallel_detail(const DataParallel& d, const Fabric& f) {
+  std::string out;
+  if (d.expert_ranks > 1) {
+    out = fmt::format(" (the experts' over {} GPUs{})", d.expert_ranks,
+                      d.expert_fabric.link_name == f.link_name
+                          ? std::string()
+                          : fmt::format(", {}", d.expert_fabric.link_name));
+  } else if (d.expert_ranks == 1) {
+    out = " (the experts': none, each on one GPU)";
+  }
+  if (d.embeddings_s > 0) {
+    out += fmt::format(" (of it {:.3g} s the input embeddings' gradients, after the backward)",
+                       d.embeddings_s);
+  }
+  return out;
+}
+
 Communication communication(const StepContext& s, double compute_s) {
   Communication out;
   out.detail = s.detail;
@@ -1354,20 +1373,7 @@ Communication communication(const StepContext& s, double compute_s) {
   if (s.train && s.dp * s.cp > 1) {
     const Fabric f = ring_fabric(s, node, s.tp, s.cp * s.dp);
     const DataParallel d = data_parallel(s, node, f, compute_s);
-    std::string more;
-    if (s.detail && d.expert_ranks > 1) {
-      more = fmt::format(" (the experts' over {} GPUs{})", d.expert_ranks,
-                         d.expert_fabric.link_name == f.link_name
-                             ? std::string()
-                             : fmt::format(", {}", d.expert_fabric.link_name));
-    } else if (s.detail && d.expert_ranks == 1) {
-      more = " (the experts': none, each on one GPU)";
-    }
-    if (s.detail && d.embeddings_s > 0) {
-      more += fmt::format(" (of it {:.3g} s the input embeddings' gradients, after the backward)",
-                          d.embeddings_s);
-    }
-    out.add("data parallel", d.exposed_s, f, more);
+    out.add("data parallel", d.exposed_s, f, s.detail ? data_parallel_detail(d, f) : "");
   }
   if (s.tp > 1 && s.w.transformer) {
     const Fabric f = ring_fabric(s, node, 1, s.tp);
