@@ -218,7 +218,15 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
   for (const auto& w : p.warnings) out += fmt::format("warning      {}\n", w);
   if (explain && !p.terms.empty()) {
     Table table({{"operators"}, {"ms", Table::Align::kRight}, {"share", Table::Align::kRight}});
+    double moved = 0;  // the bytes of the elementwise operators, from DRAM and from L2
     for (const auto& t : p.terms) {
+      if (t.name == "elementwise" || t.bound == "l2") moved += t.bytes;
+    }
+    for (const auto& t : p.terms) {
+      if (t.bound == "l2") {  // reads served by L2: a share of the elementwise bytes, not of time
+        table.add_row({t.name, "-", fmt::format("{:.1f}% of bytes", t.bytes / moved * 100)});
+        continue;
+      }
       table.add_row({t.name, fmt::format("{:.3f}", t.seconds * 1e3),
                      fmt::format("{:.1f}%", t.seconds / p.step_time_s * 100)});
     }
