@@ -85,6 +85,14 @@ const std::vector<FieldSpec<Band>>& band_fields() {
   return kFields;
 }
 
+// A row of a calibration section (no provenance keys: a section names its sources in fields).
+template <class T>
+T decode_row(const EntryContext& ctx, const std::vector<FieldSpec<T>>& fields) {
+  T row;
+  decode_fields(ctx, ctx.table(), fields, row, {});
+  return row;
+}
+
 // A row of data/calibration/gemm_ceiling.toml: the best measured GEMM efficiency of a key.
 struct GemmCeiling {
   std::string architecture;
@@ -107,9 +115,7 @@ const std::vector<FieldSpec<GemmCeiling>>& ceiling_fields() {
 void decode_ceilings(toml::array& rows, Problems& problems, std::map<std::string, double>& out) {
   for (auto& item : rows) {
     const RawEntry raw{std::move(*item.as_table()), ""};
-    const EntryContext ctx("gemm_ceiling", raw, problems);
-    GemmCeiling g;
-    decode_fields(ctx, raw.table, ceiling_fields(), g, {});
+    const GemmCeiling g = decode_row(EntryContext("gemm_ceiling", raw, problems), ceiling_fields());
     out[g.architecture] = g.gemm_efficiency;
   }
 }
@@ -130,25 +136,17 @@ void decode_section(std::string_view key, toml::array& rows, Problems& problems,
     const RawEntry raw{std::move(*item.as_table()), ""};
     const EntryContext ctx(key, raw, problems);
     if (key == "arch") {
-      ArchCalibration a;
-      decode_fields(ctx, raw.table, arch_fields(), a, {});
-      out.archs.push_back(a);
+      out.archs.push_back(decode_row(ctx, arch_fields()));
     } else if (key == "engine") {
-      EngineCalibration e;
-      decode_fields(ctx, raw.table, engine_fields(), e, {});
-      out.engines.push_back(e);
+      out.engines.push_back(decode_row(ctx, engine_fields()));
     } else if (key == "framework") {
-      FrameworkCalibration f;
-      decode_fields(ctx, raw.table, framework_fields(), f, {});
-      out.frameworks.push_back(f);
+      out.frameworks.push_back(decode_row(ctx, framework_fields()));
     } else if (key == "workload") {
-      WorkloadCalibration w;
-      decode_fields(ctx, raw.table, workload_fields(), w, {});
-      if (!w.framework.empty()) refs.push_back({w.framework, raw.table.source()});
-      out.workloads.push_back(w);
+      out.workloads.push_back(decode_row(ctx, workload_fields()));
+      if (!out.workloads.back().framework.empty())
+        refs.push_back({out.workloads.back().framework, raw.table.source()});
     } else {
-      Band b;
-      decode_fields(ctx, raw.table, band_fields(), b, {});
+      const Band b = decode_row(ctx, band_fields());
       out.error_band[b.workload_class] = b.rel_error;
       if (b.borrowed_rel_error) out.borrowed_error_band[b.workload_class] = *b.borrowed_rel_error;
     }
