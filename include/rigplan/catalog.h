@@ -79,7 +79,7 @@ struct Gpu {
   std::optional<double> card_length_mm;
   int pcie_gen = 0;
   int pcie_lanes = 0;
-  std::string gpu_link;  // none, nvlink-bridge, nvswitch, infinity-fabric
+  std::string gpu_link;  // none, or a kind of rigplan/gpu_link.h (NVLink, Infinity Fabric)
   std::optional<double> gpu_link_bw_gbps;
   // GPUs one NVLink/NVSwitch domain joins as the product is sold (GB200 NVL72: 72); absent: an
   // HGX board's 8 (perf_constants::kGpusPerNode). Only on a GPU with gpu_link = "nvswitch".

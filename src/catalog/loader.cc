@@ -15,6 +15,7 @@
 
 #include "catalog/toml_decode.h"
 #include "rigplan/catalog.h"
+#include "rigplan/gpu_link.h"
 #include "rigplan/input.h"
 #include "rigplan/schema.h"
 #include "util/ids.h"
@@ -451,9 +452,7 @@ void check_offer_links(const Offer& o, const Catalog& catalog, const EntryContex
     if (ic.id == o.gpu_link) link = &ic;
   }
   if (!gpu || !link || !ctx.read_well({"gpu", "gpu_link"})) return;
-  const bool nvlink_gpu = gpu->gpu_link == "nvlink-bridge" || gpu->gpu_link == "nvlink-cube-mesh" ||
-                          gpu->gpu_link == "nvswitch";
-  if ((link->family == "nvlink" && !nvlink_gpu) ||
+  if ((link->family == "nvlink" && !is_nvlink_kind(gpu->gpu_link)) ||
       (link->family == "infinity-fabric" && gpu->gpu_link != "infinity-fabric")) {
     ctx.error("gpu_link", fmt::format("'{}' is an {} link, but GPU '{}' has gpu_link = \"{}\"",
                                       o.gpu_link, link->family, gpu->id, gpu->gpu_link));

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "rigplan/gpu_link.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -125,17 +126,21 @@ std::vector<FieldSpec<Gpu>> gpu_board_fields() {
   };
 }
 
+// A GPU's own link to other GPUs, or none.
+std::vector<std::string_view> gpu_link_choices() {
+  std::vector<std::string_view> out = {"none"};
+  out.insert(out.end(), kNvlinkKinds.begin(), kNvlinkKinds.end());
+  out.push_back(kInfinityFabric);
+  return out;
+}
+
 // How it connects: its PCIe slot and its own link to other GPUs.
 std::vector<FieldSpec<Gpu>> gpu_link_fields() {
   using G = Gpu;
   return {
       {"pcie_gen", &G::pcie_gen, kRequired, "", {}, kPcieGen},
       {"pcie_lanes", &G::pcie_lanes, kRequired, "", {}, at_least(1, 16)},
-      {"gpu_link",
-       &G::gpu_link,
-       kRequired,
-       "",
-       {"none", "nvlink-bridge", "nvlink-cube-mesh", "nvswitch", "infinity-fabric"}},
+      {"gpu_link", &G::gpu_link, kRequired, "", gpu_link_choices()},
       {"gpu_link_bw_gbps", &G::gpu_link_bw_gbps, kOptional, "GB/s", {}, positive(100'000)},
       {"nvlink_domain_gpus", &G::nvlink_domain_gpus, kOptional, "GPUs", {}, at_least(2, 1024)},
   };

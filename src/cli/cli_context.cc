@@ -1,6 +1,7 @@
 #include "cli/cli_context.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <sstream>
 
 #include "catalog/catalog_image.h"
+#include "rigplan/gpu_link.h"
 #include "rigplan/input.h"
 #include "rigplan/recipe.h"
 #include "util/strings.h"
@@ -294,8 +296,8 @@ void add_parallel_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_flag("--sequence-parallel", o.run.sequence_parallel,
                 "Megatron sequence parallelism: norms and dropout split over the TP GPUs");
   cmd->add_option("--link", o.run.link,
-                  "pcie, nvlink-bridge, nvlink-cube-mesh, nvswitch or infinity-fabric (default: "
-                  "the GPU's link)");
+                  fmt::format("pcie, {} or {} (default: the GPU's link)",
+                              fmt::join(kNvlinkKinds, ", "), kInfinityFabric));
 }
 
 void add_framework_option(CLI::App* cmd, RunConfig& run) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "model/perf_constants.h"
+#include "rigplan/gpu_link.h"
 #include "rigplan/input.h"
 #include "util/strings.h"
 
@@ -22,18 +23,9 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, const Catalog&
   return link_for(g, c, gpus_in_node, pcie_gbps(g, catalog));
 }
 
-namespace {
-
-bool gpu_to_gpu(std::string_view kind) {
-  return kind == "nvswitch" || kind == "nvlink-bridge" || kind == "nvlink-cube-mesh" ||
-         kind == "infinity-fabric";
-}
-
-}  // namespace
-
 std::string_view link_kind(const Gpu& g, std::string_view link) {
   const std::string_view kind = link.empty() ? std::string_view(g.gpu_link) : link;
-  return gpu_to_gpu(kind) ? kind : "pcie";
+  return is_gpu_to_gpu_kind(kind) ? kind : "pcie";
 }
 
 Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gbps) {
@@ -44,7 +36,7 @@ Link link_for(const Gpu& g, const RunConfig& c, int gpus_in_node, double lane_gb
   if (kind == "nvlink-cube-mesh" && gpus_in_node > pc::kCubeMeshGpus) kind = "pcie";
   // NVSwitch, and a cube mesh whose rings NCCL lays over every NVLink of each GPU: the GPU's
   // whole link rate per direction.
-  if (gpu_to_gpu(kind)) {
+  if (is_gpu_to_gpu_kind(kind)) {
     const double per_direction = g.gpu_link_bw_gbps.value_or(0) / 2;
     if (per_direction > 0) return {kind, kind, per_direction * pc::kNvlinkEfficiency};
     kind = "pcie";

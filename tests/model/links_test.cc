@@ -10,8 +10,10 @@
 #include <optional>
 
 #include "model/perf_constants.h"
+#include "rigplan/gpu_link.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
+#include "rigplan/schema.h"
 #include "rigplan/train_plan.h"
 #include "test_support.h"
 
@@ -390,6 +392,22 @@ TEST(CubeMesh, EightV100SxmRingOverEveryNvlinkOfEachGpu) {
   EXPECT_DOUBLE_EQ(link_for(gpu("v100-sxm2-32gb"), c, 8, catalog()).busbw_gbps, 115.5);
   EXPECT_EQ(link_for(gpu("v100-sxm2-16gb"), c, 16, catalog()).kind, "pcie");
   EXPECT_EQ(link_for(gpu("quadro-rtx-8000"), c, 4, catalog()).kind, "pcie");
+}
+
+// The catalog's gpu_link accepts "none" and the GPU-to-GPU kinds; each of those is a link of its
+// own to the perf model, where any other text (PCIe) rides the PCIe slot.
+TEST(LinkKinds, TheCatalogsGpuLinksAreTheKindsThePerfModelRingsOver) {
+  const auto* field = find_field(gpu_fields(), "gpu_link");
+  ASSERT_NE(field, nullptr);
+  const std::vector<std::string_view> expected = {"none", "nvlink-bridge", "nvlink-cube-mesh",
+                                                  "nvswitch", "infinity-fabric"};
+  EXPECT_EQ(field->choices, expected);
+  const Gpu& v100 = gpu("v100-sxm2-16gb");
+  for (std::string_view kind : field->choices) {
+    EXPECT_EQ(link_kind(v100, kind), kind == "none" ? "pcie" : kind) << kind;
+  }
+  EXPECT_EQ(link_kind(v100, "pcie"), "pcie");
+  EXPECT_FALSE(is_nvlink_kind(kInfinityFabric));
 }
 
 // NCF on a DGX-1 as DeepLearningExamples ran it: 8 × V100 SXM2 16 GB, fp16 (AMP), 131,072 samples
