@@ -128,7 +128,7 @@ struct PerfTerm {
   double seconds = 0;
   double flops = 0;
   double bytes = 0;
-  std::string bound;  // compute, memory, communication
+  std::string bound;  // compute/memory/l2/communication/capacity/pipeline/overhead/host/input
 };
 
 struct Prediction {

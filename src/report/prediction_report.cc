@@ -137,9 +137,15 @@ std::string pipeline_explain(const PipelineEstimate& e, const Prediction& p) {
 }  // namespace
 
 Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
+  // A term counts FLOPs or bytes where the model adds them up; null where it does not.
+  const auto counted = [](double v) { return v > 0 ? Json(sig(v)) : Json(nullptr); };
   Json terms = Json::array();
   for (const auto& t : p.terms) {
-    terms.push_back({{"name", t.name}, {"seconds", sig(t.seconds)}, {"bound", t.bound}});
+    terms.push_back({{"name", t.name},
+                     {"seconds", sig(t.seconds)},
+                     {"flops", counted(t.flops)},
+                     {"bytes", counted(t.bytes)},
+                     {"bound", t.bound}});
   }
   const RunConfig& c = p.config;
   Json out = {{"workload", workload.id},
