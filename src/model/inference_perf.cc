@@ -92,6 +92,7 @@ struct Model {
   std::vector<Linear> linears;  // of one layer
   double allreduce_latency_s = 0, allreduce_gbps = 0;
   double all_to_all_latency_s = 0, all_to_all_gbps = 0;  // among the ep GPUs (expert parallel)
+  double all_to_all_round_s = 0;  // one of the all-to-all's ep − 1 rounds (set_expert_links)
   std::string expert_link;
   double handoff_gbps = 0;
   std::string link;
@@ -196,13 +197,13 @@ double linear_time(const Model& m, double tokens, Times& t) {
 // Tensor parallelism: two all-reduces per layer of the step's activations (attention output,
 // MLP output), a latency plus the ring's 2(tp-1)/tp of the bytes over the link; never the
 // context. Expert parallelism: a dispatch and a combine all-to-all per MoE layer
-// (pc::kAllToAllsPerMoeLayer), each a latency plus the bytes that leave the GPU
-// (moe_all_to_all_bytes) at the link's bandwidth, not overlapped with the GEMMs. An all-to-all
-// ends when the GPU with the most to move has moved it, each GPU sending and receiving over its
-// own port (the per-port bound of a personalized all-to-all: Thakur, Rabenseifner and Gropp,
-// "Optimization of Collective Communication Operations in MPICH", IJHPCA 19(1), 2005): the GPU
-// whose experts get the most rows receives ExpertShare::busiest times the mean in the dispatch
-// and sends as much back in the combine.
+// (pc::kAllToAllsPerMoeLayer), each ep − 1 rounds of latency (set_expert_links) plus the bytes
+// that leave the GPU (moe_all_to_all_bytes) at the link's bandwidth, not overlapped with the
+// GEMMs. An all-to-all ends when the GPU with the most to move has moved it, each GPU sending
+// and receiving over its own port (the per-port bound of a personalized all-to-all: Thakur,
+// Rabenseifner and Gropp, "Optimization of Collective Communication Operations in MPICH", IJHPCA
+// 19(1), 2005): the GPU whose experts get the most rows receives ExpertShare::busiest times the
+// mean in the dispatch and sends as much back in the combine.
 double comm_time(const Model& m, double tokens, double layers) {
   const TransformerConfig& tc = *m.t;
   double comm = 0;
@@ -360,17 +361,24 @@ void cross_network(const RunConfig& c, const Catalog& catalog, double& gbps, dou
 }
 
 // The all-to-all link of an expert-parallel group: its ep GPUs of a stage, in one node while
-// the run's GPUs fit one, else over the network. The engines' all-to-all kernels (TensorRT-LLM's
-// MoE all-to-all, DeepEP, vLLM's all2all backends) write to every peer at once, so one
-// collective's latency, as an all-reduce's, not ep - 1 rounds.
+// the run's GPUs fit one, else over the network. An all-to-all among ep GPUs runs in ep − 1
+// rounds, each GPU exchanging with one peer a round (the pairwise exchange of Thakur,
+// Rabenseifner and Gropp, IJHPCA 19(1), 2005; NCCL schedules a group of sends and receives to
+// every peer, as nccl-tests' alltoall posts them, in rounds of one peer distance each, and its
+// ring all-gather and reduce-scatter take ep − 1 steps), so its latency is ep − 1 times a small
+// exchange's on the link (collective_latency_s: 8 µs over NVLink, the per-hop 8-10 µs of
+// perf_constants.h kIntraNodeLatencyS), as the training model counts it (perf.cc
+// expert_parallel_s). Qwen3 235B A22B at DEP8 over NVSwitch: 7 · 8 = 56 µs an all-to-all.
 void set_expert_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalog& catalog) {
   if (m.ep == 1) return;
   const int node = node_gpus(gpu, c);
   const Link link = link_for(gpu, c, std::min(c.gpus, node), catalog);
   m.expert_link = link.name;
   m.all_to_all_gbps = link.busbw_gbps;
-  m.all_to_all_latency_s = collective_latency_s(link.kind);
-  if (m.ep * m.pp > node) cross_network(c, catalog, m.all_to_all_gbps, m.all_to_all_latency_s);
+  double round_s = collective_latency_s(link.kind);
+  if (m.ep * m.pp > node) cross_network(c, catalog, m.all_to_all_gbps, round_s);
+  m.all_to_all_round_s = round_s;
+  m.all_to_all_latency_s = round_s * (m.ep - 1);
 }
 
 // The all-reduce link of a replica of `tp` GPUs, and the link stages hand activations over.
@@ -626,11 +634,13 @@ std::string expert_parallel_note(const Model& m) {
       "experts split over {0} GPUs (expert parallel {0}, attention data parallel: TensorRT-LLM's "
       "DEP{0}): each GPU runs attention for its own sequences and {1} of the {2} experts over the "
       "tokens all {0} route to them, a dispatch and a combine all-to-all of (ep − 1)/ep of its "
-      "tokens·{3}·{4}·β bytes per MoE layer over {5}, not overlapped; a step waits for the GPU "
-      "whose experts get the most rows under uniform routing, T·{3} + σ·{6} ({6}: the expected "
-      "largest of {0} standard normals; a real router's skew is not modelled)",
+      "tokens·{3}·{4}·β bytes per MoE layer over {5}, each in {7} rounds of {8} µs, not "
+      "overlapped; a step waits for the GPU whose experts get the most rows under uniform "
+      "routing, T·{3} + σ·{6} ({6}: the expected largest of {0} standard normals; a real "
+      "router's skew is not modelled)",
       m.ep, format_number(m.experts / m.ep), format_number(m.experts), format_number(m.top_k),
-      m.t->hidden_size, m.expert_link, format_number(std::round(m.normal_max * 1e4) / 1e4));
+      m.t->hidden_size, m.expert_link, format_number(std::round(m.normal_max * 1e4) / 1e4),
+      m.ep - 1, format_number(m.all_to_all_round_s * 1e6));
 }
 
 // How a mixture of experts' MLP is timed and the routing it assumes; for a decode step of one

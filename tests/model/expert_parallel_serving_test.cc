@@ -1,12 +1,14 @@
 // A mixture of experts served with expert parallelism and attention data parallelism (--ep,
 // TensorRT-LLM's DEP<n>; docs/inference.md, "Expert parallelism"), against hand-computed values:
 // what a GPU holds, the layouts accepted, and the all-to-all traffic of a step.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
 #include "model/links.h"
+#include "model/moe_gemm.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
 #include "test_support.h"
@@ -134,7 +136,7 @@ TEST(ExpertParallelServing, RefusesLayoutsItDoesNotServe) {
 TEST(ExpertParallelServing, EachMoeLayerSendsTwoAllToAllsOverTheLink) {
   // Qwen3 30B A3B (48 layers, hidden 2048, top 8 of 128) at DEP8 on 8 H100s, 64 sequences a
   // GPU: a dispatch and a combine per layer, each 7/8 · 64 · 8 · 2048 · 2 = 1,835,008 bytes at
-  // the mean, at the NVSwitch's bus bandwidth plus one collective's latency (8 µs over NVLink).
+  // the mean, at the NVSwitch's bus bandwidth plus 7 rounds of 8 µs (one per peer, over NVLink).
   // The all-to-all ends when the GPU whose experts got the most rows has received them: 512 +
   // √(512 · 120 / 127) · 1.4236 = 543.31 of the mean 512 (model/moe_gemm.h), so 1,947,230 bytes.
   const RunConfig c = dep(8, 64);
@@ -143,7 +145,7 @@ TEST(ExpertParallelServing, EachMoeLayerSendsTwoAllToAllsOverTheLink) {
   const double busiest = (512 + std::sqrt(512 * 120.0 / 127) * 1.4236) / 512;
   EXPECT_NEAR(1'835'008 * busiest, 1'947'230, 1);
   EXPECT_NEAR(seconds(p, "communication"),
-              2 * 48 * (8e-6 + 1'835'008 * busiest / (link.busbw_gbps * 1e9)), 1e-9);
+              2 * 48 * (7 * 8e-6 + 1'835'008 * busiest / (link.busbw_gbps * 1e9)), 1e-9);
   EXPECT_NE(p.note.find("a step waits for the GPU whose experts get the most rows under uniform "
                         "routing, T·8 + σ·1.4236"),
             std::string::npos)
@@ -157,6 +159,31 @@ TEST(ExpertParallelServing, EachMoeLayerSendsTwoAllToAllsOverTheLink) {
   // One GPU alone sends nothing.
   RunConfig one = dep(1, 64);
   EXPECT_EQ(seconds(run("qwen3-30b-a3b", "h100-sxm5-80gb", one), "communication"), 0);
+}
+
+TEST(ExpertParallelServing, AnAllToAllWaitsOneRoundOfLatencyForEachPeer) {
+  // One token a GPU: the bytes are a few kilobytes, so the all-to-alls are their latency. An
+  // all-to-all among ep GPUs runs ep − 1 rounds, one peer each: over NVSwitch (8 µs a round)
+  // Qwen3 30B A3B's 48 layers, a dispatch and a combine each, wait 2 · 48 · (ep − 1) · 8 µs:
+  // 0.768 ms at DEP2, 2.304 ms at DEP4 and 5.376 ms at DEP8; one collective's latency would give
+  // 0.768 ms for each.
+  for (const auto& [ep, rounds] : {std::pair{2, 1}, {4, 3}, {8, 7}}) {
+    const RunConfig c = dep(ep, 1);
+    const Prediction p = run("qwen3-30b-a3b", "h100-sxm5-80gb", c);
+    const Link link = link_for(gpu("h100-sxm5-80gb"), c, ep, catalog());
+    const double busiest = busiest_expert_rows(1, 128, 8, ep) / 8;
+    const double bytes = moe_all_to_all_bytes(busiest, 8, 2048, 2, ep);
+    EXPECT_NEAR(seconds(p, "communication"),
+                2 * 48 * (rounds * 8e-6 + bytes / (link.busbw_gbps * 1e9)), 1e-12)
+        << "ep " << ep;
+    EXPECT_GT(seconds(p, "communication"), 2 * 48 * rounds * 8e-6);
+    EXPECT_NE(p.note.find(fmt::format("each in {} rounds of 8 µs", rounds)), std::string::npos)
+        << p.note;
+  }
+  // Over PCIe (RTX PRO 6000s, 25 µs a round) DEP8 waits 2 · 48 · 7 · 25 µs = 16.8 ms.
+  const Prediction pcie = run("qwen3-30b-a3b", "rtx-pro-6000-blackwell", dep(8, 1));
+  EXPECT_GT(seconds(pcie, "communication"), 16.8e-3);
+  EXPECT_LT(seconds(pcie, "communication"), 16.8e-3 * 1.01);
 }
 
 TEST(ExpertParallelServing, ServingCountsEveryAttentionRank) {
