@@ -31,20 +31,26 @@ double kv_heads_per_gpu(const TransformerConfig& t, int tp) {
 // intermediate_cache1 [M, k, 2F/tp] and intermediate_cache3 [M, k, d] in one buffer and
 // intermediate_cache2 [M·k, F/tp] beside it; llama.cpp's mul_mat_id graph and TensorRT-LLM's MoE
 // workspace hold the same [tokens, k, ·] tensors. The attention's live tensors are the dense
-// layer's, β·3d/tp; the larger of the two is the layer's peak.
+// layer's, β·3d/tp; the larger of the two is the layer's peak. With expert parallelism (DEP<ep>)
+// a GPU's MoE kernel takes the tokens of every GPU of the group, up to ep chunks in a step, and
+// its buffers are sized for them: TensorRT-LLM's attention-DP MoE gathers them (its
+// moe_max_num_tokens defaults to max_num_tokens times the attention-DP size), and an all-to-all
+// dispatch may route every GPU's tokens to one GPU. Qwen3 235B A22B at DEP8 with 8,192-token
+// chunks: 8 · 8,192 · 8 · (4,096 + 1,536) · 2 B = 5.91 GB, where one GPU alone holds 0.74 GB.
 template <class Add>
 void add_expert_activations(const TransformerConfig& t, const InferenceShape& s, double tokens,
                             const std::string& rows, Add& add) {
   const double f = static_cast<double>(t.ffn_size) / s.tp;
   const double d = t.hidden_size;
-  const double moe = t.top_k() * (std::max(2 * f, d) + f);
+  const double moe = s.ep * t.top_k() * (std::max(2 * f, d) + f);
   const double attention = mc::kPrefillLiveTensors * 3 * d / s.tp;
+  const std::string ep = s.ep > 1 ? "ep·" : "", ep_value = s.ep > 1 ? num(s.ep) + "·" : "";
   add("activations", tokens * std::max(moe, attention) * s.act_bytes,
-      fmt::format("{}·max(k·(max(2F/tp, d) + F/tp), β·3d/tp)·2 (one layer's live tensors: the "
+      fmt::format("{}·max({}k·(max(2F/tp, d) + F/tp), β·3d/tp)·2 (one layer's live tensors: the "
                   "fused MoE kernel's [tokens, k, ·] buffers)",
-                  rows),
-      fmt::format("{}·max({}·(max({}, {}) + {}), {})·{}", num(tokens), t.top_k(), num(2 * f),
-                  num(d), num(f), num(attention), num(s.act_bytes)));
+                  rows, ep),
+      fmt::format("{}·max({}{}·(max({}, {}) + {}), {})·{}", num(tokens), ep_value, t.top_k(),
+                  num(2 * f), num(d), num(f), num(attention), num(s.act_bytes)));
 }
 
 // Tokens the sliding-window layers hold, each, for a batch whose full layers hold `held`

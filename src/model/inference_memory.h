@@ -22,6 +22,7 @@ struct InferenceShape {
   int seq = 1;           // prompt tokens
   int gen_tokens = 0;    // generated tokens
   int tp = 1, pp = 1;
+  int ep = 1;              // expert parallel: GPUs whose tokens a GPU's experts take (DEP<ep>)
   double capacity_gb = 0;  // of one GPU, for the engine's GPU-dependent defaults
 };
 

@@ -895,6 +895,7 @@ void activation_terms(const Run& r, Terms& t) {
         r.batch, r.seq,    r.c.gen_tokens, r.c.tensor_parallel,    r.c.pipeline_parallel,
         0};
     shape.capacity_gb = r.capacity_gb;
+    shape.ep = r.c.expert_parallel;
     if (r.c.precision == "fp32" && r.kv->id == "auto") shape.kv_bits = 32;
     for (auto& term : inference_terms(shape)) t.list.push_back(std::move(term));
     return;

@@ -186,6 +186,29 @@ TEST(ExpertParallelServing, AnAllToAllWaitsOneRoundOfLatencyForEachPeer) {
   EXPECT_LT(seconds(pcie, "communication"), 16.8e-3 * 1.01);
 }
 
+TEST(ExpertParallelServing, TheMoeBuffersHoldTheChunksOfEveryGpuOfTheGroup) {
+  // TensorRT-LLM's 8,192-token chunks: a GPU's fused MoE kernel takes up to ep of them, each
+  // token's k = 8 routed copies in [tokens, k, max(2F, d) + F] buffers of 2 B. Qwen3 235B A22B
+  // (d 4096, F 1536) at DEP8: 8 · 8,192 · 8 · (4,096 + 1,536) · 2 B = 5.906 GB a GPU; at DEP1
+  // (one GPU's own chunk) 0.738 GB. Its KV cache gets the difference less.
+  RunConfig c = dep(8, 16);
+  c.engine = "tensorrt-llm";
+  const MemoryEstimate e = estimate("qwen3-235b-a22b", "h200-sxm-141gb", c);
+  EXPECT_NEAR(term(e, "activations"), 8.0 * 8192 * 8 * (4096 + 1536) * 2 / 1e9, 1e-9);
+  EXPECT_NEAR(term(e, "activations"), 5.906, 1e-3);
+  c.expert_parallel = 4;
+  c.gpus = 4;
+  EXPECT_NEAR(term(estimate("qwen3-235b-a22b", "h200-sxm-141gb", c), "activations"),
+              4.0 * 8192 * 8 * (4096 + 1536) * 2 / 1e9, 1e-9);
+  const MemoryEstimate one = estimate("qwen3-30b-a3b", "h200-sxm-141gb", [] {
+    RunConfig solo = dep(1, 16);
+    solo.engine = "tensorrt-llm";
+    return solo;
+  }());
+  // Qwen3 30B A3B alone (d 2048, F 768): 8,192 · 8 · (2,048 + 768) · 2 B = 0.369 GB.
+  EXPECT_NEAR(term(one, "activations"), 8192.0 * 8 * (2048 + 768) * 2 / 1e9, 1e-9);
+}
+
 TEST(ExpertParallelServing, ServingCountsEveryAttentionRank) {
   RunConfig c = dep(8, 0);
   c.mode = "serve";
