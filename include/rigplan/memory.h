@@ -56,7 +56,7 @@ struct RunConfig {
   // cpu: that, and the weights too with zero 3 (ZeRO-Infinity, FSDP CPUOffload).
   std::string offload = "none";
   // Fine-tuning as the tools run it (docs/memory.md, "Fine-tuning"); a recipe sets these.
-  std::string recompute;  // none, selective, full (= checkpointing); default: per `checkpointing`
+  std::string recompute;  // none, selective, selective-op, full; default: per `checkpointing`
   bool activation_offload = false;     // saved activations streamed to host memory
   bool optimizer_in_backward = false;  // each gradient applied and freed as the backward makes it
   // The loss reads the logits in this many chunks, upcasting one chunk at a time to fp32

@@ -1477,14 +1477,29 @@ int fewest_gpus(const Run& run, bool fits) {
   return 0;
 }
 
-// Training: checkpointing, adapters, a smaller optimizer state, a chunked loss, offloaded
-// activations, in the order a user would try them.
+// A transformer's lightest partial recompute beyond the run's own that fits: each runs less of
+// the forward again than full recompute (recompute_policy::kPolicies, in the order of the work
+// they add), which --checkpointing offers.
+template <class TryChange>
+void partial_recompute_suggestion(const Run& r, TryChange& try_change) {
+  const auto& policies = recompute_policy::kPolicies;
+  const auto* own = std::find(std::begin(policies), std::end(policies), r.c.recompute);
+  if (!r.w.transformer || own == std::end(policies)) return;
+  for (const auto* p = own + 1; p != std::end(policies) && *p != recompute_policy::kFull; ++p) {
+    const std::string policy(*p);
+    if (try_change("--recompute " + policy, [&](Run& a) { a.c.recompute = policy; })) return;
+  }
+}
+
+// Training: partial then full recompute, adapters, a smaller optimizer state, a chunked loss,
+// offloaded activations, in the order a user would try them.
 template <class TryChange>
 void training_suggestions(const Run& r, TryChange& try_change) {
   auto checkpoint = [](Run& a) {
     a.c.checkpointing = true;
     a.c.recompute = "full";
   };
+  partial_recompute_suggestion(r, try_change);
   if (!r.c.checkpointing) try_change("--checkpointing", checkpoint);
   const bool adapters = has_adapter_targets(r.w);
   if (r.c.method == "full" && adapters) {

@@ -134,6 +134,36 @@ TEST(MemoryModel, LongestSequenceIsTheLastThatFits) {
   EXPECT_FALSE(estimate("llama-3-8b", "rtx-4090", c).fits);
 }
 
+// Llama 3 8B, full fine-tuning under ZeRO-3 on 8 H100s at batch 2 × 8,192 tokens: 127.1 GB a GPU
+// of 85.9. Megatron's selective recompute saves nothing under FlashAttention (it keeps no
+// scores), so the lightest partial recompute that fits is torchtitan's per-op policy, offered
+// before full recompute; a run already under it is offered full recompute alone.
+TEST(MemoryModel, ANonFittingTransformerIsOfferedTheLightestPartialRecomputeThatFits) {
+  RunConfig c;
+  c.gpus = 8;
+  c.zero = 3;
+  c.batch = 2;
+  c.seq_len = 8192;
+  const MemoryEstimate e = estimate("llama-3-8b", "h100-sxm5-80gb", c);
+  EXPECT_NEAR(e.total_gb, 127.1, 0.05);
+  RunConfig selective = c;
+  selective.recompute = "selective";
+  EXPECT_DOUBLE_EQ(estimate("llama-3-8b", "h100-sxm5-80gb", selective).total_gb, e.total_gb);
+  RunConfig op = c;
+  op.recompute = "selective-op";
+  const MemoryEstimate by_op = estimate("llama-3-8b", "h100-sxm5-80gb", op);
+  EXPECT_NEAR(by_op.total_gb, 71.4, 0.05);
+  const std::vector<std::string> expected = {
+      "--recompute selective-op (71.4 GB)", "--checkpointing (42.0 GB)",
+      "--method qlora --checkpointing (24.6 GB)", "--batch 1"};
+  EXPECT_EQ(e.suggestions, expected);
+  op.batch = 4;
+  const MemoryEstimate op_larger = estimate("llama-3-8b", "h100-sxm5-80gb", op);
+  ASSERT_FALSE(op_larger.fits);
+  ASSERT_FALSE(op_larger.suggestions.empty());
+  EXPECT_EQ(op_larger.suggestions[0].rfind("--checkpointing (", 0), 0u) << op_larger.suggestions[0];
+}
+
 TEST(MemoryModel, ANonFittingRunSaysWhatWouldMakeItFit) {
   RunConfig c;  // full fine-tuning of a 7B model on a 24 GB card
   c.batch = 1;
