@@ -961,6 +961,20 @@ Op optimizer_op(const StepContext& s) {
   return optimizer;
 }
 
+// Bytes PyTorch DDP's bucket copies move in GPU memory per step: kDdpBucketCopyPasses passes
+// over the gradient of each trained parameter (fp32 under AMP, as gradient_bytes), once per
+// `accum` steps with the all-reduce (no_sync). They run on the compute stream, so no overlap
+// hides them, and a strong-scaling run's smaller per-GPU batch does not shrink them: NCF's 31.8M
+// parameters, 99.7% of them dense embedding tables, give 509 MB a step at any batch. Layer-list
+// networks only, which train with torch DDP (DeepLearningExamples, Lambda's benchmark):
+// transformers keep Megatron-LM's contiguous gradient buffer, all-reduced in place, and ZeRO its
+// own buffers, as their cluster fits were made with (validation/cluster.csv).
+double ddp_copy_bytes(const StepContext& s) {
+  if (!s.train || s.dp * s.cp <= 1 || s.c.zero > 0 || s.w.transformer) return 0;
+  const double gradient = s.c.pure_16bit ? 2 : 4;
+  return s.trained / (s.tp * s.pp) * gradient * pc::kDdpBucketCopyPasses / s.accum;
+}
+
 // The times of a step's operators on the context's GPU. Training: the forward, the backward
 // (and a recomputed forward under checkpointing) of `ops`, then the forward of `forward_only`;
 // else one forward pass.
@@ -1076,8 +1090,8 @@ std::vector<Op> adapter_ops(const StepContext& s) {
 
 // A training step's operator times: the forward, the backward (activation gradients and, for
 // trained layers, weight gradients), a recomputed forward under checkpointing, the 4-bit
-// weights' dequantization in each of them, the adapters' own operators, and the optimizer when
-// it runs on the GPU.
+// weights' dequantization in each of them, the adapters' own operators, the optimizer when
+// it runs on the GPU, and DDP's bucket copies of the gradients (ddp_copy_bytes).
 Timing train_timing(const StepContext& s, const StepOperators& ops) {
   Timing timing = operator_times(s, ops);
   const double recompute = s.c.checkpointing ? 1 : 0;
@@ -1103,6 +1117,11 @@ Timing train_timing(const StepContext& s, const StepOperators& ops) {
   if (std::string_view(s.c.offload) == "none") {
     const Op optimizer = optimizer_op(s);
     time_ops({&optimizer, 1}, kForwardPass, s.rates, s.cal, timing);
+  }
+  if (const double copies = ddp_copy_bytes(s); copies > 0) {
+    Op copy = elementwise(copies);
+    copy.kernels = 2;  // into the buckets, and back
+    time_ops({&copy, 1}, kForwardPass, s.rates, s.cal, timing);
   }
   return timing;
 }
@@ -1220,6 +1239,7 @@ double gradient_bytes(const StepContext& s, double trained, double share) {
 struct DataParallel {
   double exposed_s = 0;
   double embeddings_s = 0;  // of exposed_s, the input embeddings' ring after the backward
+  double copy_bytes = 0;    // DDP's bucket copies in GPU memory (ddp_copy_bytes), not in exposed_s
   int expert_ranks = 0;     // the experts' data-parallel GPUs (0: in the dense group, ep = 1)
   Fabric expert_fabric;
 };
@@ -1258,6 +1278,7 @@ double tail_params(const StepContext& s) {
 DataParallel data_parallel(const StepContext& s, const Fabric& node, const Fabric& f,
                            double compute_s) {
   DataParallel out;
+  out.copy_bytes = ddp_copy_bytes(s);
   const double ranks = static_cast<double>(s.dp) * s.cp;
   const bool zero3 = s.c.zero >= 3;
   // With ep 1 every GPU holds every expert: one group reduces them all.
@@ -1391,6 +1412,12 @@ std::string data_parallel_detail(const DataParallel& d, const Fabric& f) {
   if (d.embeddings_s > 0) {
     out += fmt::format(" (of it {:.3g} s the input embeddings' gradients, after the backward)",
                        d.embeddings_s);
+  }
+  if (d.copy_bytes > 0) {
+    out += fmt::format(
+        " (and DDP copies {:.3g} GB of gradients into its buckets and back, in the "
+        "elementwise time)",
+        d.copy_bytes / 1e9);
   }
   return out;
 }

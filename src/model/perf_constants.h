@@ -79,6 +79,13 @@ constexpr double kNetworkGbpsPerGpu = 25;
 constexpr double kBackwardOverlap = 0.9;
 // DDP's gradient bucket: bucket_cap_mb = 25 by default (PyTorch DistributedDataParallel docs).
 constexpr double kDdpBucketBytes = 25e6;
+// Passes over each gradient that PyTorch DDP's bucket copies make in GPU memory, counted
+// (torch/csrc/distributed/c10d/reducer.cpp, gradient_as_bucket_view=False, the default): the
+// gradient is read and written into its bucket, divided by the world size on the way
+// (mark_variable_ready_dense: at::mul_out(bucket_view, grad, 1 / world_size)), and after the
+// all-reduce the bucket is read and written back into the gradient (finalize_backward:
+// copy_bucket_to_grad). 2 reads + 2 writes.
+constexpr double kDdpBucketCopyPasses = 4;
 // All-to-alls of one MoE layer's forward under expert parallelism: one dispatches each token's
 // hidden state to its top-k experts' GPUs, one combines their outputs back (GShard, Lepikhin et
 // al. 2020 §2.2; DeepSpeed-MoE, Rajbhandari et al. 2022 §4; Megatron-Core MoE's alltoall
