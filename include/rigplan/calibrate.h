@@ -39,10 +39,6 @@ void prepare_samples(std::vector<ThroughputSample>& samples, const Catalog& cata
 std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples,
                                     const Calibration& calibration, const Catalog& catalog);
 
-// Relative error of a non-ref sample: |(p / p_ref) / (m / m_ref) - 1|.
-double relative_error(const std::vector<ThroughputSample>& samples,
-                      const std::vector<double>& predicted, size_t i);
-
 // The calibration set: the samples of groups that compare GPUs at one GPU count, less those
 // held out (a row whose split is held-out).
 std::vector<bool> calibration_set(const std::vector<ThroughputSample>& samples);

@@ -27,7 +27,11 @@ struct ValidationRow {
   std::optional<double> predicted;
   std::optional<double>
       error;  // relative (throughput), absolute percentage (memory), 0/1 miss (fits)
-  std::optional<double> abs_error;       // throughput: |predicted / measured - 1|
+  std::optional<double> abs_error;  // throughput: |predicted / measured - 1|
+  // Speed rows: predicted over measured, each as a ratio to the group's ref row (an absolute
+  // row: on its own); error = |ratio - 1|. Above 1: throughput predicted too high, a latency
+  // too long.
+  std::optional<double> ratio;
   std::optional<double> baseline_error;  // throughput: relative error of the bandwidth-ratio guess
   bool is_ref = false;         // the group's reference row (relative error 0 by definition)
   bool absolute = false;       // a speed row of a group without a ref: scored on its own

@@ -106,12 +106,6 @@ std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples
   return out;
 }
 
-double relative_error(const std::vector<ThroughputSample>& samples,
-                      const std::vector<double>& predicted, size_t i) {
-  const size_t r = static_cast<size_t>(samples[i].ref);
-  return std::abs((predicted[i] / predicted[r]) / (samples[i].measured / samples[r].measured) - 1);
-}
-
 namespace {
 
 // The engines' efficiencies per calibration key, fitted to the inference samples in use: the

@@ -551,11 +551,11 @@ void score_memory_rows(Parsed& parsed) {
   }
 }
 
-// Speed predictions, and with a leave-one-out option each sample's error as the calibration that
-// never saw its GPU (or its GPU's calibration key) predicts it.
+// Speed predictions, and with a leave-one-out option each sample's ratio (ValidationRow::ratio)
+// as the calibration that never saw its GPU (or its GPU's calibration key) predicts it.
 struct SpeedPredictions {
   std::vector<double> predicted;
-  std::vector<std::optional<double>> held_out_error;
+  std::vector<std::optional<double>> held_out_ratio;
 };
 
 // What a leave-one-out validation holds out together: the GPU's id, or its calibration key.
@@ -590,11 +590,9 @@ void predict_held_out(const std::vector<ThroughputSample>& samples,
     const size_t i = index[k], r = index[k + 1];
     out.predicted[i] = values[k];
     if (values[k] > 0 && values[k + 1] > 0) {
-      out.held_out_error[i] =
-          samples[i].absolute
-              ? std::abs(values[k] / samples[i].measured - 1)
-              : std::abs((values[k] / values[k + 1]) / (samples[i].measured / samples[r].measured) -
-                         1);
+      out.held_out_ratio[i] = samples[i].absolute ? values[k] / samples[i].measured
+                                                  : (values[k] / values[k + 1]) /
+                                                        (samples[i].measured / samples[r].measured);
     }
   }
 }
@@ -634,7 +632,7 @@ void score_speed_rows(const std::vector<ThroughputSample>& samples,
     ValidationRow& out = rows[row_of[i]];
     const size_t r = static_cast<size_t>(samples[i].ref);
     const bool predictable =
-        held_out ? speeds.held_out_error[i].has_value() : predicted[i] > 0 && predicted[r] > 0;
+        held_out ? speeds.held_out_ratio[i].has_value() : predicted[i] > 0 && predicted[r] > 0;
     if (!predictable) {
       out.skipped = "the run cannot be predicted";
       continue;
@@ -643,10 +641,11 @@ void score_speed_rows(const std::vector<ThroughputSample>& samples,
     out.abs_error = std::abs(predicted[i] / out.measured - 1);
     out.workload_class +=
         samples[i].run.gpus > 1 || samples[r].run.gpus > 1 ? ", multi-GPU" : ", 1 GPU";
-    out.error = out.absolute ? *out.abs_error
-                : out.is_ref ? 0
-                : held_out   ? *speeds.held_out_error[i]
-                             : relative_error(samples, predicted, i);
+    out.ratio = out.absolute ? predicted[i] / out.measured
+                : out.is_ref ? 1
+                : held_out   ? *speeds.held_out_ratio[i]
+                             : (predicted[i] / predicted[r]) / (out.measured / samples[r].measured);
+    out.error = std::abs(*out.ratio - 1);
     if (out.absolute) continue;
     // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth (latencies
     // inversely).

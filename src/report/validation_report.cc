@@ -134,6 +134,7 @@ Json to_json(const ValidationReport& report) {
       row["is_ref"] = r.is_ref;
       row["absolute"] = r.absolute;
       row["batch_per_gpu"] = r.batch_per_gpu;
+      row["ratio"] = r.ratio ? Json(std::round(*r.ratio * 10000) / 10000) : Json(nullptr);
       row["abs_error"] =
           r.abs_error ? Json(std::round(*r.abs_error * 10000) / 10000) : Json(nullptr);
       row["baseline_error"] =

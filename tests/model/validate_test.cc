@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -35,6 +36,31 @@ TEST(Validate, HeldOutRowsAreScoredButNotFitted) {
   ASSERT_EQ(report->rows.size(), 3u);
   EXPECT_EQ(report->rows[2].split, "held-out");
   EXPECT_TRUE(report->rows[2].error.has_value());
+}
+
+// A speed row's ratio is signed where its error is not: predicted over measured, each over the
+// group's ref row. Measured, the H100 SXM trains Llama 2 7B at 2× the A100 40GB here; the model
+// predicts more, so the H100 row's ratio is above 1 (predicted too fast against the A100). A row
+// of a group without a ref is scored on its own: predicted / measured.
+TEST(Validate, ASpeedRowsRatioSaysWhichWayItErrs) {
+  const std::string csv = std::string(kHeader) +
+                          "t/g,1,a100-sxm4-40gb,1,llama-2-7b,train,bf16,,,,,1,512,0,throughput,"
+                          "100,tokens/s,test\n"
+                          "t/g,,h100-sxm5-80gb,1,llama-2-7b,train,bf16,,,,,1,512,0,throughput,"
+                          "200,tokens/s,test\n"
+                          "a/g,,h100-sxm5-80gb,1,llama-2-7b,train,bf16,,,,,1,512,0,throughput,"
+                          "200,tokens/s,test\n";
+  auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->rows.size(), 3u);
+  const ValidationRow &ref = report->rows[0], &h100 = report->rows[1], &alone = report->rows[2];
+  EXPECT_EQ(*ref.ratio, 1);
+  EXPECT_DOUBLE_EQ(*h100.ratio, (*h100.predicted / *ref.predicted) / (200.0 / 100));
+  EXPECT_GT(*h100.ratio, 1);
+  EXPECT_DOUBLE_EQ(*h100.error, *h100.ratio - 1);
+  ASSERT_TRUE(alone.absolute);
+  EXPECT_DOUBLE_EQ(*alone.ratio, *alone.predicted / 200);
+  EXPECT_DOUBLE_EQ(*alone.error, std::abs(*alone.ratio - 1));
 }
 
 TEST(Validate, ScoresMemoryAndFitsRowsAndListsWhatItCannotPredict) {
