@@ -91,8 +91,8 @@ struct Model {
   double ffn_local = 0;         // MLP width on one GPU (times top-k)
   std::vector<Linear> linears;  // of one layer
   double allreduce_latency_s = 0, allreduce_gbps = 0;
-  double all_to_all_latency_s = 0, all_to_all_gbps = 0;  // among the ep GPUs (expert parallel)
-  double all_to_all_round_s = 0;  // one of the all-to-all's ep − 1 rounds (set_expert_links)
+  // Among the ep GPUs (expert parallel): one of an all-to-all's ep − 1 rounds (set_expert_links).
+  double all_to_all_round_s = 0, all_to_all_gbps = 0;
   std::string expert_link;
   double handoff_gbps = 0;
   std::string link;
@@ -217,7 +217,7 @@ double comm_time(const Model& m, double tokens, double layers) {
     const double bytes =
         moe_all_to_all_bytes(tokens * busiest, m.top_k, tc.hidden_size, m.beta, m.ep);
     comm += pc::kAllToAllsPerMoeLayer * layers *
-            (m.all_to_all_latency_s + bytes / (m.all_to_all_gbps * 1e9));
+            ((m.ep - 1) * m.all_to_all_round_s + bytes / (m.all_to_all_gbps * 1e9));
   }
   return comm;
 }
@@ -375,10 +375,8 @@ void set_expert_links(Model& m, const Gpu& gpu, const RunConfig& c, const Catalo
   const Link link = link_for(gpu, c, std::min(c.gpus, node), catalog);
   m.expert_link = link.name;
   m.all_to_all_gbps = link.busbw_gbps;
-  double round_s = collective_latency_s(link.kind);
-  if (m.ep * m.pp > node) cross_network(c, catalog, m.all_to_all_gbps, round_s);
-  m.all_to_all_round_s = round_s;
-  m.all_to_all_latency_s = round_s * (m.ep - 1);
+  m.all_to_all_round_s = collective_latency_s(link.kind);
+  if (m.ep * m.pp > node) cross_network(c, catalog, m.all_to_all_gbps, m.all_to_all_round_s);
 }
 
 // The all-reduce link of a replica of `tp` GPUs, and the link stages hand activations over.

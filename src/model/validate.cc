@@ -558,6 +558,14 @@ struct SpeedPredictions {
   std::vector<std::optional<double>> held_out_ratio;
 };
 
+// A speed sample's predicted over measured (ValidationRow::ratio): each as a ratio to its group's
+// ref sample, or on its own for an absolute row.
+double speed_ratio(const ThroughputSample& s, const ThroughputSample& ref, double predicted,
+                   double predicted_ref) {
+  return s.absolute ? predicted / s.measured
+                    : (predicted / predicted_ref) / (s.measured / ref.measured);
+}
+
 // What a leave-one-out validation holds out together: the GPU's id, or its calibration key.
 std::string held_out_key(const Gpu& gpu, LeaveOut leave_out) {
   return leave_out == LeaveOut::kArchitecture ? calibration_key(gpu) : gpu.id;
@@ -590,9 +598,7 @@ void predict_held_out(const std::vector<ThroughputSample>& samples,
     const size_t i = index[k], r = index[k + 1];
     out.predicted[i] = values[k];
     if (values[k] > 0 && values[k + 1] > 0) {
-      out.held_out_ratio[i] = samples[i].absolute ? values[k] / samples[i].measured
-                                                  : (values[k] / values[k + 1]) /
-                                                        (samples[i].measured / samples[r].measured);
+      out.held_out_ratio[i] = speed_ratio(samples[i], samples[r], values[k], values[k + 1]);
     }
   }
 }
@@ -641,10 +647,9 @@ void score_speed_rows(const std::vector<ThroughputSample>& samples,
     out.abs_error = std::abs(predicted[i] / out.measured - 1);
     out.workload_class +=
         samples[i].run.gpus > 1 || samples[r].run.gpus > 1 ? ", multi-GPU" : ", 1 GPU";
-    out.ratio = out.absolute ? predicted[i] / out.measured
-                : out.is_ref ? 1
-                : held_out   ? *speeds.held_out_ratio[i]
-                             : (predicted[i] / predicted[r]) / (out.measured / samples[r].measured);
+    out.ratio = out.is_ref ? 1
+                : held_out ? *speeds.held_out_ratio[i]
+                           : speed_ratio(samples[i], samples[r], predicted[i], predicted[r]);
     out.error = std::abs(*out.ratio - 1);
     if (out.absolute) continue;
     // The spec-ratio guess: throughput proportional to GPUs × memory bandwidth (latencies
