@@ -13,6 +13,7 @@
 
 #include "model/components.h"
 #include "model/finetune_methods.h"
+#include "model/fp8_training.h"
 #include "model/inference_memory.h"
 #include "model/links.h"
 #include "model/memory_constants.h"
@@ -530,6 +531,52 @@ void four_bit_terms(const Run& r, Terms& t) {
         [&] { return fmt::format("{} × 2", big(widest)); });
 }
 
+// FP8 training (docs/memory.md, "FP8 training"; model/fp8_training.h): only the linear layers of
+// a transformer's layers compute in FP8, the embeddings, attention, norms, loss and LM head stay in
+// 16 bit; what the FP8 linears keep depends on the stack that runs them, and rigplan takes the one
+// that runs a run of its sharding, as framework_speed.h default_framework does:
+// - Transformer Engine (Megatron-LM, NeMo; weights not sharded, ZeRO 0 to 2): te.Linear casts each
+//   weight to FP8 in both layouts Hopper's FP8 GEMMs need (fp8_training.h kCastLayouts: the weight
+//   and its transpose) and keeps the two copies from one micro-batch to the next (its weight
+//   cache, which Megatron-Core refills on the first micro-batch of a step, TE's
+//   `is_first_microbatch`); and saves a linear's input for the backward as the FP8 cast it
+//   computed with, not in 16 bit (TE 1.x _Linear and LayerNormLinear forward; recalled, not quoted
+//   in shared/reference, which names "+1 B fp8 copy on top of bf16 recipe" for the weights,
+//   shared/reference/models.md §2.6, without the transpose).
+// - torchao Float8Linear (torchtitan on FSDP2; weights sharded, ZeRO-3): casts the weight and the
+//   input every step with dynamic scaling and saves the 16-bit input and weight for the backward,
+//   casting them again there (torchao float8 matmul_with_hp_or_float8_args; recalled): it keeps
+//   no FP8 copy and saves what a 16-bit linear saves. FSDP2's float8 all-gather is off by default
+//   (torchtitan enable_fsdp_float8_all_gather = false; recalled), so the gathered layers stay
+//   16 bit.
+// Both cast one linear at a time; the casts of the largest live beside the peak (fp8_cast_term).
+enum class Fp8Stack { kNone, kTransformerEngine, kTorchao };
+
+Fp8Stack fp8_stack(const Run& r) {
+  if (!r.train || r.c.precision != "fp8" || !r.w.transformer || r.c.method != "full")
+    return Fp8Stack::kNone;
+  return r.c.zero >= 3 ? Fp8Stack::kTorchao : Fp8Stack::kTransformerEngine;
+}
+
+bool is_mlp_linear(std::string_view name) {
+  return name == "gate" || name == "up" || name == "down";
+}
+
+// Bytes per token and layer that Transformer Engine's FP8 linears save beyond what 16-bit ones do
+// (negative: fewer): the inputs that a linear alone saves, the two norm outputs (2d) and the down
+// projection's input (F = ffn·top_k), in FP8 instead of β; the attention output (q), which
+// FlashAttention also saves in 16 bit for its own backward, once more in FP8 for the o
+// projection (without FlashAttention the o projection alone saves it, in FP8).
+double fp8_saved_input_change(const Run& r) {
+  if (fp8_stack(r) != Fp8Stack::kTransformerEngine) return 0;
+  const TransformerConfig& t = *r.w.transformer;
+  const double fp8 = fp8_training::kFp8Bytes, d = t.hidden_size;
+  const double q = static_cast<double>(t.num_heads) * t.head_size();
+  const double f = static_cast<double>(t.ffn_size) * t.top_k();
+  const double attention_output = r.c.flash_attention ? fp8 * q : (fp8 - r.act_bytes) * q;
+  return (fp8 - r.act_bytes) * (2 * d + f) + attention_output;
+}
+
 // Bytes per token a layer keeps for the backward pass because of the fine-tuning method, beside
 // what the frozen layer keeps, and the text added to the layer's formula: LoRA's dropout on each
 // target's input (a mask and the dropped input), or LLaMA-Adapter's (finetune_methods.h).
@@ -573,14 +620,19 @@ double transformer_layer_bytes(const Run& r, std::string* formula) {
   std::string method_text;
   const double method = method_layer_bytes(r, formula ? &method_text : nullptr);
   const double masks = dropout ? 2 * d : 0;
+  const double fp8 = fp8_saved_input_change(r);
   if (formula) {
+    const std::string fp8_text =
+        fp8 == 0              ? ""
+        : r.c.flash_attention ? " − (β−1)(2d + F) + q (FP8 linear inputs, Transformer Engine)"
+                              : " − (β−1)(2d + F + q) (FP8 linear inputs, Transformer Engine)";
     *formula = fmt::format(
-        "β(3d + 2q + 2kv) + {} + β(d + {}F){}{} = {} B/token/layer",
+        "β(3d + 2q + 2kv) + {} + β(d + {}F){}{}{} = {} B/token/layer",
         r.c.flash_attention || r.c.recompute == "selective" ? "4H (flash)" : "H·s·(2β+1)",
-        t.gated() ? 4 : 2, method_text, dropout ? " + 2d masks" : "",
-        num(std::round(attention + mlp + method + masks)));
+        t.gated() ? 4 : 2, method_text, dropout ? " + 2d masks" : "", fp8_text,
+        num(std::round(attention + mlp + method + masks + fp8)));
   }
-  return attention + mlp + method + masks;
+  return attention + mlp + method + masks + fp8;
 }
 
 // The logits of one micro-batch in the activation type, and the fp32 copy the loss works on:
@@ -651,9 +703,12 @@ ActivationShape activation_shape(const Run& r) {
   }
   // Without sequence parallelism each tensor-parallel rank keeps the norms' inputs, the inputs
   // of the QKV and first MLP projections and the dropout masks whole.
+  // Transformer Engine keeps the two projections' inputs in FP8 (fp8_saved_input_change).
   if (!c.sequence_parallel && c.tensor_parallel > 1) {
-    a.unsplit =
-        r.act_bytes * 4 * tc.hidden_size + (tc.dropout.value_or(true) ? 2 * tc.hidden_size : 0);
+    const double linear_input =
+        fp8_stack(r) == Fp8Stack::kTransformerEngine ? fp8_training::kFp8Bytes : r.act_bytes;
+    a.unsplit = (2 * r.act_bytes + 2 * linear_input) * tc.hidden_size +
+                (tc.dropout.value_or(true) ? 2 * tc.hidden_size : 0);
   }
   return a;
 }
@@ -688,6 +743,91 @@ std::pair<std::string, std::string> activation_text(const Run& r, const Activati
           (trains_on_4bit(r.c) ? " + β(2d + q + F) (4-bit matmul inputs)" : "") +
           (tp > 1 ? (shape.unsplit > 0 ? ", 10·d of it whole and the rest / tp" : " / tp") : ""),
       fmt::format("{}·{}", num(shape.layers), a_layer)};
+}
+
+// Parameters of the linear layers that compute in FP8 on this GPU: every layer's projections (a
+// mixture's expert MLPs, experts / ep of them), split over tp · pp. Not the embeddings or the LM
+// head, which stay 16 bit (torchtitan's float8 filter skips `output`; Megatron-Core builds its
+// output layer without FP8; recalled).
+double fp8_linear_params(const Run& r) {
+  const TransformerConfig& t = *r.w.transformer;
+  double attention = 0, mlp = 0;
+  for (const auto& lin : layer_linears(t))
+    (is_mlp_linear(lin.name) ? mlp : attention) +=
+        static_cast<double>(lin.in) * static_cast<double>(lin.out);
+  const double experts = static_cast<double>(t.experts()) / r.c.expert_parallel;
+  return t.total_layers() * (attention + mlp * experts) / r.mp;
+}
+
+// The largest operands an FP8 linear casts on a tensor-parallel rank: the widest activation per
+// token (q, k, v, gate and up split their outputs over tp, o and down their inputs, as Megatron
+// splits them) and the largest weight.
+struct Fp8Operands {
+  double activation_per_token = 0;
+  double weight = 0;
+};
+Fp8Operands fp8_largest_operands(const Run& r) {
+  const double tp = r.c.tensor_parallel;
+  Fp8Operands o;
+  for (const auto& lin : layer_linears(*r.w.transformer)) {
+    const bool row = lin.name == "o" || lin.name == "down";
+    const double in = static_cast<double>(lin.in) / (row ? tp : 1);
+    const double out = static_cast<double>(lin.out) / (row ? 1 : tp);
+    o.activation_per_token = std::max({o.activation_per_token, in, out});
+    o.weight = std::max(o.weight, in * out);
+  }
+  return o;
+}
+
+// The FP8 copies Transformer Engine keeps of the weights (fp8_stack): each linear weight and its
+// transpose, 1 B an element.
+void fp8_weight_term(const Run& r, Terms& t) {
+  const double params = fp8_linear_params(r);
+  const double copies = fp8_training::kCastLayouts, bytes = fp8_training::kFp8Bytes;
+  t.add(
+      "fp8_weights", params * copies * bytes,
+      [&] {
+        return fmt::format(
+            "P_linear × {} × {} B / model_parallel (Transformer Engine's FP8 copy of each linear "
+            "weight and its transpose, kept across micro-batches)",
+            num(copies), num(bytes));
+      },
+      [&] {
+        return fmt::format("{} × {} × {} / {}", big(params * r.mp), num(copies), num(bytes), r.mp);
+      });
+}
+
+// The casts of the largest FP8 linear, live beside what the step keeps: its activation (an input
+// or, in the backward, an output gradient) in both layouts and, with torchao, which casts the
+// weights each step, its weight in both layouts too.
+void fp8_cast_term(const Run& r, Terms& t) {
+  const Fp8Operands o = fp8_largest_operands(r);
+  const double tokens = activation_shape(r).tokens;
+  const bool weights = fp8_stack(r) == Fp8Stack::kTorchao;
+  const double layouts = fp8_training::kCastLayouts, bytes = fp8_training::kFp8Bytes;
+  const double elements = tokens * o.activation_per_token + (weights ? o.weight : 0);
+  t.add(
+      "fp8_cast_buffers", layouts * bytes * elements,
+      [&] {
+        return fmt::format(
+            "{} layouts × {} B × (tokens × widest linear activation{}) (the largest FP8 linear's "
+            "casts)",
+            num(layouts), num(bytes), weights ? " + largest linear weight" : "");
+      },
+      [&] {
+        return fmt::format("{} × {} × ({}·{}{})", num(layouts), num(bytes), num(tokens),
+                           num(o.activation_per_token),
+                           weights ? fmt::format(" + {}", big(o.weight)) : std::string());
+      });
+}
+
+// What FP8 training adds to a transformer's memory (fp8_stack); its saved inputs are
+// fp8_saved_input_change's.
+void fp8_terms(const Run& r, Terms& t) {
+  const Fp8Stack stack = fp8_stack(r);
+  if (stack == Fp8Stack::kNone) return;
+  if (stack == Fp8Stack::kTransformerEngine) fp8_weight_term(r, t);
+  fp8_cast_term(r, t);
 }
 
 // Bytes a transformer layer keeps per token under torchtitan's per-op selective checkpointing
@@ -1276,6 +1416,7 @@ MemoryEstimate evaluate(const Run& r, double capacity_gb) {
   const ParamCounts params = r.params ? *r.params : count_params(r.w);
   parameter_terms(r, params, t, host);
   four_bit_terms(r, t);
+  fp8_terms(r, t);
   activation_terms(r, t);
   MemoryEstimate e;
   e.config = r.c;

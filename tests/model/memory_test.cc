@@ -21,7 +21,7 @@ double term(const MemoryEstimate& e, std::string_view name) {
   return 0;
 }
 
-MemoryEstimate estimate(const char* w, const char* g, RunConfig c) {
+MemoryEstimate estimate(const char* w, const char* g, const RunConfig& c) {
   auto e = estimate_memory(workload(w), gpu(g), c);
   EXPECT_TRUE(e.ok()) << e.status().message();
   return std::move(e).value();
@@ -181,7 +181,7 @@ TEST(MemoryModel, ANonFittingRunSaysWhatWouldMakeItFit) {
 }
 
 TEST(MemoryModel, RejectsMalformedRuns) {
-  const std::pair<RunConfig, const char*> kCases[] = {
+  const std::pair<RunConfig, const char*> cases[] = {
       {RunConfig{.batch = 0},
        "--batch 0 is out of range; expected an integer from 1 to 1000000000"},
       {RunConfig{.precision = "bf61"},
@@ -193,7 +193,7 @@ TEST(MemoryModel, RejectsMalformedRuns) {
        "full training cannot update nf4 weights; use --method qlora to train adapters on them"},
       {RunConfig{.zero = 4}, "--zero 4 is out of range; expected an integer from 0 to 3"},
   };
-  for (const auto& [config, message] : kCases) {
+  for (const auto& [config, message] : cases) {
     auto e = estimate_memory(workload("llama-2-7b"), gpu("rtx-4090"), config);
     ASSERT_FALSE(e.ok()) << message;
     EXPECT_EQ(e.status().code(), Status::Code::kInvalidInput);
@@ -262,6 +262,70 @@ TEST(MemoryModel, NumbersAloneAreTheEstimatesNumbers) {
     EXPECT_GT(numbers->total_gb, 0);
     EXPECT_FALSE(full->terms.front().formula.empty());
   }
+}
+
+// FP8 training (docs/memory.md, "FP8 training"), Llama 3 8B at one 4,096-token sequence: d 4096,
+// q 4096, kv 1024, F 14336, 32 layers, no dropout. Its linears hold 32 × (2·4096·4096 +
+// 2·4096·1024 + 3·4096·14336) = 32 × 218,103,808 = 6,979,321,856 parameters.
+constexpr double kLlama3LinearParams = 6'979'321'856;
+
+RunConfig llama3_fp8_run() {
+  RunConfig c;
+  c.precision = "fp8";
+  c.batch = 1;
+  c.seq_len = 4096;
+  c.checkpointing = true;
+  return c;
+}
+
+TEST(MemoryModel, TransformerEngineKeepsFp8WeightsAndSavesFp8Inputs) {
+  const MemoryEstimate fp8 = estimate("llama-3-8b", "h100-sxm5-80gb", llama3_fp8_run());
+  RunConfig bf16_run = llama3_fp8_run();
+  bf16_run.precision = "bf16";
+  const MemoryEstimate bf16 = estimate("llama-3-8b", "h100-sxm5-80gb", bf16_run);
+  // Each linear weight in FP8 and its transpose, 1 B each: 13.96 GB.
+  EXPECT_NEAR(term(fp8, "fp8_weights"), kLlama3LinearParams * 2 / 1e9, 1e-9);
+  EXPECT_EQ(term(bf16, "fp8_weights"), 0);
+  // One recomputed layer keeps 168,064 B a token in bf16; in FP8 the two norm outputs and the
+  // down projection's input lose a byte each, (2·4096 + 14336) = 22,528 B, and the attention
+  // output gains its FP8 copy, 4,096 B: 149,632 B. The checkpointed inputs stay 16 bit.
+  const double inputs = 32.0 * 4096 * 2 * 4096;
+  EXPECT_NEAR(term(bf16, "activations"), (inputs + 4096.0 * 168'064) / 1e9, 1e-9);
+  EXPECT_NEAR(term(fp8, "activations"), (inputs + 4096.0 * 149'632) / 1e9, 1e-9);
+  // The widest activation a linear casts, gate's and up's output (and down's input), 14,336 a
+  // token, in both layouts: 0.117 GB.
+  EXPECT_NEAR(term(fp8, "fp8_cast_buffers"), 2.0 * 4096 * 14336 / 1e9, 1e-9);
+  EXPECT_EQ(term(fp8, "logits"), term(bf16, "logits"));  // the LM head and loss stay 16 bit
+  EXPECT_GT(fp8.total_gb, bf16.total_gb);
+}
+
+TEST(MemoryModel, Fp8UnderTensorParallelismSplitsTheCopiesAndKeepsTheInputsWhole) {
+  RunConfig c = llama3_fp8_run();
+  c.checkpointing = false;
+  c.gpus = 2;
+  c.tensor_parallel = 2;
+  const MemoryEstimate e = estimate("llama-3-8b", "h100-sxm5-80gb", c);
+  EXPECT_NEAR(term(e, "fp8_weights"), kLlama3LinearParams / 2 * 2 / 1e9, 1e-9);
+  // Without SP a rank keeps the two norm inputs (2·2 B) and the two norm outputs in FP8 (2·1 B)
+  // whole, 6·4096 = 24,576 B, and half of the rest: 24,576 + (149,632 − 24,576)/2 = 87,104 B.
+  EXPECT_NEAR(term(e, "activations"), 32.0 * 4096 * 87'104 / 1e9, 1e-9);
+  // The widest cast activation per rank: max(d 4096, F/tp 7168) = 7168.
+  EXPECT_NEAR(term(e, "fp8_cast_buffers"), 2.0 * 4096 * 7168 / 1e9, 1e-9);
+}
+
+TEST(MemoryModel, Fp8UnderZero3CastsEachStepAndSavesSixteenBitInputs) {
+  RunConfig c = llama3_fp8_run();
+  c.zero = 3;
+  c.gpus = 8;
+  const MemoryEstimate fp8 = estimate("llama-3-8b", "h100-sxm5-80gb", c);
+  c.precision = "bf16";
+  const MemoryEstimate bf16 = estimate("llama-3-8b", "h100-sxm5-80gb", c);
+  // torchao's Float8Linear keeps no FP8 weight and saves the 16-bit input.
+  EXPECT_EQ(term(fp8, "fp8_weights"), 0);
+  EXPECT_EQ(term(fp8, "activations"), term(bf16, "activations"));
+  EXPECT_EQ(term(fp8, "gathered_layers"), term(bf16, "gathered_layers"));  // 16-bit all-gather
+  // The widest activation and the largest weight (4096·14336), each in both layouts: 0.235 GB.
+  EXPECT_NEAR(term(fp8, "fp8_cast_buffers"), 2.0 * (4096.0 * 14336 + 4096.0 * 14336) / 1e9, 1e-9);
 }
 
 }  // namespace
