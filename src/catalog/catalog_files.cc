@@ -9,12 +9,14 @@
 
 namespace rigplan {
 
-std::vector<CatalogFile> embedded_catalog() {
-  std::vector<CatalogFile> files;
-  for (const auto& f : embedded_catalog_files())
-    files.push_back({std::string(f.path), std::string(f.text)});
-  return files;
+std::vector<CatalogFile> catalog_files(std::span<const EmbeddedFile> files) {
+  std::vector<CatalogFile> out;
+  out.reserve(files.size());
+  for (const auto& f : files) out.push_back({std::string(f.path), std::string(f.text)});
+  return out;
 }
+
+std::vector<CatalogFile> embedded_catalog() { return catalog_files(embedded_catalog_files()); }
 
 Result<std::vector<CatalogFile>> read_catalog_dir(const std::string& dir, bool required) {
   namespace fs = std::filesystem;

@@ -519,10 +519,7 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
 }
 
 std::vector<CatalogFile> embedded_engine_files_list() {
-  std::vector<CatalogFile> files;
-  for (const auto& f : embedded_engine_files())
-    files.push_back({std::string(f.path), std::string(f.text)});
-  return files;
+  return catalog_files(embedded_engine_files());
 }
 
 const Engines& embedded_engines() {

@@ -150,10 +150,7 @@ Result<InputPipelines> load_input_pipelines(const std::vector<CatalogFile>& file
 }
 
 std::vector<CatalogFile> embedded_pipeline_files_list() {
-  std::vector<CatalogFile> files;
-  for (const auto& f : embedded_pipeline_files())
-    files.push_back({std::string(f.path), std::string(f.text)});
-  return files;
+  return catalog_files(embedded_pipeline_files());
 }
 
 const InputPipelines& embedded_input_pipelines() {

@@ -175,11 +175,7 @@ const std::vector<Recipe>& embedded_recipes() {
   // Parsed once; the embedded recipes are checked by the tests, so a failure is a programming
   // error.
   static const std::vector<Recipe> kRecipes = [] {
-    std::vector<CatalogFile> files;
-    for (const auto& f : embedded_recipe_files()) {
-      files.push_back({std::string(f.path), std::string(f.text)});
-    }
-    auto loaded = load_recipes(files);
+    auto loaded = load_recipes(catalog_files(embedded_recipe_files()));
     if (!loaded) throw std::runtime_error(loaded.status().message());
     return std::move(loaded).value();
   }();

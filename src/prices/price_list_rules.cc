@@ -149,10 +149,7 @@ const ProviderRule* PriceListRules::provider(std::string_view id) const {
 }
 
 std::vector<CatalogFile> embedded_price_list_rules() {
-  std::vector<CatalogFile> files;
-  for (const auto& f : embedded_import_files())
-    files.push_back({std::string(f.path), std::string(f.text)});
-  return files;
+  return catalog_files(embedded_import_files());
 }
 
 Result<PriceListRules> load_price_list_rules(const std::vector<CatalogFile>& files,

@@ -220,11 +220,7 @@ const std::vector<Preset>& embedded_presets() {
   // Parsed once; the embedded presets are checked by the tests, so a failure is a programming
   // error.
   static const std::vector<Preset> kPresets = [] {
-    std::vector<CatalogFile> files;
-    for (const auto& f : embedded_preset_files()) {
-      files.push_back({std::string(f.path), std::string(f.text)});
-    }
-    auto loaded = load_presets(files);
+    auto loaded = load_presets(catalog_files(embedded_preset_files()));
     if (!loaded) throw std::runtime_error(loaded.status().message());
     return std::move(loaded).value();
   }();

@@ -251,13 +251,7 @@ Result<const Workload*> Zoo::find(std::string_view name) const {
   return &workloads[*found];
 }
 
-std::vector<CatalogFile> embedded_workloads() {
-  std::vector<CatalogFile> files;
-  for (const auto& f : embedded_workload_files()) {
-    files.push_back({std::string(f.path), std::string(f.text)});
-  }
-  return files;
-}
+std::vector<CatalogFile> embedded_workloads() { return catalog_files(embedded_workload_files()); }
 
 Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
   Problems problems;
