@@ -43,15 +43,14 @@ std::vector<double> predict_samples(const std::vector<ThroughputSample>& samples
 // held out (a row whose split is held-out).
 std::vector<bool> calibration_set(const std::vector<ThroughputSample>& samples);
 
-// The most of its dense tensor rate a GEMM on a GPU of calibration key `key` has been measured to
-// reach (data/calibration/gemm_ceiling.toml), the upper bound of a fitted gemm_efficiency; 1 for
-// a key no measurement covers.
-double gemm_ceiling(std::string_view key);
+// The calibration a fit starts from, with no fitted value: `loaded`'s frameworks (the stacks they
+// cover; the fit refits their levels where rows name them) and its GEMM ceilings.
+Calibration fit_prior(const Calibration& loaded);
 
 // Fits gemm_efficiency, memory_efficiency and tf32_efficiency per calibration key present in the
 // samples whose `use` flag is set, minimising the Huber loss of the log ratio errors of non-ref
 // samples plus a weak pull towards `start`. Coordinate descent over multiplicative steps, each
-// gemm_efficiency within [0.05, gemm_ceiling(key)], the others within [0.05, 1]. Then
+// gemm_efficiency within [0.05, start.gemm_ceiling(key)], the others within [0.05, 1]. Then
 // records each workload's efficiency: the median measured / predicted ratio of its used samples.
 Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
                             const std::vector<bool>& use, const Calibration& start,

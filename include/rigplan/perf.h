@@ -86,6 +86,9 @@ struct Calibration {
   // The same of the leave-one-architecture-out predictions: the band of a GPU whose architecture
   // borrows another's efficiencies (for_gpu).
   std::map<std::string, double, std::less<>> borrowed_error_band;
+  // The most of its dense tensor rate a GEMM on a GPU of each calibration key has been measured
+  // to reach (data/calibration/gemm_ceiling.toml): the upper bound of a fitted gemm_efficiency.
+  std::map<std::string, double, std::less<>> gemm_ceilings;
   std::string source;
 
   // The parameters of a calibration key (calibration_key); the prior (ArchCalibration's
@@ -99,6 +102,8 @@ struct Calibration {
   ArchCalibration for_gpu(const Gpu& gpu, const Catalog& catalog) const;
   // The fitted efficiency of a workload; 1 (the operator model alone) for one never measured.
   double workload_efficiency(std::string_view workload) const;
+  // The gemm_ceilings bound of a key; 1 for a key no measurement covers.
+  double gemm_ceiling(std::string_view key) const;
   // The framework `name` names, by its id or a stack it covers, in any case; empty names
   // kDefaultFramework. Another name is a kInvalidInput Status with the accepted names and a
   // "did you mean".

@@ -130,7 +130,7 @@ void fit_engines(const std::vector<ThroughputSample>& samples, const std::vector
     c.engines.push_back(prior);
     EngineCalibration& e = c.engines.back();
     e.rows = static_cast<int>(rows.size());
-    const double gemm_bound = gemm_ceiling(key.second);
+    const double gemm_bound = c.gemm_ceiling(key.second);
     e.gemm_efficiency = std::min(e.gemm_efficiency, gemm_bound);
     auto loss = [&] {
       double sum = 0;
@@ -192,7 +192,7 @@ std::map<std::string, std::vector<size_t>> samples_by_arch(
 std::vector<std::string> cap_at_ceilings(Calibration& c, const std::set<std::string>& present) {
   std::vector<std::string> capped;
   for (auto& a : c.archs) {
-    const double ceiling = gemm_ceiling(a.architecture);
+    const double ceiling = c.gemm_ceiling(a.architecture);
     if (!present.count(a.architecture) || a.gemm_efficiency <= ceiling) continue;
     a.gemm_efficiency = ceiling;
     capped.push_back(a.architecture);
@@ -255,6 +255,13 @@ std::vector<FrameworkCalibration> framework_levels(const std::vector<ThroughputS
 
 }  // namespace
 
+Calibration fit_prior(const Calibration& loaded) {
+  Calibration prior;
+  prior.frameworks = loaded.frameworks;
+  prior.gemm_ceilings = loaded.gemm_ceilings;
+  return prior;
+}
+
 Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
                             const std::vector<bool>& use, const Calibration& start,
                             const Catalog& catalog) {
@@ -289,7 +296,7 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
               &ArchCalibration::tf32_efficiency}) {
           const double base = a.*param;
           const bool gemm = param == &ArchCalibration::gemm_efficiency;
-          const double upper = bounded && gemm ? gemm_ceiling(a.architecture) : 1.0;
+          const double upper = bounded && gemm ? c.gemm_ceiling(a.architecture) : 1.0;
           double chosen = base;
           for (double step : kSteps) {
             const double value = std::clamp(base * step, kMinEfficiency, upper);
@@ -331,11 +338,8 @@ Result<CalibrationFit> calibrate_measurements(const Catalog& catalog, const Zoo&
   const std::vector<bool> use = calibration_set(*samples);
   CalibrationFit out;
   out.rows = static_cast<size_t>(std::count(use.begin(), use.end(), true));
-  // From the fixed prior, with the frameworks (and the stacks they cover) of the shipped
-  // calibration, whose levels the fit refits where rows name them.
-  Calibration prior;
-  prior.frameworks = embedded_calibration().frameworks;
-  out.fitted = fit_calibration(*samples, use, prior, catalog);
+  // From the fixed prior, with the frameworks and GEMM ceilings of the shipped calibration.
+  out.fitted = fit_calibration(*samples, use, fit_prior(embedded_calibration()), catalog);
   ValidateOptions options;
   options.calibration = &out.fitted;
   options.leave_out = LeaveOut::kGpu;

@@ -6,7 +6,6 @@
 #include <map>
 
 #include "catalog/toml_decode.h"
-#include "rigplan/calibrate.h"
 #include "rigplan/perf.h"
 #include "util/embedded_file.h"
 #include "util/strings.h"
@@ -112,7 +111,8 @@ const std::vector<FieldSpec<GemmCeiling>>& ceiling_fields() {
 }
 
 // Decodes a file's [[gemm_ceiling]] rows into `out`, by calibration key.
-void decode_ceilings(toml::array& rows, Problems& problems, std::map<std::string, double>& out) {
+void decode_ceilings(toml::array& rows, Problems& problems,
+                     std::map<std::string, double, std::less<>>& out) {
   for (auto& item : rows) {
     const RawEntry raw{std::move(*item.as_table()), ""};
     const GemmCeiling g = decode_row(EntryContext("gemm_ceiling", raw, problems), ceiling_fields());
@@ -192,9 +192,8 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
                                  key.str()));
         continue;
       }
-      if (key.str() == "gemm_ceiling") {  // checked here; read by the fit alone (gemm_ceiling)
-        std::map<std::string, double> unused;
-        decode_ceilings(*array, problems, unused);
+      if (key.str() == "gemm_ceiling") {
+        decode_ceilings(*array, problems, out.gemm_ceilings);
         continue;
       }
       decode_section(key.str(), *array, problems, out, refs);
@@ -218,20 +217,9 @@ const Calibration& embedded_calibration() {
   return kCalibration;
 }
 
-double gemm_ceiling(std::string_view key) {
-  static const std::map<std::string, double> kCeilings = [] {
-    std::map<std::string, double> out;
-    Problems problems;
-    for (const auto& f : embedded_calibration_files()) {
-      auto parsed = parse_file({std::string(f.path), std::string(f.text)}, problems);
-      if (!parsed) continue;
-      if (auto* rows = (*parsed)["gemm_ceiling"].as_array()) decode_ceilings(*rows, problems, out);
-    }
-    assert(problems.empty() && "the embedded calibration is checked by its tests");
-    return out;
-  }();
-  const auto it = kCeilings.find(std::string(key));
-  return it == kCeilings.end() ? 1.0 : it->second;
+double Calibration::gemm_ceiling(std::string_view key) const {
+  const auto it = gemm_ceilings.find(key);
+  return it == gemm_ceilings.end() ? 1.0 : it->second;
 }
 
 }  // namespace rigplan

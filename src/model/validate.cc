@@ -572,8 +572,8 @@ std::string held_out_key(const Gpu& gpu, LeaveOut leave_out) {
 }
 
 // The held-out samples (those whose key is `held_out`) and their refs, predicted by a
-// calibration fitted, from the fixed prior as `rigplan calibrate` fits (`prior`: no fitted
-// value, the frameworks of the calibration validated), on the cross-GPU samples of every other
+// calibration fitted, from the fixed prior as `rigplan calibrate` fits (`prior`: fit_prior of
+// the calibration validated), on the cross-GPU samples of every other
 // key: starting from a calibration fitted on every GPU would let the held-out rows in through
 // the starting point.
 void predict_held_out(const std::vector<ThroughputSample>& samples,
@@ -618,8 +618,7 @@ SpeedPredictions predict_speeds(const std::vector<ThroughputSample>& samples,
     std::string key = held_out_key(*s.gpu, options.leave_out);
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
   }
-  Calibration prior;
-  prior.frameworks = calibration.frameworks;
+  const Calibration prior = fit_prior(calibration);
   for (size_t k = 0; k < keys.size(); ++k) {
     if (options.progress) options.progress(k, keys.size());
     predict_held_out(samples, fit_set, options.leave_out, keys[k], prior, catalog, out);

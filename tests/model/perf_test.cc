@@ -32,6 +32,7 @@ Calibration flat(double gemm, double memory) {
     c.archs.push_back({key, gemm, memory, 1.0, "test"});
   }
   c.error_band = {{"transformer", 0.1}, {"cnn", 0.1}};
+  c.gemm_ceilings = embedded_calibration().gemm_ceilings;
   return c;
 }
 
@@ -450,13 +451,15 @@ TEST(Calibrate, AFittedGemmEfficiencyStaysUnderTheBestMeasuredMatmul) {
   // Measurements made at an A100 GEMM efficiency of 1.0 against an H100 at 0.6 pull ampere-hbm
   // upward; the fit stops at the best bf16 matmul measured on an A100, 271.2 of 312 TFLOP/s
   // (data/calibration/gemm_ceiling.toml). A key without a measurement keeps the bound 1.
-  EXPECT_DOUBLE_EQ(gemm_ceiling("ampere-hbm"), 0.869);
-  EXPECT_DOUBLE_EQ(gemm_ceiling("volta-hbm"), 1.0);
+  const Calibration& shipped = embedded_calibration();
+  EXPECT_DOUBLE_EQ(shipped.gemm_ceiling("ampere-hbm"), 0.869);
+  EXPECT_DOUBLE_EQ(shipped.gemm_ceiling("volta-hbm"), 1.0);
   // Each of the file's four rows names a catalog GPU's key: a misspelt key would bound nothing.
   std::set<std::string> keys;
   for (const auto& g : catalog().gpus) keys.insert(calibration_key(g));
-  const auto bounded = std::count_if(keys.begin(), keys.end(),
-                                     [](const std::string& k) { return gemm_ceiling(k) < 1.0; });
+  const auto bounded = std::count_if(keys.begin(), keys.end(), [&](const std::string& k) {
+    return shipped.gemm_ceiling(k) < 1.0;
+  });
   EXPECT_EQ(bounded, 4);
   Calibration truth = flat(0.6, 0.7);
   truth.archs[0].gemm_efficiency = 1.0;  // ampere-hbm, beyond what any A100 reaches
@@ -474,7 +477,18 @@ TEST(Calibrate, AFittedGemmEfficiencyStaysUnderTheBestMeasuredMatmul) {
   start.archs[0].gemm_efficiency = 0.86;
   const Calibration fitted = fit_calibration(samples, {true, true, true}, start, catalog());
   EXPECT_DOUBLE_EQ(fitted.for_arch("ampere-hbm").gemm_efficiency, 0.869);
-  EXPECT_LE(fitted.for_arch("hopper-hbm").gemm_efficiency, gemm_ceiling("hopper-hbm"));
+  EXPECT_LE(fitted.for_arch("hopper-hbm").gemm_efficiency, shipped.gemm_ceiling("hopper-hbm"));
+}
+
+TEST(Calibrate, TheGemmCeilingsOfALoadedFileBoundTheFitThatStartsFromIt) {
+  auto loaded =
+      load_calibration({{"gemm_ceiling.toml",
+                         "[[gemm_ceiling]]\narchitecture = \"hopper-hbm\"\ngemm_efficiency = 0.7\n"
+                         "measured_on = \"x\"\nsource = \"y\"\n"}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_DOUBLE_EQ(loaded->gemm_ceiling("hopper-hbm"), 0.7);
+  EXPECT_DOUBLE_EQ(loaded->gemm_ceiling("ampere-hbm"), 1.0);  // not in this file
+  EXPECT_DOUBLE_EQ(fit_prior(*loaded).gemm_ceiling("hopper-hbm"), 0.7);
 }
 
 TEST(Calibrate, AWorkloadMeasuredAtHalfTheModelsSpeedGetsEfficiencyOneHalf) {
