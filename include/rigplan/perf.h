@@ -137,7 +137,9 @@ struct PerfTerm {
 };
 
 struct Prediction {
-  RunConfig config;  // defaults resolved
+  // Defaults resolved. Training: config.framework is the framework whose level or measured rows
+  // set the speed; empty when a measured workload's rows name none and the run named none.
+  RunConfig config;
   double step_time_s = 0;
   double samples_per_step = 0;  // over all GPUs
   double throughput = 0;        // in `unit`, all GPUs

@@ -51,6 +51,12 @@ std::string_view default_framework_note(bool named, int zero) {
   return zero == 3 ? " (the default for sharded weights, ZeRO-3)" : " (the default)";
 }
 
+std::string_view reported_framework(std::string_view named, const WorkloadCalibration* measured,
+                                    const FrameworkCalibration& framework) {
+  if (named.empty() && measured && measured->framework.empty()) return "";
+  return framework.framework;
+}
+
 bool offers_op_recompute(const FrameworkCalibration& framework) {
   return std::ranges::find(framework.covers, recompute_policy::kSelectiveOpStack) !=
          framework.covers.end();

@@ -47,6 +47,12 @@ Result<const FrameworkCalibration*> run_framework(const Calibration& calibration
 // why it is the default: " (the default)" or " (the default for sharded weights, ZeRO-3)".
 std::string_view default_framework_note(bool named, int zero);
 
+// The framework a training prediction reports (Prediction::config's): `framework`, the one
+// run_framework took, unless the run named none (`named` empty) and `measured`'s rows named none
+// either: such a workload runs at its own speed, whatever the framework, so none (empty).
+std::string_view reported_framework(std::string_view named, const WorkloadCalibration* measured,
+                                    const FrameworkCalibration& framework);
+
 // Whether `framework` runs torchtitan's per-op selective recompute (recompute_policy.h,
 // kSelectiveOp): it covers recompute_policy::kSelectiveOpStack.
 bool offers_op_recompute(const FrameworkCalibration& framework);

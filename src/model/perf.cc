@@ -1544,11 +1544,14 @@ std::string speed_note(const StepContext& s, const ImplementationSpeed& speed,
         "operator times divided by {:.3g}, the level of {}: {} has no measured speed of its own",
         speed.speed, named, s.w.id);
   }
-  if (speed.measured_on.empty()) {
+  if (speed.measured_on.empty()) {  // a framework the run names does not move it
     return fmt::format(
-        "operator times divided by {:.3g}, {}'s measured speed against the model (its rows name "
-        "no framework, so the level of {} does not apply)",
-        speed.speed, s.w.id, named);
+        "operator times divided by {:.3g}, {}'s measured speed against the model{}", speed.speed,
+        s.w.id,
+        s.c.framework.empty()
+            ? ""
+            : fmt::format(" (its rows name no framework, so the level of {} does not apply)",
+                          named));
   }
   if (speed.measured_on == framework.framework) {
     return fmt::format(
@@ -1679,7 +1682,8 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
     ops = &made.emplace(std::move(m).value());
   }
   if (detail) describe_run(facts, calibration, !model.borrowed_from.empty(), p);
-  if (detail) p.config.framework = (*framework)->framework;
+  if (detail)
+    p.config.framework = reported_framework(facts.memory.config.framework, measured, **framework);
   const double capacity = capacity_gb(gpu);  // the estimate may be for another GPU
   p.memory_gb = facts.memory.total_gb;
   p.capacity_gb = capacity;

@@ -148,6 +148,8 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
                      {"bound", t.bound}});
   }
   const RunConfig& c = p.config;
+  // Training: the framework that set the speed; none (null) where no framework did.
+  const bool framework = c.mode == "train" && !c.framework.empty();
   Json out = {{"workload", workload.id},
               {"gpu", gpu.id},
               {"gpus", c.gpus},
@@ -164,7 +166,7 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
               {"throughput_low", sig(p.throughput * (1 - p.error_band))},
               {"throughput_high", sig(p.throughput * (1 + p.error_band))},
               {"workload_class", p.workload_class},
-              {"framework", c.mode == "train" ? Json(c.framework) : Json(nullptr)},
+              {"framework", framework ? Json(c.framework) : Json(nullptr)},
               {"implementation_speed", round4(p.implementation_speed)},
               {"speed_source", p.speed_source},
               {"fits", p.fits},

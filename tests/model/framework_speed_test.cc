@@ -194,5 +194,31 @@ TEST(Framework, ValidateReadsTheFrameworkColumnAndRefusesAnUnknownOne) {
       << bad.status().message();
 }
 
+TEST(Framework, AMeasuredWorkloadWhoseRowsNameNoneClaimsNoFrameworkItDidNotUse) {
+  // ResNet-50's rows name no framework: it runs at its own speed whatever the framework, so a
+  // run naming none reports none, and one naming a framework is told its level does not apply.
+  RunConfig c;
+  auto own = predict(workload("resnet50"), *catalog().gpu("h100-sxm5-80gb"), c,
+                     embedded_calibration(), catalog());
+  ASSERT_TRUE(own.ok()) << own.status().message();
+  EXPECT_EQ(own->speed_source, "workload");
+  EXPECT_EQ(own->config.framework, "");
+  EXPECT_EQ(own->note.find("operator times divided by 0.58, resnet50's measured speed against the "
+                           "model"),
+            0U)
+      << own->note;
+  EXPECT_EQ(own->note.find("framework"), std::string::npos) << own->note;
+  c.framework = "torchtitan";
+  auto named = predict(workload("resnet50"), *catalog().gpu("h100-sxm5-80gb"), c,
+                       embedded_calibration(), catalog());
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_EQ(named->config.framework, "eager-fsdp");
+  EXPECT_NE(named->note.find("(its rows name no framework, so the level of framework eager-fsdp "
+                             "does not apply)"),
+            std::string::npos)
+      << named->note;
+  EXPECT_DOUBLE_EQ(named->throughput, own->throughput);
+}
+
 }  // namespace
 }  // namespace rigplan
