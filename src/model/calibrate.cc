@@ -253,6 +253,84 @@ std::vector<FrameworkCalibration> framework_levels(const std::vector<ThroughputS
   return out;
 }
 
+// Fitting the architectures' efficiencies: the calibration fitted, the keys it fits, the
+// predictions of the training samples the objective reads, and the objective's best value.
+struct ArchFit {
+  const std::vector<ThroughputSample>& samples;
+  const std::vector<bool>& use;
+  const Calibration& start;
+  const Catalog& catalog;
+  Calibration& c;
+  std::set<std::string> present;
+  std::map<std::string, std::vector<size_t>> by_arch;  // samples_by_arch
+  std::vector<double> predicted;
+  double best = 0;
+};
+
+// Predicts the samples on GPUs of `arch` again: only they change with its parameters.
+void repredict(ArchFit& f, const std::string& arch) {
+  for (size_t i : f.by_arch[arch]) {
+    auto p = predict_sample(f.samples[i], f.c, f.catalog);
+    f.predicted[i] = p ? p->throughput : 0;
+  }
+}
+
+// Sets one parameter of `a` to the multiplicative step (within [kMinEfficiency, upper]) that
+// lowers the objective most; keeps it where none does.
+void fit_parameter(ArchFit& f, ArchCalibration& a, double ArchCalibration::*param, double upper) {
+  const double base = a.*param;
+  double chosen = base;
+  for (double step : kSteps) {
+    const double value = std::clamp(base * step, kMinEfficiency, upper);
+    if (value == base) continue;
+    a.*param = value;
+    repredict(f, a.architecture);
+    const double score = objective(f.samples, f.use, f.predicted, f.c, f.start);
+    if (score < f.best) {
+      f.best = score;
+      chosen = value;
+    }
+  }
+  a.*param = chosen;
+  repredict(f, a.architecture);
+}
+
+// Coordinate descent over the fitted keys' parameters; `bounded`: no gemm_efficiency above its
+// key's gemm_ceiling.
+void descend(ArchFit& f, bool bounded) {
+  for (int sweep = 0; sweep < kSweeps; ++sweep) {
+    for (auto& a : f.c.archs) {
+      if (!f.present.count(a.architecture)) continue;
+      for (double ArchCalibration::*param :
+           {&ArchCalibration::gemm_efficiency, &ArchCalibration::memory_efficiency,
+            &ArchCalibration::tf32_efficiency}) {
+        const bool gemm = param == &ArchCalibration::gemm_efficiency;
+        fit_parameter(f, a, param, bounded && gemm ? f.c.gemm_ceiling(a.architecture) : 1.0);
+      }
+    }
+  }
+}
+
+// Fits the efficiencies of the keys present, from `f.c`'s (the prior's where it has none). A
+// key fitted above the best GEMM efficiency measured on its GPUs is held at that ceiling, and
+// the others refitted around it: an active bound, which leaves a fit inside it unchanged.
+void fit_archs(ArchFit& f) {
+  for (const auto& arch : f.present) {
+    bool known = false;
+    for (const auto& a : f.c.archs) known = known || a.architecture == arch;
+    if (!known) f.c.archs.push_back(f.start.for_arch(arch));
+  }
+  for (const auto& [arch, rows] : f.by_arch) repredict(f, arch);
+  f.best = objective(f.samples, f.use, f.predicted, f.c, f.start);
+  descend(f, false);
+  const std::vector<std::string> capped = cap_at_ceilings(f.c, f.present);
+  for (const auto& arch : capped) repredict(f, arch);
+  if (!capped.empty()) {
+    f.best = objective(f.samples, f.use, f.predicted, f.c, f.start);
+    descend(f, true);
+  }
+}
+
 }  // namespace
 
 Calibration fit_prior(const Calibration& loaded) {
@@ -269,63 +347,17 @@ Calibration fit_calibration(const std::vector<ThroughputSample>& samples,
   // The efficiencies and levels are fitted against the operator model alone.
   c.workloads.clear();
   for (auto& f : c.frameworks) f.level = 1;
-  const std::set<std::string> present = fitted_archs(samples, use);
-  for (const auto& arch : present) {
-    bool known = false;
-    for (const auto& a : c.archs) known = known || a.architecture == arch;
-    if (!known) c.archs.push_back(start.for_arch(arch));
-  }
-  // Only the samples on GPUs of the architecture being varied change; predict those alone.
-  std::vector<double> predicted(samples.size(), 0);
-  std::map<std::string, std::vector<size_t>> by_arch = samples_by_arch(samples, use);
-  auto repredict = [&](const std::string& arch) {
-    for (size_t i : by_arch[arch]) {
-      auto p = predict_sample(samples[i], c, catalog);
-      predicted[i] = p ? p->throughput : 0;
-    }
-  };
-  for (const auto& [arch, rows] : by_arch) repredict(arch);
-  double best = objective(samples, use, predicted, c, start);
-  // Coordinate descent; `bounded`: no gemm_efficiency above its key's gemm_ceiling.
-  auto descend = [&](bool bounded) {
-    for (int sweep = 0; sweep < kSweeps; ++sweep) {
-      for (auto& a : c.archs) {
-        if (!present.count(a.architecture)) continue;
-        for (double ArchCalibration::*param :
-             {&ArchCalibration::gemm_efficiency, &ArchCalibration::memory_efficiency,
-              &ArchCalibration::tf32_efficiency}) {
-          const double base = a.*param;
-          const bool gemm = param == &ArchCalibration::gemm_efficiency;
-          const double upper = bounded && gemm ? c.gemm_ceiling(a.architecture) : 1.0;
-          double chosen = base;
-          for (double step : kSteps) {
-            const double value = std::clamp(base * step, kMinEfficiency, upper);
-            if (value == base) continue;
-            a.*param = value;
-            repredict(a.architecture);
-            const double score = objective(samples, use, predicted, c, start);
-            if (score < best) {
-              best = score;
-              chosen = value;
-            }
-          }
-          a.*param = chosen;
-          repredict(a.architecture);
-        }
-      }
-    }
-  };
-  descend(false);
-  // A key fitted above the best GEMM efficiency measured on its GPUs is held at that ceiling,
-  // and the others refitted around it: an active bound, which leaves a fit inside it unchanged.
-  const std::vector<std::string> capped = cap_at_ceilings(c, present);
-  for (const auto& arch : capped) repredict(arch);
-  if (!capped.empty()) {
-    best = objective(samples, use, predicted, c, start);
-    descend(true);
-  }
-  c.workloads = workload_speeds(samples, use, predicted, start);
-  c.frameworks = framework_levels(samples, use, predicted, start);
+  ArchFit fit{samples,
+              use,
+              start,
+              catalog,
+              c,
+              fitted_archs(samples, use),
+              samples_by_arch(samples, use),
+              std::vector<double>(samples.size(), 0)};
+  fit_archs(fit);
+  c.workloads = workload_speeds(samples, use, fit.predicted, start);
+  c.frameworks = framework_levels(samples, use, fit.predicted, start);
   fit_engines(samples, use, catalog, c);
   return c;
 }

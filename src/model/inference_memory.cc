@@ -98,6 +98,29 @@ void add_sliding_kv(const InferenceShape& s, double context, double held, double
                   num(s.kv_bits)));
 }
 
+// The KV cache of a decoder's sequences. A paged cache holds whole blocks per sequence;
+// llama.cpp holds the whole context of every slot, rounded up to its padding.
+template <class Add>
+void add_kv_cache(const InferenceShape& s, Add& add) {
+  const TransformerConfig& t = *s.t;
+  const Engine& e = *s.engine;
+  const double context = s.seq + s.gen_tokens;
+  const bool whole = e.kv_reserve == "context";
+  const double held =
+      whole ? kv_tokens_held(e, s.batch * context) : s.batch * kv_tokens_held(e, context);
+  const double per_token = kv_bytes_per_token(t, s.kv_bits, s.tp, s.pp);
+  if (t.sliding_layers() > 0) {
+    add_sliding_kv(s, context, held, per_token, add);
+    return;
+  }
+  add("kv_cache", held * per_token,
+      fmt::format("{}·2·(L/pp)·max(1, n_kv/tp)·d_head·bits/8 ({}{} tokens per block)",
+                  whole ? "ceil(b·(s + n_gen))" : "b·ceil(s + n_gen)", e.name,
+                  whole ? "'s whole context," : ":", e.kv_block_tokens),
+      fmt::format("{} tokens·2·{}·{}·{}·{}/8", num(held), num(stage_layers(t, s.pp)),
+                  num(kv_heads_per_gpu(t, s.tp)), t.head_size(), num(s.kv_bits)));
+}
+
 }  // namespace
 
 double kv_bytes_per_token(const TransformerConfig& t, double kv_bits, int tp, int pp) {
@@ -118,25 +141,7 @@ std::vector<MemoryTerm> inference_terms(const InferenceShape& s) {
       out.push_back({std::move(name), bytes / 1e9, std::move(formula), std::move(values)});
   };
   const double d = t.hidden_size;
-  if (t.arch != "encoder") {
-    // A paged cache holds whole blocks per sequence; llama.cpp holds the whole context of every
-    // slot, rounded up to its padding.
-    const double context = s.seq + s.gen_tokens;
-    const bool whole = e.kv_reserve == "context";
-    const double held =
-        whole ? kv_tokens_held(e, s.batch * context) : s.batch * kv_tokens_held(e, context);
-    const double per_token = kv_bytes_per_token(t, s.kv_bits, s.tp, s.pp);
-    if (t.sliding_layers() > 0) {
-      add_sliding_kv(s, context, held, per_token, add);
-    } else {
-      add("kv_cache", held * per_token,
-          fmt::format("{}·2·(L/pp)·max(1, n_kv/tp)·d_head·bits/8 ({}{} tokens per block)",
-                      whole ? "ceil(b·(s + n_gen))" : "b·ceil(s + n_gen)", e.name,
-                      whole ? "'s whole context," : ":", e.kv_block_tokens),
-          fmt::format("{} tokens·2·{}·{}·{}·{}/8", num(held), num(stage_layers(t, s.pp)),
-                      num(kv_heads_per_gpu(t, s.tp)), t.head_size(), num(s.kv_bits)));
-    }
-  }
+  if (t.arch != "encoder") add_kv_cache(s, add);
   // One prefill chunk's live tensors in a layer: the engines reserve them for their chunk size
   // (vLLM profiles a pass at max_num_batched_tokens; llama.cpp sizes its compute buffer for a
   // micro-batch); PyTorch runs the whole prompts at once.

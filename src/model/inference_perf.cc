@@ -426,6 +426,34 @@ void set_gemm_rates(Model& m, const Gpu& gpu, const RunConfig& c, const WeightFo
   m.expert_gemm_rate = *rate * 1e12 * eff.gemm_efficiency * m.expert_gemm->efficiency;
 }
 
+// The bytes of a weight in `format` (m.beta set): of the tensors it covers, the others (in 16 bit
+// or its `rest` format) and the LM head; and what its multiplications cost beyond them.
+void set_weight_bytes(Model& m, const WeightFormat& format, const WeightFormat* rest) {
+  m.weight_bytes = format.bits_per_weight / 8;
+  m.dense_weight_bytes = format.covers != "experts" ? m.weight_bytes
+                         : rest                     ? rest->bits_per_weight / 8
+                                                    : m.beta;
+  // Dequantized to 16 bit, written and read again, before a multiplication of several rows.
+  m.dequant_bytes = format.dequant == "separate" ? 4 : 0;
+  m.call_overhead_s = format.call_overhead_us * 1e-6;
+  m.head_bytes = format.covers == "all" ? format.bits_per_weight / 8
+                 : rest                 ? m.dense_weight_bytes
+                                        : m.beta;
+}
+
+// How `engine` runs a mixture-of-experts layer (m.experts and m.top_k set): one kernel per
+// expert or grouped, its tiles per step, and its per-layer overhead and routing traffic.
+void set_moe_kernel(Model& m, const Engine& engine) {
+  m.per_expert = m.experts > 1 && engine.moe_kernel == "per-expert";
+  m.step_tiles = m.experts > 1 && engine.moe_tile == "step";
+  if (m.experts > 1) {
+    m.moe_overhead_s =
+        (engine.moe_layer_overhead_us + (m.top_k - 1) * engine.moe_pick_overhead_us) * 1e-6;
+    m.moe_routing_bytes = moe_routing_bytes(1, m.top_k, m.t->hidden_size, engine.moe_copy_bytes,
+                                            engine.moe_pick_bytes);
+  }
+}
+
 Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const Engine& engine,
                  const EngineCalibration& eff, const Catalog& catalog) {
   const Engines& engines = embedded_engines();
@@ -441,18 +469,9 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.replicas = c.gpus / (m.tp * m.pp);
   m.layers = t.num_layers;
   m.beta = c.precision == "fp32" ? 4 : 2;
-  m.weight_bytes = format.bits_per_weight / 8;
   // A format of the experts alone leaves every other tensor in 16 bit or in its `rest` format.
   const WeightFormat* rest = format.rest.empty() ? nullptr : *engines.find_format(format.rest);
-  m.dense_weight_bytes = format.covers != "experts" ? m.weight_bytes
-                         : rest                     ? rest->bits_per_weight / 8
-                                                    : m.beta;
-  // Dequantized to 16 bit, written and read again, before a multiplication of several rows.
-  m.dequant_bytes = format.dequant == "separate" ? 4 : 0;
-  m.call_overhead_s = format.call_overhead_us * 1e-6;
-  m.head_bytes = format.covers == "all" ? format.bits_per_weight / 8
-                 : rest                 ? m.dense_weight_bytes
-                                        : m.beta;
+  set_weight_bytes(m, format, rest);
   m.attention_rate = compute_tflops(gpu, c.precision == "fp32" ? "fp32" : "bf16").value_or(1) *
                      1e12 * eff.gemm_efficiency * pc::kAttentionVsGemm;
   m.bandwidth = gpu.mem_bandwidth_gbps * 1e9 * eff.memory_efficiency;
@@ -468,14 +487,7 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.experts = t.experts();
   m.top_k = t.top_k();
   set_gemm_rates(m, gpu, c, format, rest, eff);
-  m.per_expert = m.experts > 1 && engine.moe_kernel == "per-expert";
-  m.step_tiles = m.experts > 1 && engine.moe_tile == "step";
-  if (m.experts > 1) {
-    m.moe_overhead_s =
-        (engine.moe_layer_overhead_us + (m.top_k - 1) * engine.moe_pick_overhead_us) * 1e-6;
-    m.moe_routing_bytes =
-        moe_routing_bytes(1, m.top_k, t.hidden_size, engine.moe_copy_bytes, engine.moe_pick_bytes);
-  }
+  set_moe_kernel(m, engine);
   m.ffn_local = static_cast<double>(t.ffn_size) * t.top_k() / m.tp;
   for (const auto& lin : layer_linears(t)) {
     const bool mlp = lin.name == "gate" || lin.name == "up" || lin.name == "down";

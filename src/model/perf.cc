@@ -1651,6 +1651,42 @@ Status take(Result<Prediction> r, Prediction& p) {
   return {};
 }
 
+// The speed of the run's implementation against the operator model: a measured workload's
+// fitted fraction of it, a training run of a workload never measured its framework's level.
+ImplementationSpeed run_speed(const StepContext& s, const Calibration& calibration,
+                              const WorkloadCalibration* measured,
+                              const FrameworkCalibration& framework) {
+  if (s.train) return implementation_speed(calibration, measured, framework);
+  return {measured ? measured->efficiency : 1, measured ? kSpeedOfWorkload : ""};
+}
+
+// The time of a step whose operators run at `implementation` of the model's speed: compute,
+// the pipeline bubble, exposed communication, offload traffic and spill, into `p` with the
+// throughput, bound and MFU they give; the communication, which the notes describe.
+Communication time_step(const StepContext& s, const StepOperators& ops, double implementation,
+                        double capacity, Prediction& p) {
+  const Timing timing = compute_timing(s, ops, implementation);
+  double step = add_compute_terms(timing, s, p);
+  Communication comm = communication(s, step);
+  if (comm.pipeline_factor > 1) {
+    const double bubble = step * (comm.pipeline_factor - 1);
+    if (s.detail) p.terms.push_back({"pipeline_bubble", bubble, 0, 0, "pipeline"});
+    step += bubble;
+  }
+  if (s.detail && s.c.gpus > 1)
+    p.terms.push_back({"communication", comm.exposed_s, 0, 0, "communication"});
+  step += comm.exposed_s;
+  const double offload_traffic_s = add_offload_traffic(s, p);
+  step += offload_traffic_s;
+  const double spill_s = add_spill(s, capacity, p);
+  step += spill_s;
+  p.step_time_s = step;
+  set_throughput(s, step, p);
+  p.bound = bound_of(timing, comm.exposed_s, spill_s + offload_traffic_s);
+  p.mfu = model_flops_utilisation(s, step);
+  return comm;
+}
+
 // predict with its facts made, into `p`; the terms, notes, warnings and resolved configuration
 // only with `detail` (predict_speed ranks runs on the numbers alone).
 Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
@@ -1689,36 +1725,12 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   p.capacity_gb = capacity;
   p.fits = facts.memory.total_gb <= capacity || s.c.known_to_fit;
   if (!p.fits && s.c.offload != "cpu") return take(not_fitting(w, gpu, config, std::move(p)), p);
-  // A measured workload runs at its fitted fraction of the operator model's speed, a training
-  // run of a workload never measured at its framework's level.
-  const ImplementationSpeed speed = s.train
-                                        ? implementation_speed(calibration, measured, **framework)
-                                        : ImplementationSpeed{measured ? measured->efficiency : 1,
-                                                              measured ? kSpeedOfWorkload : ""};
-  const double implementation = speed.speed;
+  const ImplementationSpeed speed = run_speed(s, calibration, measured, **framework);
   if (detail) {
-    p.implementation_speed = implementation;
+    p.implementation_speed = speed.speed;
     p.speed_source = std::string(speed.source);
   }
-  const Timing timing = compute_timing(s, *ops, implementation);
-  double step = add_compute_terms(timing, s, p);
-  const Communication comm = communication(s, step);
-  if (comm.pipeline_factor > 1) {
-    const double bubble = step * (comm.pipeline_factor - 1);
-    if (detail) p.terms.push_back({"pipeline_bubble", bubble, 0, 0, "pipeline"});
-    step += bubble;
-  }
-  if (detail && s.c.gpus > 1)
-    p.terms.push_back({"communication", comm.exposed_s, 0, 0, "communication"});
-  step += comm.exposed_s;
-  const double offload_traffic_s = add_offload_traffic(s, p);
-  step += offload_traffic_s;
-  const double spill_s = add_spill(s, capacity, p);
-  step += spill_s;
-  p.step_time_s = step;
-  set_throughput(s, step, p);
-  p.bound = bound_of(timing, comm.exposed_s, spill_s + offload_traffic_s);
-  p.mfu = model_flops_utilisation(s, step);
+  const Communication comm = time_step(s, *ops, speed.speed, capacity, p);
   if (detail) add_notes(s, speed, **framework, comm, p);
   return {};
 }

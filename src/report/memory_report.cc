@@ -82,50 +82,53 @@ std::string verdict(const Workload& workload, const Gpu& gpu, const MemoryEstima
   return out;
 }
 
+// Each term's name, size, formula and the values in it.
+Json terms_json(const std::vector<MemoryTerm>& terms) {
+  Json out = Json::array();
+  for (const auto& t : terms) {
+    out.push_back(
+        {{"name", t.name}, {"gb", round2(t.gb)}, {"formula", t.formula}, {"values", t.values}});
+  }
+  return out;
+}
+
+// The configuration as estimated, defaults resolved.
+Json config_json(const RunConfig& c) {
+  return {{"mode", c.mode},
+          {"precision", c.precision},
+          {"weights", c.weights},
+          {"method", c.method},
+          {"optimizer", c.optimizer},
+          {"lora_rank", c.lora_rank},
+          {"batch", *c.batch},
+          {"seq_len", *c.seq_len},
+          {"checkpointing", c.checkpointing},
+          {"zero", c.zero},
+          {"gpus", c.gpus},
+          {"offload", c.offload},
+          {"recompute", c.recompute},
+          {"activation_offload", c.activation_offload},
+          {"optimizer_in_backward", c.optimizer_in_backward},
+          {"loss_chunks", c.loss_chunks},
+          {"grad_accum", c.grad_accum},
+          {"full_state_load", c.full_state_load},
+          {"train_components", c.train_components},
+          {"cached_components", c.cached_components},
+          {"tp", c.tensor_parallel},
+          {"pp", c.pipeline_parallel},
+          {"engine", c.engine},
+          {"kv_cache", c.kv_cache},
+          {"gen_tokens", c.gen_tokens}};
+}
+
 }  // namespace
 
 Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) {
-  const RunConfig& c = e.config;
   Json breakdown = Json::object();
-  Json terms = Json::array();
-  for (const auto& t : e.terms) {
-    breakdown[t.name] = round2(t.gb);
-    terms.push_back(
-        {{"name", t.name}, {"gb", round2(t.gb)}, {"formula", t.formula}, {"values", t.values}});
-  }
-  Json host_terms = Json::array();
-  for (const auto& t : e.host_terms) {
-    host_terms.push_back(
-        {{"name", t.name}, {"gb", round2(t.gb)}, {"formula", t.formula}, {"values", t.values}});
-  }
+  for (const auto& t : e.terms) breakdown[t.name] = round2(t.gb);
   return {{"workload", workload.id},
           {"gpu", gpu.id},
-          {"config",
-           {{"mode", c.mode},
-            {"precision", c.precision},
-            {"weights", c.weights},
-            {"method", c.method},
-            {"optimizer", c.optimizer},
-            {"lora_rank", c.lora_rank},
-            {"batch", *c.batch},
-            {"seq_len", *c.seq_len},
-            {"checkpointing", c.checkpointing},
-            {"zero", c.zero},
-            {"gpus", c.gpus},
-            {"offload", c.offload},
-            {"recompute", c.recompute},
-            {"activation_offload", c.activation_offload},
-            {"optimizer_in_backward", c.optimizer_in_backward},
-            {"loss_chunks", c.loss_chunks},
-            {"grad_accum", c.grad_accum},
-            {"full_state_load", c.full_state_load},
-            {"train_components", c.train_components},
-            {"cached_components", c.cached_components},
-            {"tp", c.tensor_parallel},
-            {"pp", c.pipeline_parallel},
-            {"engine", c.engine},
-            {"kv_cache", c.kv_cache},
-            {"gen_tokens", c.gen_tokens}}},
+          {"config", config_json(e.config)},
           {"total_gb", round2(e.total_gb)},
           {"allocated_gb", round2(e.allocated_gb)},
           {"capacity_gb", round2(e.capacity_gb)},
@@ -135,9 +138,9 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
           {"max_seq_len", e.max_seq_len},
           {"min_gpus", e.min_gpus},
           {"breakdown", breakdown},
-          {"terms", terms},
+          {"terms", terms_json(e.terms)},
           {"host_gb", round2(e.host_gb)},
-          {"host_terms", host_terms},
+          {"host_terms", terms_json(e.host_terms)},
           {"suggestions", e.suggestions},
           {"available_gb", round2(e.available_gb)},
           {"kv_room_gb", round2(e.kv_room_gb)},
