@@ -29,6 +29,10 @@ constexpr double kMinEfficiency = 0.05;
 // scatter between two software generations of Lambda's benchmark on one GPU (validation/README.md).
 constexpr double kHuberDelta = 0.15;
 
+double huber(double e) {
+  return e <= kHuberDelta ? e * e : 2 * kHuberDelta * e - kHuberDelta * kHuberDelta;
+}
+
 double objective(const std::vector<ThroughputSample>& samples, const std::vector<bool>& use,
                  const std::vector<double>& predicted, const Calibration& c,
                  const Calibration& start) {
@@ -39,7 +43,7 @@ double objective(const std::vector<ThroughputSample>& samples, const std::vector
     if (!use[r] || predicted[i] <= 0 || predicted[r] <= 0) continue;
     const double e = std::abs(
         std::log((predicted[i] / predicted[r]) / (samples[i].measured / samples[r].measured)));
-    sum += e <= kHuberDelta ? e * e : 2 * kHuberDelta * e - kHuberDelta * kHuberDelta;
+    sum += huber(e);
   }
   for (const auto& a : c.archs) {
     const ArchCalibration s = start.for_arch(a.architecture);
@@ -58,10 +62,6 @@ bool is_inference(const ThroughputSample& s) {
 std::string engine_of(const ThroughputSample& s) {
   auto engine = embedded_engines().find_engine(s.run.engine);
   return engine ? (*engine)->id : s.run.engine;
-}
-
-double huber(double e) {
-  return e <= kHuberDelta ? e * e : 2 * kHuberDelta * e - kHuberDelta * kHuberDelta;
 }
 
 }  // namespace

@@ -1025,20 +1025,30 @@ double diffusers_checkpointed_kept(const Run& r) {
   return recomputed.empty() ? 0 : boundary + largest;
 }
 
+// A transformer's inference: the KV cache, one prefill chunk's activations and the logits the
+// engine holds (model/inference_memory.h).
+void transformer_inference_activations(const Run& r, Terms& t) {
+  InferenceShape shape{&*r.w.transformer,
+                       r.engine,
+                       r.format,
+                       r.kv->bits_per_element,
+                       r.act_bytes,
+                       r.batch,
+                       r.seq,
+                       r.c.gen_tokens,
+                       r.c.tensor_parallel,
+                       r.c.pipeline_parallel,
+                       0};
+  shape.capacity_gb = r.capacity_gb;
+  shape.ep = r.c.expert_parallel;
+  if (r.c.precision == "fp32" && r.kv->id == "auto") shape.kv_bits = 32;
+  for (auto& term : inference_terms(shape)) t.list.push_back(std::move(term));
+}
+
 void activation_terms(const Run& r, Terms& t) {
   if (r.w.transformer) {
-    if (r.train) return transformer_training_activations(r, t);
-    const TransformerConfig& tc = *r.w.transformer;
-    // Inference: the KV cache, one prefill chunk's activations and the logits the engine holds.
-    InferenceShape shape{
-        &tc,     r.engine, r.format,       r.kv->bits_per_element, r.act_bytes,
-        r.batch, r.seq,    r.c.gen_tokens, r.c.tensor_parallel,    r.c.pipeline_parallel,
-        0};
-    shape.capacity_gb = r.capacity_gb;
-    shape.ep = r.c.expert_parallel;
-    if (r.c.precision == "fp32" && r.kv->id == "auto") shape.kv_bits = 32;
-    for (auto& term : inference_terms(shape)) t.list.push_back(std::move(term));
-    return;
+    return r.train ? transformer_training_activations(r, t)
+                   : transformer_inference_activations(r, t);
   }
   // A layer list: the outputs the backward pass keeps (the trained components' layers), and the
   // live tensors of a layer that only runs forward (frozen components, and inference).

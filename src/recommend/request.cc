@@ -139,8 +139,10 @@ std::string sharded_default_clause(const Calibration& calibration, const RunConf
   if (!run.framework.empty() || run.zero == 3) return "";
   auto sharded = run_framework(calibration, "", 3, nullptr);
   if (!sharded || (*sharded)->framework == taken.framework) return "";
-  return fmt::format("; laid out with sharded weights (ZeRO-3), at framework {}'s level, {}",
-                     (*sharded)->framework, format_number((*sharded)->level));
+  return fmt::format(
+      "; an option that shards its weights over several GPUs (ZeRO-3) takes framework {}'s "
+      "level, {}",
+      (*sharded)->framework, format_number((*sharded)->level));
 }
 
 // What sets a training task's speed, said with the answer (docs/performance.md,
