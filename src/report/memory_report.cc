@@ -67,8 +67,10 @@ std::string verdict(const Workload& workload, const Gpu& gpu, const MemoryEstima
   out += e.max_batch > 0 ? fmt::format("Largest {}batch that fits: {}. ",
                                        e.config.micro_batch ? "micro-" : "", e.max_batch)
                          : std::string("Not even a batch of 1 fits. ");
-  if (workload.transformer)
-    out += fmt::format("Longest sequence at this batch: {}. ", e.max_seq_len);
+  if (workload.transformer) {
+    out += e.max_seq_len > 0 ? fmt::format("Longest sequence at this batch: {}. ", e.max_seq_len)
+                             : std::string("No sequence length fits at this batch. ");
+  }
   out += e.min_gpus > 0 ? fmt::format("Fewest GPUs that hold it: {}.\n", e.min_gpus)
                         : std::string("Not within 1024 GPUs.\n");
   if (e.config.mode != "train" && workload.transformer) {
