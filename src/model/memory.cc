@@ -14,6 +14,7 @@
 #include "model/components.h"
 #include "model/finetune_methods.h"
 #include "model/fp8_training.h"
+#include "model/framework_speed.h"
 #include "model/inference_memory.h"
 #include "model/links.h"
 #include "model/memory_constants.h"
@@ -555,7 +556,8 @@ enum class Fp8Stack { kNone, kTransformerEngine, kTorchao };
 Fp8Stack fp8_stack(const Run& r) {
   if (!r.train || r.c.precision != "fp8" || !r.w.transformer || r.c.method != "full")
     return Fp8Stack::kNone;
-  return r.c.zero >= 3 ? Fp8Stack::kTorchao : Fp8Stack::kTransformerEngine;
+  return default_framework(r.c.zero) == kDefaultShardedFramework ? Fp8Stack::kTorchao
+                                                                 : Fp8Stack::kTransformerEngine;
 }
 
 bool is_mlp_linear(std::string_view name) {
