@@ -207,10 +207,7 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
 const Calibration& embedded_calibration() {
   // Parsed once: every prediction of a `rigplan serve` process shares it.
   static const Calibration kCalibration = [] {
-    std::vector<CatalogFile> files;
-    for (const auto& f : embedded_calibration_files())
-      files.push_back({std::string(f.path), std::string(f.text)});
-    auto loaded = load_calibration(files);
+    auto loaded = load_calibration(catalog_files(embedded_calibration_files()));
     assert(loaded.ok() && "the embedded calibration is checked by its tests");
     return loaded.ok() ? std::move(loaded).value() : Calibration{};
   }();

@@ -5,6 +5,7 @@
 #include <cassert>
 #include <span>
 
+#include "catalog/entry_files.h"
 #include "catalog/name_index.h"
 #include "catalog/toml_decode.h"
 #include "rigplan/engine.h"
@@ -470,39 +471,21 @@ Result<Engines> load_engines(const std::vector<CatalogFile>& files) {
   Problems problems;
   Engines out;
   std::vector<RawEntry> engine_raws, format_raws;
-  for (const auto& file : files) {
-    auto parsed = parse_file(file, problems);
-    if (!parsed) continue;
-    for (auto&& [key, node] : *parsed) {
-      const std::string section(key.str());
-      auto* array = node.as_array();
-      if ((section != "engine" && section != "format" && section != "kv_format" &&
-           section != "host") ||
-          !array || !array->is_array_of_tables()) {
-        problems.add(node.source(),
-                     fmt::format("unknown section '{}'; expected [[engine]], [[format]], "
-                                 "[[kv_format]] or [[host]]",
-                                 section));
-        continue;
-      }
-      for (auto&& item : *array) {
-        RawEntry raw{std::move(*item.as_table()), ""};
-        if (const auto* id = raw.table.get_as<std::string>("id")) raw.id = id->get();
-        const EntryContext ctx(section, raw, problems);
-        if (section == "engine") {
-          out.engines.push_back(decode_engine(ctx));
-          engine_raws.push_back(std::move(raw));
-        } else if (section == "host") {
-          out.hosts.push_back(decode_host(ctx, out.hosts));
-        } else if (section == "format") {
-          out.formats.push_back(decode_sourced_entry(ctx, format_fields()));
-          format_raws.push_back(std::move(raw));
-        } else {
-          out.kv_formats.push_back(decode_sourced_entry(ctx, kv_fields()));
-        }
-      }
+  static constexpr std::string_view kSections[] = {"engine", "format", "kv_format", "host"};
+  for_each_entry(files, kSections, problems, [&](std::string_view section, RawEntry raw) {
+    const EntryContext ctx(section, raw, problems);
+    if (section == "engine") {
+      out.engines.push_back(decode_engine(ctx));
+      engine_raws.push_back(std::move(raw));
+    } else if (section == "host") {
+      out.hosts.push_back(decode_host(ctx, out.hosts));
+    } else if (section == "format") {
+      out.formats.push_back(decode_sourced_entry(ctx, format_fields()));
+      format_raws.push_back(std::move(raw));
+    } else {
+      out.kv_formats.push_back(decode_sourced_entry(ctx, kv_fields()));
     }
-  }
+  });
   for (size_t i = 0; i < out.engines.size(); ++i) {
     const EntryContext ctx("engine", engine_raws[i], problems);
     check_names(ctx, "weight_formats", out.engines[i].weight_formats, out.formats);

@@ -8,6 +8,7 @@
 #include <cassert>
 #include <cmath>
 
+#include "catalog/entry_files.h"
 #include "catalog/name_index.h"
 #include "catalog/toml_decode.h"
 #include "model/links.h"
@@ -111,33 +112,18 @@ Result<InputPipelines> load_input_pipelines(const std::vector<CatalogFile>& file
   Problems problems;
   InputPipelines out;
   std::vector<RawEntry> input_raws, loader_raws;
-  for (const auto& file : files) {
-    auto parsed = parse_file(file, problems);
-    if (!parsed) continue;
-    for (auto&& [key, node] : *parsed) {
-      const std::string section(key.str());
-      auto* array = node.as_array();
-      if ((section != "input" && section != "loader") || !array || !array->is_array_of_tables()) {
-        problems.add(node.source(), fmt::format("unknown section '{}'; expected [[input]] or "
-                                                "[[loader]]",
-                                                section));
-        continue;
-      }
-      for (auto&& item : *array) {
-        RawEntry raw{std::move(*item.as_table()), ""};
-        if (const auto* id = raw.table.get_as<std::string>("id")) raw.id = id->get();
-        const EntryContext ctx(section, raw, problems);
-        if (section == "input") {
-          out.inputs.push_back(decode_sourced_entry(ctx, input_fields()));
-          input_raws.push_back(std::move(raw));
-        } else {
-          out.loaders.push_back(decode_sourced_entry(ctx, loader_fields()));
-          check_decode(ctx, out.loaders.back());
-          loader_raws.push_back(std::move(raw));
-        }
-      }
+  static constexpr std::string_view kSections[] = {"input", "loader"};
+  for_each_entry(files, kSections, problems, [&](std::string_view section, RawEntry raw) {
+    const EntryContext ctx(section, raw, problems);
+    if (section == "input") {
+      out.inputs.push_back(decode_sourced_entry(ctx, input_fields()));
+      input_raws.push_back(std::move(raw));
+    } else {
+      out.loaders.push_back(decode_sourced_entry(ctx, loader_fields()));
+      check_decode(ctx, out.loaders.back());
+      loader_raws.push_back(std::move(raw));
     }
-  }
+  });
   for (size_t i = 0; i < out.loaders.size(); ++i) {
     check_reference(out.loaders[i].input, "input", "input", out.inputs,
                     EntryContext("loader", loader_raws[i], problems));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "catalog/entry_files.h"
 #include "catalog/toml_decode.h"
 #include "model/recompute_policy.h"
 #include "model/run_fields.h"
@@ -150,23 +151,10 @@ std::vector<std::string_view> recipe_run_keys() { return keys_of(run_config_fiel
 Result<std::vector<Recipe>> load_recipes(const std::vector<CatalogFile>& files) {
   Problems problems;
   std::vector<Recipe> out;
-  for (const auto& file : files) {
-    auto parsed = parse_file(file, problems);
-    if (!parsed) continue;
-    for (auto&& [key, node] : *parsed) {
-      auto* array = node.as_array();
-      if (key.str() != "recipe" || !array || !array->is_array_of_tables()) {
-        problems.add(node.source(), fmt::format("unknown section '{}'; expected [[recipe]] entries",
-                                                shown(key.str())));
-        continue;
-      }
-      for (auto&& item : *array) {
-        RawEntry raw{std::move(*item.as_table()), ""};
-        if (const auto* id = raw.table.get_as<std::string>("id")) raw.id = id->get();
-        decode_recipe(std::move(raw), problems, out);
-      }
-    }
-  }
+  static constexpr std::string_view kSections[] = {"recipe"};
+  for_each_entry(files, kSections, problems, [&](std::string_view, RawEntry raw) {
+    decode_recipe(std::move(raw), problems, out);
+  });
   if (!problems.empty()) return problems.to_status();
   return out;
 }

@@ -2,6 +2,7 @@
 // field tables so a typo is reported with its file, line and a suggestion.
 #include <fmt/format.h>
 
+#include "catalog/entry_files.h"
 #include "catalog/toml_decode.h"
 #include "model/run_fields.h"
 #include "rigplan/input.h"
@@ -157,61 +158,55 @@ void check_job(const EntryContext& ctx, const PresetRecord& r, const Preset& p, 
   }
 }
 
+// The [[preset.task]] tables of a preset; false when a task's mode could not be read.
+bool decode_tasks(const EntryContext& ctx, const RawEntry& raw, Preset& preset) {
+  const auto* tasks = raw.table.get_as<toml::array>("task");
+  if (!tasks || !tasks->is_array_of_tables() || tasks->empty()) {
+    ctx.error("", "a preset needs at least one [[preset.task]]");
+    return true;
+  }
+  bool modes_read = true;
+  for (auto&& t : *tasks) {
+    const toml::table& table = *t.as_table();
+    const EntryContext sub = ctx.within(table, fmt::format("task {}", preset.tasks.size() + 1));
+    TaskRecord task;
+    // Unknown keys are reported by the first pass only.
+    std::vector<std::string_view> present;
+    for (auto&& [k, v] : table) present.push_back(k.str());
+    decode_fields(sub, table, task_fields(), task, keys_of(run_config_fields()));
+    decode_fields(sub, table, run_config_fields(), task.run, present);
+    modes_read = modes_read && sub.read_well({"mode"});
+    // A recipe is chosen by its tool and the task's method: not by a method already reported.
+    if (!task.recipe.empty() && sub.read_well({"recipe", "method"})) {
+      apply_task_recipe(table, sub, task);
+    }
+    preset.tasks.push_back({task.workload, task.run, task.share, task.resolution});
+  }
+  return modes_read;
+}
+
+void decode_preset(const RawEntry& raw, Problems& problems, std::vector<Preset>& out) {
+  const EntryContext ctx("preset", raw, problems);
+  PresetRecord record;
+  const std::string_view also[] = {"task"};
+  decode_fields(ctx, raw.table, preset_fields(), record, also);
+  Preset preset = assemble(record);
+  const bool modes_read = decode_tasks(ctx, raw, preset);
+  check_job(ctx, record, preset, modes_read);
+  for (const auto& p : out) {
+    if (ctx.read_well({"id"}) && p.id == preset.id) ctx.error("id", "duplicate preset id");
+  }
+  out.push_back(std::move(preset));
+}
+
 }  // namespace
 
 Result<std::vector<Preset>> load_presets(const std::vector<CatalogFile>& files) {
   Problems problems;
   std::vector<Preset> out;
-  for (const auto& file : files) {
-    auto parsed = parse_file(file, problems);
-    if (!parsed) continue;
-    for (auto&& [key, node] : *parsed) {
-      auto* array = node.as_array();
-      if (key.str() != "preset" || !array || !array->is_array_of_tables()) {
-        problems.add(node.source(), fmt::format("unknown section '{}'; expected [[preset]] entries",
-                                                shown(key.str())));
-        continue;
-      }
-      for (auto&& item : *array) {
-        RawEntry raw{std::move(*item.as_table()), ""};
-        if (const auto* id = raw.table.get_as<std::string>("id")) raw.id = id->get();
-        const EntryContext ctx("preset", raw, problems);
-        PresetRecord record;
-        const std::string_view also[] = {"task"};
-        decode_fields(ctx, raw.table, preset_fields(), record, also);
-        Preset preset = assemble(record);
-        const auto* tasks = raw.table.get_as<toml::array>("task");
-        bool modes_read = true;
-        if (!tasks || !tasks->is_array_of_tables() || tasks->empty()) {
-          ctx.error("", "a preset needs at least one [[preset.task]]");
-        } else {
-          for (auto&& t : *tasks) {
-            const toml::table& table = *t.as_table();
-            const EntryContext sub =
-                ctx.within(table, fmt::format("task {}", preset.tasks.size() + 1));
-            TaskRecord task;
-            // Unknown keys are reported by the first pass only.
-            std::vector<std::string_view> present;
-            for (auto&& [k, v] : table) present.push_back(k.str());
-            decode_fields(sub, table, task_fields(), task, keys_of(run_config_fields()));
-            decode_fields(sub, table, run_config_fields(), task.run, present);
-            modes_read = modes_read && sub.read_well({"mode"});
-            // A recipe is chosen by its tool and the task's method: not by a method already
-            // reported.
-            if (!task.recipe.empty() && sub.read_well({"recipe", "method"})) {
-              apply_task_recipe(table, sub, task);
-            }
-            preset.tasks.push_back({task.workload, task.run, task.share, task.resolution});
-          }
-        }
-        check_job(ctx, record, preset, modes_read);
-        for (const auto& p : out) {
-          if (ctx.read_well({"id"}) && p.id == preset.id) ctx.error("id", "duplicate preset id");
-        }
-        out.push_back(std::move(preset));
-      }
-    }
-  }
+  static constexpr std::string_view kSections[] = {"preset"};
+  for_each_entry(files, kSections, problems,
+                 [&](std::string_view, const RawEntry& raw) { decode_preset(raw, problems, out); });
   if (!problems.empty()) return problems.to_status();
   return out;
 }

@@ -1,6 +1,7 @@
 // Loading workload files: [[workload]] entries, each with one architecture table.
 #include <map>
 
+#include "catalog/entry_files.h"
 #include "catalog/name_index.h"
 #include "catalog/toml_decode.h"
 #include "rigplan/input.h"
@@ -256,25 +257,9 @@ std::vector<CatalogFile> embedded_workloads() { return catalog_files(embedded_wo
 Result<Zoo> load_zoo(const std::vector<CatalogFile>& files) {
   Problems problems;
   std::vector<RawEntry> raws;
-  for (const auto& file : files) {
-    auto parsed = parse_file(file, problems);
-    if (!parsed) continue;
-    toml::table& root = *parsed;
-    for (auto&& [key, node] : root) {
-      auto* array = node.as_array();
-      if (key.str() != "workload" || !array || !array->is_array_of_tables()) {
-        problems.add(node.source(), fmt::format("unknown section '{}'; expected [[workload]] "
-                                                "entries",
-                                                shown(key.str())));
-        continue;
-      }
-      for (auto&& item : *array) {
-        RawEntry entry{std::move(*item.as_table()), ""};
-        if (const auto* id = entry.table.get_as<std::string>("id")) entry.id = id->get();
-        raws.push_back(std::move(entry));
-      }
-    }
-  }
+  static constexpr std::string_view kSections[] = {"workload"};
+  for_each_entry(files, kSections, problems,
+                 [&](std::string_view, RawEntry raw) { raws.push_back(std::move(raw)); });
   Zoo zoo;
   std::map<std::string, size_t> seen;
   for (const auto& raw : raws) {

@@ -382,6 +382,26 @@ TEST(Recipes, BadNamesAndDeviceCountsAreExplained) {
 }  // namespace
 // A recipe id that fails its own check (an integer) is not stored; two of them were also
 // "duplicate recipe id", an id neither recipe has (EntryContext::read_well).
+// A misspelled section is named with what the file may hold and the nearest of it; the entries
+// that follow in other files are still read and checked.
+TEST(Recipes, AMisspelledSectionIsNamedWithTheOneExpected) {
+  auto loaded = load_recipes({{"r.toml", "[[recipes]]\nid = \"a\"\n"},
+                              {"s.toml", "recipe = 1\n"},
+                              {"t.toml", "[[recipe]]\nid = 2\n"}});
+  ASSERT_FALSE(loaded.ok());
+  const std::string message = loaded.status().message();
+  EXPECT_NE(message.find("r.toml:1:1: unknown section 'recipes'; expected [[recipe]] (did you "
+                         "mean 'recipe'?)\n"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("s.toml:1:10: unknown section 'recipe'; expected [[recipe]]"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("t.toml:2:6: recipe: field 'id': expected a string, got an integer"),
+            std::string::npos)
+      << message;
+}
+
 TEST(Recipes, IdsThatFailAreReportedOnceNotAsDuplicates) {
   const std::string body =
       "tool = \"unsloth\"\nname = \"n\"\ndevices = \"single\"\nconfig_file = \"c\"\n"

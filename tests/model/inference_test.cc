@@ -138,6 +138,15 @@ TEST(Engines, AnEngineMustNameFormatsTheFilesDefine) {
             "engine files; expected 'bf16'\n1 problem in 1 file");
 }
 
+TEST(Engines, AnUnknownSectionListsTheFourAFileMayHold) {
+  auto loaded = load_engines({{"engines.toml", "[[kv-format]]\nid = \"q8\"\n"}});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(
+      loaded.status().message(),
+      "engines.toml:1:1: unknown section 'kv-format'; expected [[engine]], [[format]], "
+      "[[kv_format]] or [[host]] (did you mean 'kv_format' or 'format'?)\n1 problem in 1 file");
+}
+
 TEST(Engines, AnEngineSaysHowItRunsAMixtureOfExperts) {
   std::string text = kOneEngine;
   text.erase(text.find(", \"q3\""), 6);  // every format defined
