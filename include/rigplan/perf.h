@@ -27,8 +27,8 @@ struct ArchCalibration {
   double memory_efficiency = 0.8;  // of the memory bandwidth, for streaming kernels
   double tf32_efficiency = 1.0;    // extra factor for fp32 training on TF32 tensor cores
   std::string fitted_on;           // what the values were fitted to
-  // The fitted key these values come from, for a key no measurement covers (Calibration::for_gpu),
-  // or kMeanOfFitted; empty when they are the key's own.
+  // For a key no measurement covers (Calibration::for_gpu): the class whose memory efficiency it
+  // takes (hbm, gddr, geforce), or kMeanOfFitted; empty when the values are the key's own.
   std::string borrowed_from;
 };
 inline constexpr std::string_view kMeanOfFitted = "mean";
@@ -95,10 +95,10 @@ struct Calibration {
   // defaults) for a key without its own.
   ArchCalibration for_arch(std::string_view key) const;
   // The parameters a GPU runs at: its calibration key's. A key no measurement covers (a new
-  // architecture, such as Ada GeForce or Blackwell) borrows the fitted key of its class (hbm,
-  // gddr, geforce) whose first GPU in the catalog came out nearest in time to the first GPU of
-  // its own key; with no fitted key of its class, the mean of all. Leave one architecture out
-  // (`rigplan validate --loo-arch`) chose this rule: docs/performance.md.
+  // architecture, such as Ada GeForce or Blackwell) takes the median GEMM and TF32 efficiencies
+  // of all fitted keys, no higher than its own measured GEMM ceiling, and the median memory
+  // efficiency of the fitted keys of its class (hbm, gddr, geforce), else the mean of all. Leave
+  // one architecture out (`rigplan validate --loo-arch`) chose this rule: docs/performance.md.
   ArchCalibration for_gpu(const Gpu& gpu, const Catalog& catalog) const;
   // The fitted efficiency of a workload; 1 (the operator model alone) for one never measured.
   double workload_efficiency(std::string_view workload) const;

@@ -445,48 +445,54 @@ namespace {
 // A calibration key's class: "hbm", "gddr" or "geforce" (calibration_key).
 std::string_view key_class(std::string_view key) { return key.substr(key.find('-') + 1); }
 
-// The release of the first GPU of each calibration key in the catalog, in days since the epoch.
-std::map<std::string, long, std::less<>> first_release_by_key(const Catalog& catalog) {
-  std::map<std::string, long, std::less<>> first;
-  for (const Gpu& g : catalog.gpus) {
-    const long day = g.release_date.days_since_epoch();
-    auto [it, added] = first.emplace(calibration_key(g), day);
-    if (!added) it->second = std::min(it->second, day);
+// The median of `values` (not empty).
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// One efficiency of every fitted key, or of those of `of_class` when it is not empty.
+std::vector<double> efficiencies(const std::vector<ArchCalibration>& archs,
+                                 double ArchCalibration::*field, std::string_view of_class = {}) {
+  std::vector<double> out;
+  for (const auto& a : archs) {
+    if (of_class.empty() || key_class(a.architecture) == of_class) out.push_back(a.*field);
   }
-  return first;
+  return out;
 }
 
 }  // namespace
 
-ArchCalibration Calibration::for_gpu(const Gpu& gpu, const Catalog& catalog) const {
+// A key no measurement covers: docs/performance.md ("Leave one architecture out") scores this
+// rule against the others tried. A new generation's tensor cores are new, and the GEMM efficiency
+// of the key released nearest in time is no better a guess than any other key's, so GEMM and TF32
+// take the median of all fitted keys (a median, because several sit at the bound 1, which is not
+// a measurement), no higher than the key's own measured GEMM ceiling. The memory efficiency
+// follows the memory system, which the class names: the median of its class's fitted keys, else
+// the mean of all.
+ArchCalibration Calibration::for_gpu(const Gpu& gpu, const Catalog& /*catalog*/) const {
   const std::string key = calibration_key(gpu);
   for (const auto& a : archs) {
     if (a.architecture == key) return a;
   }
-  const auto first = first_release_by_key(catalog);
-  const long own = first.count(key) ? first.at(key) : gpu.release_date.days_since_epoch();
-  const ArchCalibration* nearest = nullptr;
-  long nearest_gap = 0;
-  for (const auto& a : archs) {
-    auto released = first.find(a.architecture);
-    if (key_class(a.architecture) != key_class(key) || released == first.end()) continue;
-    const long gap = std::abs(released->second - own);
-    if (!nearest || gap < nearest_gap) nearest = &a, nearest_gap = gap;
-  }
-  ArchCalibration out{key, 0, 0, 0, "mean of the fitted architectures"};
-  if (nearest) {
-    out = *nearest;
-    out.architecture = key;
-    out.borrowed_from = nearest->architecture;
-    return out;
-  }
-  for (const auto& a : archs) {
-    out.gemm_efficiency += a.gemm_efficiency / static_cast<double>(archs.size());
-    out.memory_efficiency += a.memory_efficiency / static_cast<double>(archs.size());
-    out.tf32_efficiency += a.tf32_efficiency / static_cast<double>(archs.size());
-  }
   if (archs.empty()) return ArchCalibration{key};
-  out.borrowed_from = kMeanOfFitted;
+  ArchCalibration out{key};
+  out.gemm_efficiency =
+      std::min(median(efficiencies(archs, &ArchCalibration::gemm_efficiency)), gemm_ceiling(key));
+  out.tf32_efficiency = median(efficiencies(archs, &ArchCalibration::tf32_efficiency));
+  const std::string_view of_class = key_class(key);
+  const auto same_class = efficiencies(archs, &ArchCalibration::memory_efficiency, of_class);
+  if (!same_class.empty()) {
+    out.memory_efficiency = median(same_class);
+    out.borrowed_from = of_class;
+  } else {
+    const auto all = efficiencies(archs, &ArchCalibration::memory_efficiency);
+    out.memory_efficiency =
+        std::accumulate(all.begin(), all.end(), 0.0) / static_cast<double>(all.size());
+    out.borrowed_from = kMeanOfFitted;
+  }
+  out.fitted_on = "no measured run: the median GEMM and TF32 efficiencies of the fitted keys";
   return out;
 }
 
@@ -1582,13 +1588,14 @@ void add_notes(const StepContext& s, const ImplementationSpeed& speed,
   if (!s.model->borrowed_from.empty()) {
     const std::string& from = s.model->borrowed_from;
     append_note(p,
-                fmt::format("no measured run covers {}'s architecture ({}): its efficiencies are "
-                            "{}",
+                fmt::format("no measured run covers {}'s architecture ({}): its GEMM efficiency "
+                            "is the median of the fitted architectures', its memory "
+                            "efficiency {}",
                             s.gpu.id, s.model->key,
-                            from == kMeanOfFitted
-                                ? "the mean of the fitted architectures'"
-                                : from + "'s, the nearest fitted architecture of its class"));
+                            from == kMeanOfFitted ? "their mean"
+                                                  : "the median of the fitted " + from + " ones'"));
   }
+
   if (s.rates.sustained < 1) {
     append_note(p, fmt::format("{} W holds {}'s chip below its rated clocks, which need {} W: it "
                                "runs at {:.0f}% of its rated speed",

@@ -88,7 +88,7 @@ TEST(Recommend, ABudgetThatBuysNothingNamesWhatItBuysInTheExistingDesktop) {
   ASSERT_FALSE(rec->relaxations.empty());
   EXPECT_EQ(rec->relaxations.back(),
             "every owned option here includes a new base system; the budget buys, as a GPU added "
-            "to the PC you have: own used 1 x rtx-a4000 (existing-desktop) at 463 USD (--system "
+            "to the PC you have: own used 1 x rtx-a4000 (existing-desktop) at 443 USD (--system "
             "existing-desktop)");
 }
 
