@@ -338,6 +338,9 @@ struct Timing {
   double gemm = 0, attention = 0, elementwise = 0, optimizer = 0, dequantize = 0;
   double gemm_flops = 0, other_flops = 0, bytes = 0;
   double compute_bound = 0, memory_bound = 0;
+  // The kernels' launch and synchronisation (perf_constants.h kKernelOverheadS a kernel): time
+  // no GPU shortens, apart from the operator classes above.
+  double launch = 0, kernels = 0;
   // Elementwise operators' bytes: all they move, and those read from L2 (l2_served_bytes).
   double elementwise_bytes = 0, l2_served_bytes = 0;
 };
@@ -398,10 +401,11 @@ void time_ops(std::span<const Op> ops, const Passes& step_passes, const Rates& r
     const double bandwidth = rates.bandwidth_gbps * 1e9 * cal.memory_efficiency;
     const double memory = bytes / bandwidth;
     // A split-K GEMM's reduction kernel runs after it, at the memory bandwidth.
-    const double seconds = ((std::max(compute, memory) + reduction / bandwidth) / rates.sustained +
-                            kernels * pc::kKernelOverheadS) *
-                           op.count * passes;
+    const double seconds =
+        (std::max(compute, memory) + reduction / bandwidth) / rates.sustained * op.count * passes;
     (compute >= memory ? out.compute_bound : out.memory_bound) += seconds;
+    out.kernels += kernels * op.count * passes;
+    out.launch += kernels * pc::kKernelOverheadS * op.count * passes;
     if (is_gemm) {
       out.gemm += seconds;
       out.gemm_flops += op.flops * op.count * passes;
@@ -1136,8 +1140,9 @@ Timing train_timing(const StepContext& s, const StepOperators& ops) {
 // workload's measured fraction of the operator model's speed.
 Timing compute_timing(const StepContext& s, const StepOperators& ops, double implementation) {
   Timing timing = s.train ? train_timing(s, ops) : operator_times(s, ops);
-  for (double* t : {&timing.gemm, &timing.attention, &timing.elementwise, &timing.optimizer,
-                    &timing.dequantize, &timing.compute_bound, &timing.memory_bound}) {
+  for (double* t :
+       {&timing.gemm, &timing.attention, &timing.elementwise, &timing.optimizer, &timing.dequantize,
+        &timing.compute_bound, &timing.memory_bound, &timing.launch}) {
     *t /= implementation;
   }
   return timing;
@@ -1155,8 +1160,10 @@ double add_compute_terms(const Timing& timing, const StepContext& s, Prediction&
       p.terms.push_back({"elementwise from L2", 0, 0, timing.l2_served_bytes, "l2"});
     if (s.train) p.terms.push_back({"optimizer", timing.optimizer, 0, 0, "memory"});
     if (timing.dequantize > 0) p.terms.push_back({"dequantize", timing.dequantize, 0, 0, "memory"});
+    p.terms.push_back({"launch", timing.launch, 0, 0, "launch"});
   }
-  return timing.gemm + timing.attention + timing.elementwise + timing.optimizer + timing.dequantize;
+  return timing.gemm + timing.attention + timing.elementwise + timing.optimizer +
+         timing.dequantize + timing.launch;
 }
 
 // A collective's path: the GPU-to-GPU link within a node, the network between nodes.
@@ -1521,11 +1528,12 @@ void set_throughput(const StepContext& s, double step, Prediction& p) {
   p.throughput = p.samples_per_step * units_per_sample / step;
 }
 
-// What bounds the step: the largest of its compute-bound, memory-bound, communication and
-// offload times.
+// What bounds the step: the largest of its compute-bound, memory-bound, kernel launch,
+// communication and offload times.
 const char* bound_of(const Timing& timing, double communication_s, double offload_s) {
   const std::pair<double, const char*> shares[] = {{timing.compute_bound, "compute"},
                                                    {timing.memory_bound, "memory"},
+                                                   {timing.launch, "launch"},
                                                    {communication_s, "communication"},
                                                    {offload_s, "capacity"}};
   return std::max_element(std::begin(shares), std::end(shares))->second;

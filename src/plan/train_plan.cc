@@ -136,7 +136,7 @@ struct Candidate {
 double compute_s(const Prediction& p) {
   double sum = 0;
   for (const auto& t : p.terms) {
-    if (t.bound == "compute" || t.bound == "memory") sum += t.seconds;
+    if (t.bound == "compute" || t.bound == "memory" || t.bound == "launch") sum += t.seconds;
   }
   return sum;
 }

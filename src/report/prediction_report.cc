@@ -1,5 +1,8 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "model/perf_constants.h"
 #include "rigplan/report.h"
 #include "util/strings.h"
 
@@ -239,10 +242,20 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
                      fmt::format("{:.1f}%", t.seconds / p.step_time_s * 100)});
     }
     out.append("\n").append(table.render());
+    // A training step's launches are a row of their own; an engine's are in launch_and_host.
+    const bool launch_row = std::any_of(p.terms.begin(), p.terms.end(),
+                                        [](const auto& t) { return t.name == "launch"; });
     out +=
-        "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency)) "
-        "plus "
-        "launch overhead; docs/performance.md.\n";
+        "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency))";
+    out += launch_row ? fmt::format("; each of its kernels adds {:g} µs of launch (the launch row)",
+                                    perf_constants::kKernelOverheadS * 1e6)
+                      : std::string(" plus launch overhead");
+    out += "; docs/performance.md.\n";
+    if (p.bound == "launch") {
+      out +=
+          "The launches bound this step: its kernels are too short to hide them. A larger batch "
+          "amortizes them; CUDA graphs or torch.compile cut them, which rigplan does not model.\n";
+    }
     if (p.pipeline) out += pipeline_explain(*p.pipeline, p);
   }
   return out;

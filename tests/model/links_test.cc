@@ -45,7 +45,8 @@ std::string path_of(const std::string& note, std::string_view collective) {
 }
 
 double compute_s(const Prediction& p) {
-  return term(p, "gemm") + term(p, "attention") + term(p, "elementwise") + term(p, "optimizer");
+  return term(p, "gemm") + term(p, "attention") + term(p, "elementwise") + term(p, "optimizer") +
+         term(p, "launch");
 }
 
 TEST(NvlinkDomain, ARunsMachineIsItsOwnElseTheGpusDomainElseAnHgxBoard) {

@@ -43,6 +43,14 @@ Prediction run(const char* workload, const char* gpu, const RunConfig& config,
   return std::move(p).value();
 }
 
+// The seconds of a prediction's term `name` (0 when it has none).
+double term_seconds(const Prediction& p, std::string_view name) {
+  for (const PerfTerm& t : p.terms) {
+    if (t.name == name) return t.seconds;
+  }
+  return 0;
+}
+
 TEST(PerfModel, DecodeAtBatchOneReadsEveryWeightPerToken) {
   RunConfig c;
   c.mode = "decode";
@@ -149,7 +157,9 @@ TEST(PerfModel, Fp8TrainingRunsOnlyTheLinearLayersInFp8AndPaysForTheirCasts) {
   const double cast_bytes = 16 * (102'760'448.0 + 48'234'496.0) * 6;
   EXPECT_DOUBLE_EQ(cast_bytes, 14'495'514'624);
   const double cast_s = cast_bytes / (3350e9 * 0.8) + 16 * 7 * (4 + 2) * 5e-6;
-  EXPECT_NEAR(term(fp8, "elementwise") - term(bf16, "elementwise"), cast_s, 1e-9);
+  EXPECT_NEAR(term(fp8, "elementwise") + term(fp8, "launch") - term(bf16, "elementwise") -
+                  term(bf16, "launch"),
+              cast_s, 1e-9);
   EXPECT_NEAR(term(fp8, "attention"), term(bf16, "attention"), 1e-12);
   // The linear GEMMs at up to twice the rate, the LM head's at the same: faster, under 2x.
   EXPECT_LT(term(fp8, "gemm"), term(bf16, "gemm"));
@@ -574,23 +584,19 @@ TEST(PerfModel, NcfTrainingStreamsItsEmbeddingsAndActivations) {
 // PyTorch DDP copies each gradient into its bucket (divided by the world size on the way) and
 // back after the all-reduce: 2 reads and 2 writes of NCF's 31,832,577 fp32 gradients under AMP,
 // 31,832,577 × 4 B × 4 = 509,321,232 B a step at any batch. On an A100 SXM4 40GB (1555 GB/s,
-// at 0.8 here) that is 509.32e6 / 1244e9 = 409.42 µs plus 2 launches of 5 µs, added to the
-// elementwise time of 8 GPUs and not of 1. DeepLearningExamples' strong scaling at 131,072
+// at 0.8 here) that is 509.32e6 / 1244e9 = 409.42 µs of elementwise time and 2 launches of 5 µs
+// that 8 GPUs spend and 1 does not. DeepLearningExamples' strong scaling at 131,072
 // samples per GPU is where it shows: a step of the other operators is only a few ms.
 TEST(PerfModel, DdpCopiesNcfsGradientsIntoItsBucketsAndBackOnEveryStep) {
   RunConfig c;
   c.precision = "fp16";
   c.batch = 131072;
-  auto elementwise_s = [](const Prediction& p) {
-    for (const PerfTerm& t : p.terms) {
-      if (t.name == "elementwise") return t.seconds;
-    }
-    return 0.0;
-  };
   const Prediction one = run("ncf", "a100-sxm4-40gb", c);
   c.gpus = 8;
   const Prediction eight = run("ncf", "a100-sxm4-40gb", c);
-  EXPECT_NEAR(elementwise_s(eight) - elementwise_s(one), 409.42e-6 + 2 * 5e-6, 0.01e-6);
+  EXPECT_NEAR(term_seconds(eight, "elementwise") - term_seconds(one, "elementwise"), 409.42e-6,
+              0.01e-6);
+  EXPECT_NEAR(term_seconds(eight, "launch") - term_seconds(one, "launch"), 2 * 5e-6, 0.01e-6);
   EXPECT_NE(eight.note.find("DDP copies 0.509 GB of gradients into its buckets and back"),
             std::string::npos)
       << eight.note;
@@ -606,9 +612,9 @@ TEST(PerfModel, DdpCopiesNcfsGradientsIntoItsBucketsAndBackOnEveryStep) {
 // An LSTM's fused cell update moves 15 values per hidden unit and step forward and 14 backward
 // (perf_constants.h, counted), one kernel each. One layer of GNMT's shape, hidden 1024 over 50
 // steps at batch 128 in fp16 (2 B), on an A100 SXM4 80GB (2039 GB/s, at 0.8 here): its forward
-// moves 128 · 1024 · 50 · 15 · 2 = 196,608,000 B in 196.608e6 / 1631.2e9 = 120.53 µs plus
-// 50 launches of 5 µs; a training step 128 · 1024 · 50 · (15 + 14) · 2 = 380,108,800 B in
-// 233.02 µs plus 100 launches. Nothing else of the layer is elementwise.
+// moves 128 · 1024 · 50 · 15 · 2 = 196,608,000 B in 196.608e6 / 1631.2e9 = 120.53 µs; a
+// training step 128 · 1024 · 50 · (15 + 14) · 2 = 380,108,800 B in 233.02 µs. Nothing else of
+// the layer is elementwise; the launches are a term of their own.
 TEST(PerfModel, AnLstmCellUpdateMovesItsGatesAndStatesEachStep) {
   Workload w = **zoo().find("gnmt");
   Layer lstm;
@@ -618,27 +624,30 @@ TEST(PerfModel, AnLstmCellUpdateMovesItsGatesAndStatesEachStep) {
   lstm.hidden_size = 1024;
   lstm.steps = 50;
   w.layers = {lstm};
-  auto elementwise_s = [&](const char* mode) {
+  auto at_mode = [&](const char* mode) {
     RunConfig c;
     c.mode = mode;
     c.precision = "fp16";
     c.batch = 128;
     auto p = predict(w, *catalog().gpu("a100-sxm4-80gb"), c, flat(0.8, 0.8), catalog());
     EXPECT_TRUE(p.ok()) << p.status().message();
-    for (const PerfTerm& t : p->terms) {
-      if (t.name == "elementwise") return t.seconds;
-    }
-    return 0.0;
+    return std::move(p).value();
   };
-  EXPECT_NEAR(elementwise_s("infer"), 120.53e-6 + 50 * 5e-6, 0.01e-6);
-  EXPECT_NEAR(elementwise_s("train"), 233.02e-6 + 100 * 5e-6, 0.01e-6);
+  const Prediction infer = at_mode("infer"), train = at_mode("train");
+  EXPECT_NEAR(term_seconds(infer, "elementwise"), 120.53e-6, 0.01e-6);
+  EXPECT_NEAR(term_seconds(train, "elementwise"), 233.02e-6, 0.01e-6);
+  // The forward launches 151 kernels of 5 µs (kKernelOverheadS): the input projections' GEMM,
+  // and per step the recurrent GEMM, whose 32 tiles split their inner dimension over the A100's
+  // 108 SMs and add a reduction kernel (gemm_split_k), and the cell update: 1 + 50 · 3.
+  EXPECT_NEAR(term_seconds(infer, "launch"), 151 * 5e-6, 0.001e-6);
 }
 
 // A norm whose input, the tensor the layer before it has just written, fits in half of the
 // A100's 40 MB L2 reads it from L2: a norm of 1,000,000 values per sample at batch 8 in fp16 has
 // a 16 MB input, so it moves only its 16,000,000 B of output to DRAM, in 16e6 / (2039e9 · 0.8)
-// = 9.809 µs plus a 5 µs launch. At batch 16 its 32 MB input does not fit in 20 MB, and it moves
-// 64,000,000 B, 39.235 µs plus the launch.
+// = 9.809 µs, beside its launch of 5 µs (kKernelOverheadS), the step's other term: the step is
+// memory-bound. At batch 16 its 32 MB input does not fit in 20 MB, and it moves 64,000,000 B,
+// 39.235 µs. At batch 1 its 2,000,000 B take 1.226 µs, and the launch bounds the step.
 TEST(PerfModel, AnElementwiseOperatorReadsItsInputFromL2WhereItFitsInHalfOfIt) {
   Workload w = **zoo().find("gnmt");
   Layer norm;
@@ -646,20 +655,23 @@ TEST(PerfModel, AnElementwiseOperatorReadsItsInputFromL2WhereItFitsInHalfOfIt) {
   norm.name = "norm";
   norm.elements = 1'000'000;
   w.layers = {norm};
-  auto elementwise_s = [&](int batch) {
+  auto at_batch = [&](int batch) {
     RunConfig c;
     c.mode = "infer";
     c.precision = "fp16";
     c.batch = batch;
     auto p = predict(w, *catalog().gpu("a100-sxm4-80gb"), c, flat(0.8, 0.8), catalog());
     EXPECT_TRUE(p.ok()) << p.status().message();
-    for (const PerfTerm& t : p->terms) {
-      if (t.name == "elementwise") return t.seconds;
-    }
-    return 0.0;
+    return std::move(p).value();
   };
-  EXPECT_NEAR(elementwise_s(8), 9.809e-6 + 5e-6, 0.01e-6);
-  EXPECT_NEAR(elementwise_s(16), 39.235e-6 + 5e-6, 0.01e-6);
+  const Prediction eight = at_batch(8), sixteen = at_batch(16), one = at_batch(1);
+  EXPECT_NEAR(term_seconds(eight, "elementwise"), 9.809e-6, 0.01e-6);
+  EXPECT_NEAR(term_seconds(eight, "launch"), 5e-6, 0.01e-6);
+  EXPECT_EQ(eight.bound, "memory");
+  EXPECT_NEAR(term_seconds(sixteen, "elementwise"), 39.235e-6, 0.01e-6);
+  EXPECT_NEAR(term_seconds(one, "elementwise"), 1.226e-6, 0.01e-6);
+  EXPECT_NEAR(term_seconds(one, "launch"), 5e-6, 0.01e-6);
+  EXPECT_EQ(one.bound, "launch");
 }
 
 // ResNet-50 at batch 256 in fp16: on the RTX 4090 (72 MB of L2, 36 MB for a tensor to stay) the

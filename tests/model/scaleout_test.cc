@@ -101,7 +101,8 @@ Prediction predict_run(const char* w, const RunConfig& c) {
 }
 
 double compute_s(const Prediction& p) {
-  return term(p, "gemm") + term(p, "attention") + term(p, "elementwise") + term(p, "optimizer");
+  return term(p, "gemm") + term(p, "attention") + term(p, "elementwise") + term(p, "optimizer") +
+         term(p, "launch");
 }
 
 TEST(Pipeline, TheOneFOneBBubbleIsStagesLessOneOverVirtualStagesTimesMicroBatches) {
