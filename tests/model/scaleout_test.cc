@@ -50,7 +50,7 @@ TEST(Layout, RefusesLayoutsThatDoNotSplitWhole) {
     change(c);
     return c;
   };
-  const std::pair<RunConfig, const char*> kCases[] = {
+  const std::pair<RunConfig, const char*> cases[] = {
       {with([](RunConfig& c) { c.global_batch = 1001; }),
        "--global-batch 1001 must be --batch × data parallel 8"},
       {with([](RunConfig& c) { c.batch = 100; }),
@@ -68,7 +68,7 @@ TEST(Layout, RefusesLayoutsThatDoNotSplitWhole) {
       {with([](RunConfig& c) { c.virtual_stages = 0; }),
        "--vp 0 is out of range; expected an integer from 1 to 1024"},
   };
-  for (const auto& [config, message] : kCases) {
+  for (const auto& [config, message] : cases) {
     auto e = estimate_memory(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), config, false);
     ASSERT_FALSE(e.ok()) << message;
     EXPECT_EQ(e.status().code(), Status::Code::kInvalidInput);
