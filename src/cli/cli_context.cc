@@ -225,8 +225,9 @@ bool is_run_option(std::string_view name) {
 
 // The options of a run's precision, method and memory savings.
 void add_training_options(CLI::App* cmd, RunOptions& o) {
-  cmd->add_option("--precision", o.run.precision,
-                  "fp32, tf32, fp16, bf16, fp8 (default: the workload's)");
+  cmd->add_option(
+      "--precision", o.run.precision,
+      "fp32, tf32, fp16, bf16, fp8; training also mxfp8, nvfp4 (default: the workload's)");
   cmd->add_option("--weights", o.run.weights,
                   "Weight format: f16, bf16, fp32, fp8, int8, int4 (awq, gptq), nvfp4, mxfp4, nf4, "
                   "nf4-dq, q4_0, q4_k_m, q5_k_m, q6_k, q8_0");

@@ -18,7 +18,8 @@ void add_train_plan_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)")->required();
   cmd->add_option("--gpu", o.gpu, "GPU id or name")->required();
   cmd->add_option("--gpus", o.request.run.gpus, "Number of GPUs")->required();
-  cmd->add_option("--precision", o.request.run.precision, "fp16, bf16, fp8 (default: the model's)");
+  cmd->add_option("--precision", o.request.run.precision,
+                  "fp16, bf16, fp8, mxfp8, nvfp4 (default: the model's)");
   cmd->add_option("--seq", o.request.run.seq_len, "Sequence length (default: the model's)");
   cmd->add_option("--global-batch", o.request.run.global_batch,
                   "Sequences per optimizer step (default: about 4M tokens)");

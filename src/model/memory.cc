@@ -32,7 +32,8 @@ namespace {
 namespace mc = memory_constants;
 
 constexpr std::string_view kModes[] = {"train", "infer", "prefill", "decode", "serve"};
-constexpr std::string_view kPrecisions[] = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+constexpr std::string_view kPrecisions[] = {"fp32", "tf32",  "fp16", "bf16",
+                                            "fp8",  "mxfp8", "nvfp4"};
 constexpr std::string_view kOptimizers[] = {
     "adamw", "adam8bit", "paged-adamw", "paged-adamw8bit", "sgd", "sgd-momentum", "adafactor"};
 constexpr std::string_view kTargets[] = {"q", "k", "v", "o", "gate", "up", "down", "all"};
@@ -551,13 +552,44 @@ void four_bit_terms(const Run& r, Terms& t) {
 //   (torchtitan enable_fsdp_float8_all_gather = false; recalled), so the gathered layers stay
 //   16 bit.
 // Both cast one linear at a time; the casts of the largest live beside the peak (fp8_cast_term).
+// MXFP8 and NVFP4 (fp8_training.h Format) follow the same rule: Transformer Engine's recipes
+// without ZeRO-3; with it, what torchao's MXLinear does for MXFP8 (casts each step, saves the
+// 16-bit inputs; recalled), taken for NVFP4 too, whose torchao training is a prototype.
 enum class Fp8Stack { kNone, kTransformerEngine, kTorchao };
 
 Fp8Stack fp8_stack(const Run& r) {
-  if (!r.train || r.c.precision != "fp8" || !r.w.transformer || r.c.method != "full")
+  if (!r.train || !fp8_training::training_format(r.c.precision) || !r.w.transformer ||
+      r.c.method != "full")
     return Fp8Stack::kNone;
   return default_framework(r.c.zero) == kDefaultShardedFramework ? Fp8Stack::kTorchao
                                                                  : Fp8Stack::kTransformerEngine;
+}
+
+// The format of a run whose fp8_stack is not kNone.
+const fp8_training::Format& format_of(const Run& r) {
+  return *fp8_training::training_format(r.c.precision);
+}
+
+// The share of a transformer's layers whose linears the format keeps in BF16 (NVFP4's recipe).
+double bf16_layer_share(const Run& r) {
+  const double layers = r.w.transformer->total_layers();
+  return fp8_training::kept_in_bf16(format_of(r), layers) / layers;
+}
+
+// Whether the layer whose tensors a_layer counts is one the format keeps in BF16: it keeps some,
+// and one or a few layers' tensors are live at once (checkpointing, activation offload), the
+// largest of them a BF16 one's.
+bool bf16_layer_live(const Run& r) {
+  return (r.c.checkpointing || r.c.activation_offload) && bf16_layer_share(r) > 0;
+}
+
+// Bytes an element of a linear's input that Transformer Engine saves for the backward: the
+// format's with its scale, averaged over the layers with β in those kept in BF16; β where the
+// layer counted is a BF16 one (bf16_layer_live).
+double saved_linear_input_bytes(const Run& r) {
+  if (bf16_layer_live(r)) return r.act_bytes;
+  const double bf16 = bf16_layer_share(r);
+  return (1 - bf16) * format_of(r).bytes() + bf16 * r.act_bytes;
 }
 
 bool is_mlp_linear(std::string_view name) {
@@ -569,14 +601,32 @@ bool is_mlp_linear(std::string_view name) {
 // projection's input (F = ffn·top_k), in FP8 instead of β; the attention output (q), which
 // FlashAttention also saves in 16 bit for its own backward, once more in FP8 for the o
 // projection (without FlashAttention the o projection alone saves it, in FP8).
+// MXFP8 and NVFP4 save theirs in their formats, with their scales (saved_linear_input_bytes).
 double fp8_saved_input_change(const Run& r) {
-  if (fp8_stack(r) != Fp8Stack::kTransformerEngine) return 0;
+  if (fp8_stack(r) != Fp8Stack::kTransformerEngine || bf16_layer_live(r)) return 0;
   const TransformerConfig& t = *r.w.transformer;
-  const double fp8 = fp8_training::kFp8Bytes, d = t.hidden_size;
+  const double fp8 = saved_linear_input_bytes(r), d = t.hidden_size;
   const double q = static_cast<double>(t.num_heads) * t.head_size();
   const double f = static_cast<double>(t.ffn_size) * t.top_k();
   const double attention_output = r.c.flash_attention ? fp8 * q : (fp8 - r.act_bytes) * q;
   return (fp8 - r.act_bytes) * (2 * d + f) + attention_output;
+}
+
+// The text fp8_saved_input_change adds to a layer's formula; `change` its bytes.
+std::string fp8_saved_input_text(const Run& r, double change) {
+  if (change == 0) return "";
+  const std::string_view precision = r.c.precision;
+  if (precision == "fp8") {
+    return r.c.flash_attention ? " − (β−1)(2d + F) + q (FP8 linear inputs, Transformer Engine)"
+                               : " − (β−1)(2d + F + q) (FP8 linear inputs, Transformer Engine)";
+  }
+  const double bf16 = kept_in_bf16(format_of(r), r.w.transformer->total_layers());
+  return fmt::format(
+      " − (β−β_f)(2d + F{}){} ({} linear inputs, Transformer Engine; β_f = {} B an element with "
+      "its scale{})",
+      r.c.flash_attention ? "" : " + q", r.c.flash_attention ? " + β_f·q" : "", precision,
+      format_number(saved_linear_input_bytes(r)),
+      bf16 > 0 ? fmt::format(", averaged over {} layers kept in BF16", num(bf16)) : "");
 }
 
 // Bytes per token a layer keeps for the backward pass because of the fine-tuning method, beside
@@ -624,10 +674,7 @@ double transformer_layer_bytes(const Run& r, std::string* formula) {
   const double masks = dropout ? 2 * d : 0;
   const double fp8 = fp8_saved_input_change(r);
   if (formula) {
-    const std::string fp8_text =
-        fp8 == 0              ? ""
-        : r.c.flash_attention ? " − (β−1)(2d + F) + q (FP8 linear inputs, Transformer Engine)"
-                              : " − (β−1)(2d + F + q) (FP8 linear inputs, Transformer Engine)";
+    const std::string fp8_text = fp8_saved_input_text(r, fp8);
     *formula = fmt::format(
         "β(3d + 2q + 2kv) + {} + β(d + {}F){}{}{} = {} B/token/layer",
         r.c.flash_attention || r.c.recompute == "selective" ? "4H (flash)" : "H·s·(2β+1)",
@@ -708,7 +755,7 @@ ActivationShape activation_shape(const Run& r) {
   // Transformer Engine keeps the two projections' inputs in FP8 (fp8_saved_input_change).
   if (!c.sequence_parallel && c.tensor_parallel > 1) {
     const double linear_input =
-        fp8_stack(r) == Fp8Stack::kTransformerEngine ? fp8_training::kFp8Bytes : r.act_bytes;
+        fp8_stack(r) == Fp8Stack::kTransformerEngine ? saved_linear_input_bytes(r) : r.act_bytes;
     a.unsplit = (2 * r.act_bytes + 2 * linear_input) * tc.hidden_size +
                 (tc.dropout.value_or(true) ? 2 * tc.hidden_size : 0);
   }
@@ -748,9 +795,10 @@ std::pair<std::string, std::string> activation_text(const Run& r, const Activati
 }
 
 // Parameters of the linear layers that compute in FP8 on this GPU: every layer's projections (a
-// mixture's expert MLPs, experts / ep of them), split over tp · pp. Not the embeddings or the LM
-// head, which stay 16 bit (torchtitan's float8 filter skips `output`; Megatron-Core builds its
-// output layer without FP8; recalled).
+// mixture's expert MLPs, experts / ep of them), split over tp · pp, less those of the layers the
+// format keeps in BF16 (NVFP4's recipe). Not the embeddings or the LM head, which stay 16 bit
+// (torchtitan's float8 filter skips `output`; Megatron-Core builds its output layer without FP8;
+// recalled).
 double fp8_linear_params(const Run& r) {
   const TransformerConfig& t = *r.w.transformer;
   double attention = 0, mlp = 0;
@@ -758,7 +806,9 @@ double fp8_linear_params(const Run& r) {
     (is_mlp_linear(lin.name) ? mlp : attention) +=
         static_cast<double>(lin.in) * static_cast<double>(lin.out);
   const double experts = static_cast<double>(t.experts()) / r.c.expert_parallel;
-  return t.total_layers() * (attention + mlp * experts) / r.mp;
+  const double layers =
+      t.total_layers() - fp8_training::kept_in_bf16(format_of(r), t.total_layers());
+  return layers * (attention + mlp * experts) / r.mp;
 }
 
 // The largest operands an FP8 linear casts on a tensor-parallel rank: the widest activation per
@@ -782,17 +832,23 @@ Fp8Operands fp8_largest_operands(const Run& r) {
 }
 
 // The FP8 copies Transformer Engine keeps of the weights (fp8_stack): each linear weight and its
-// transpose, 1 B an element.
+// transpose, 1 B an element; MXFP8's and NVFP4's row- and column-wise copies with their scales
+// (fp8_training.h Format::weight_bytes).
 void fp8_weight_term(const Run& r, Terms& t) {
+  const fp8_training::Format& f = format_of(r);
   const double params = fp8_linear_params(r);
-  const double copies = fp8_training::kCastLayouts, bytes = fp8_training::kFp8Bytes;
+  const double copies = fp8_training::kCastLayouts, bytes = f.weight_bytes();
+  const bool fp8 = f.precision == "fp8";
   t.add(
-      "fp8_weights", params * copies * bytes,
+      fmt::format("{}_weights", f.precision), params * copies * bytes,
       [&] {
         return fmt::format(
-            "P_linear × {} × {} B / model_parallel (Transformer Engine's FP8 copy of each linear "
-            "weight and its transpose, kept across micro-batches)",
-            num(copies), num(bytes));
+            "P_linear × {} × {} B / model_parallel (Transformer Engine's {} copy of each linear "
+            "weight and its {}, kept across micro-batches{})",
+            num(copies), num(bytes), fp8 ? "FP8" : f.precision,
+            fp8 ? "transpose" : "column-wise copy, with their scales",
+            kept_in_bf16(f, r.w.transformer->total_layers()) > 0 ? "; not the layers kept in BF16"
+                                                                 : "");
       },
       [&] {
         return fmt::format("{} × {} × {} / {}", big(params * r.mp), num(copies), num(bytes), r.mp);
@@ -801,20 +857,24 @@ void fp8_weight_term(const Run& r, Terms& t) {
 
 // The casts of the largest FP8 linear, live beside what the step keeps: its activation (an input
 // or, in the backward, an output gradient) in both layouts and, with torchao, which casts the
-// weights each step, its weight in both layouts too.
+// weights each step, its weight in both layouts too; MXFP8's and NVFP4's with their scales.
 void fp8_cast_term(const Run& r, Terms& t) {
+  const fp8_training::Format& f = format_of(r);
   const Fp8Operands o = fp8_largest_operands(r);
   const double tokens = activation_shape(r).tokens;
   const bool weights = fp8_stack(r) == Fp8Stack::kTorchao;
-  const double layouts = fp8_training::kCastLayouts, bytes = fp8_training::kFp8Bytes;
-  const double elements = tokens * o.activation_per_token + (weights ? o.weight : 0);
+  const double layouts = fp8_training::kCastLayouts, bytes = f.bytes();
+  const double weight_bytes = f.weight_bytes();
+  const double cast =
+      bytes * tokens * o.activation_per_token + (weights ? weight_bytes * o.weight : 0);
   t.add(
-      "fp8_cast_buffers", layouts * bytes * elements,
+      fmt::format("{}_cast_buffers", f.precision), layouts * cast,
       [&] {
         return fmt::format(
-            "{} layouts × {} B × (tokens × widest linear activation{}) (the largest FP8 linear's "
+            "{} layouts × {} B × (tokens × widest linear activation{}) (the largest {} linear's "
             "casts)",
-            num(layouts), num(bytes), weights ? " + largest linear weight" : "");
+            num(layouts), num(bytes), weights ? " + largest linear weight" : "",
+            f.precision == "fp8" ? "FP8" : f.precision);
       },
       [&] {
         return fmt::format("{} × {} × ({}·{}{})", num(layouts), num(bytes), num(tokens),
@@ -1308,6 +1368,17 @@ std::string default_weights(const RunConfig& c, bool train) {
                                                         : "bf16";
 }
 
+// MXFP8 and NVFP4 are Transformer Engine's training recipes (fp8_training.h): an inference run
+// names its weights' format instead.
+Status check_training_precision(const RunConfig& c, bool train) {
+  const fp8_training::Format* f = fp8_training::training_format(c.precision);
+  if (train || !f || !f->block_scaled) return {};
+  return Status::invalid_input(fmt::format(
+      "--precision {} is a training precision (Transformer Engine's {} recipe); for {} give the "
+      "weights' format (--weights fp8, nvfp4, mxfp4, ...) and --precision bf16 or fp8",
+      c.precision, f->recipe, c.mode));
+}
+
 // A method trains what the weights' format and the model allow: full training updates
 // unquantized weights, QLoRA trains adapters over NF4, LLaMA-Adapter needs attention layers.
 Status check_method_weights(const Run& r) {
@@ -1355,7 +1426,8 @@ Status check_run_numbers(const RunConfig& c) {
 Status resolve_components(Run& r, const ComponentPlan* plan) {
   RunConfig& c = r.c;
   const Workload& w = r.w;
-  r.mixed = r.train && (c.precision == "fp16" || c.precision == "bf16" || c.precision == "fp8");
+  r.mixed = r.train && (c.precision == "fp16" || c.precision == "bf16" ||
+                        fp8_training::training_format(c.precision));
   r.act_bytes = c.precision == "fp32" || c.precision == "tf32" ? 4 : 2;
   r.seq = c.seq_len.value_or(w.default_seq_len.value_or(1));
   c.seq_len = r.seq;
@@ -1389,6 +1461,7 @@ Result<Run> resolve(const Workload& w, const RunConfig& in, const ComponentPlan*
   if (Status s = resolve_recompute(c); !s.ok()) return s;
   if (Status s = resolve_lora_targets(c); !s.ok()) return s;
   r.train = c.mode == "train";
+  if (Status s = check_training_precision(c, r.train); !s.ok()) return s;
   if (c.weights.empty()) c.weights = default_weights(c, r.train);
   if (Status s = resolve_engine(r); !s.ok()) return s;
   if (Status s = check_method_weights(r); !s.ok()) return s;
@@ -1727,6 +1800,14 @@ std::optional<double> bits_per_weight(std::string_view format) {
 
 std::vector<std::string> run_warnings(const Workload& workload, const RunConfig& config) {
   std::vector<std::string> out;
+  const fp8_training::Format* low = fp8_training::training_format(config.precision);
+  if (config.mode == "train" && low && low->block_scaled) {
+    out.push_back(fmt::format(
+        "{} training assumes Transformer Engine's {} recipe (docs/performance.md, \"MXFP8 "
+        "and NVFP4 training\"); no measured run in validation/ checks {} training, its speed or "
+        "its memory",
+        config.precision, low->recipe, config.precision));
+  }
   if (!workload.transformer) return out;
   const int context = workload.transformer->max_positions;
   const std::int64_t seq = config.seq_len.value_or(workload.default_seq_len.value_or(1));
@@ -1847,6 +1928,14 @@ Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const 
   if (explain && !run.train && run.c.expert_parallel > 1) serving_expert_note(run, notes);
   e.notes = std::move(notes);
   e.warnings = run_warnings(workload, run.c);
+  const fp8_training::Format* low = fp8_training::training_format(run.c.precision);
+  if (run.train && low && !fp8_training::runs_on(gpu, *low)) {
+    e.warnings.push_back(fmt::format(
+        "{} has no block-scaled tensor cores for {} (Transformer Engine's {} needs compute "
+        "capability {:.1f} or later and the format's rate in the catalog): this is the memory the "
+        "run would take, and `rigplan predict` refuses it there",
+        gpu.id, run.c.precision, low->recipe, fp8_training::kBlockScaledComputeCapability));
+  }
   if (!with_searches) return e;
   run.explain = false;
   e.max_batch = largest_batch(run);

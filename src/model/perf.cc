@@ -57,6 +57,7 @@ struct Op {
   // bytes and `output_bytes` its output's, and time_ops adds the re-reads on each GPU.
   bool l2_traffic = false;
   double output_bytes = 0;
+  double weight_elements = 0;  // a GEMM's: its weight operand's (k·n, the group's sum)
   // A layer list's norm or elementwise operator: the bytes of its input, the tensor the operator
   // before it has just written, which it reads from L2 instead of DRAM where it still is there
   // (l2_served_bytes). 0: every byte moves to and from DRAM.
@@ -69,7 +70,8 @@ struct Op {
   // they train), as an LSTM's cell update and recurrent GEMMs (lstm_ops).
   enum class Pass { kEvery, kForward, kBackward, kWeightGradient };
   Pass pass = Pass::kEvery;
-  // A linear layer's GEMM: the GEMMs FP8 training runs in FP8 (fp8_training.h).
+  // A linear layer's GEMM: the GEMMs FP8, MXFP8 and NVFP4 training run in their format
+  // (fp8_training.h).
   bool linear = false;
   // Run forward once more under torchtitan's per-op selective checkpointing (recompute
   // `selective-op`, recompute_policy.h): a transformer layer's elementwise operators and the
@@ -80,8 +82,9 @@ struct Op {
 
 struct Rates {
   double tensor_tflops = 0;  // the GEMM rate of the precision
-  // The rate of linear layers' GEMMs: the FP8 rate in FP8 training, where tensor_tflops is the
-  // 16-bit rate of the rest (attention, the LM head); tensor_tflops otherwise.
+  // The rate of linear layers' GEMMs: the format's rate in FP8, MXFP8 or NVFP4 training, where
+  // tensor_tflops is the 16-bit rate of the rest (attention, the LM head); tensor_tflops
+  // otherwise.
   double linear_tflops = 0;
   double vector_tflops = 0;
   double bandwidth_gbps = 0;
@@ -101,8 +104,15 @@ double sustained_speed(const Gpu& g) {
   return power_limit_speed(g.board_power_w / *g.full_clock_power_w);
 }
 
-// `fp8_training`: the precision is fp8 and the run trains (fp8_training.h).
-Rates rates_for(const Gpu& g, std::string_view precision, bool fp8_training) {
+// The catalog rate of a format's GEMMs (fp8_training.h, Format::rate): fp8_tflops or fp4_tflops.
+std::optional<double> format_tflops(const Gpu& g, const fp8_training::Format& f) {
+  return f.rate == "fp4" ? g.fp4_tflops : g.fp8_tflops;
+}
+
+// `training`: the format of a training run's linear layers (fp8_training.h); nullptr for 16 and 32
+// bit, and for inference. A block-scaled format runs only where fp8_training::runs_on says so
+// (predict refuses the rest).
+Rates rates_for(const Gpu& g, std::string_view precision, const fp8_training::Format* training) {
   Rates r;
   r.vector_tflops = g.fp32_tflops;
   r.bandwidth_gbps = g.mem_bandwidth_gbps;
@@ -117,11 +127,11 @@ Rates rates_for(const Gpu& g, std::string_view precision, bool fp8_training) {
     r.tensor_tflops = g.fp16_tflops.value_or(g.fp32_tflops);
   } else if (precision == "bf16") {
     r.tensor_tflops = g.bf16_tflops.value_or(g.fp32_tflops);  // no BF16 tensor cores: emulated
-  } else if (precision == "fp8") {
+  } else if (precision == "fp8" || training) {
     const double bf16 = g.bf16_tflops.value_or(g.fp16_tflops.value_or(g.fp32_tflops));
-    r.tensor_tflops = g.fp8_tflops.value_or(bf16);
+    r.tensor_tflops = (training ? format_tflops(g, *training) : g.fp8_tflops).value_or(bf16);
     r.linear_tflops = r.tensor_tflops;
-    if (fp8_training) r.tensor_tflops = bf16;
+    if (training) r.tensor_tflops = bf16;
     return r;
   }
   r.linear_tflops = r.tensor_tflops;
@@ -168,6 +178,7 @@ Op gemm(double m, double n, double k, double beta, double count = 1, double grou
   op.flops = group * 2 * m * n * k;
   op.bytes = group * (m * k + k * n) * beta;
   op.output_bytes = group * m * n * beta;
+  op.weight_elements = group * k * n;
   op.l2_traffic = true;
   op.count = count;
   op.group = group;
@@ -572,11 +583,38 @@ std::string stack_refusal(const Gpu& gpu, const Family& f, const std::string& so
 
 }  // namespace
 
+bool fp8_training::runs_on(const Gpu& gpu, const Format& f) {
+  if (!f.block_scaled) return true;
+  return gpu.vendor == "nvidia" && gpu.tensor_cores && format_tflops(gpu, f) &&
+         std::stod(gpu.compute_capability) >= kBlockScaledComputeCapability;
+}
+
+std::string fp8_training::refusal(const Gpu& gpu, std::string_view precision,
+                                  const Catalog& catalog) {
+  const Format* f = training_format(precision);
+  if (!f || runs_on(gpu, *f)) return "";
+  std::vector<std::string> there;
+  for (const Gpu& g : catalog.gpus) {
+    if (runs_on(g, *f)) there.push_back(g.id);
+  }
+  const bool fp4 = f->rate == "fp4";
+  return fmt::format(
+      "{} training runs its linear layers' GEMMs on block-scaled {} tensor cores (Transformer "
+      "Engine's {}, compute capability {} or later{}); {} ({}, compute capability {}) has none. "
+      "GPUs that run it: {}. On {}: --precision {}",
+      precision, fp4 ? "FP4" : "FP8", f->recipe,
+      fmt::format("{:.1f}", kBlockScaledComputeCapability),
+      fp4 ? " with an FP4 rate, catalog fp4_tflops" : "", gpu.id, gpu.architecture,
+      gpu.compute_capability, there.empty() ? "none of the catalog" : join(there, ", "), gpu.id,
+      gpu.fp8_tflops ? "fp8 (per-tensor scaling, at its FP8 rate) or bf16" : "bf16");
+}
+
 StackCheck check_stack(const Workload& workload, const Gpu& gpu, const RunFacts& facts,
                        const Catalog& catalog) {
   const RunConfig& c = facts.memory.config;
   const bool transformer = workload.transformer.has_value();
   StackCheck out;
+  if (c.mode == "train") out.refusal = fp8_training::refusal(gpu, c.precision, catalog);
   out.family = catalog.family_of(gpu);
   if (!out.family) return out;
   const Family& f = *out.family;
@@ -624,7 +662,9 @@ struct StepShape {
   double beta = 2;     // bytes per element
   bool train = false;
   bool frozen = false;  // the base weights are not trained (LoRA, QLoRA, the adapters)
-  bool fp8 = false;     // FP8 training: the linear layers' GEMMs in FP8 (fp8_training.h)
+  // FP8, MXFP8 or NVFP4 training: the format of the linear layers' GEMMs (fp8_training.h);
+  // nullptr otherwise.
+  const fp8_training::Format* low = nullptr;
   int tp = 1, pp = 1, dp = 1, cp = 1, vp = 1;
   int ep = 1;  // expert parallel: a mixture's experts split over ep of the dp × cp GPUs
   double batch = 1, seq = 1;
@@ -642,7 +682,7 @@ StepShape step_shape(const Workload& w, const RunConfig& c) {
   s.beta = fp32 ? 4 : 2;
   s.train = std::string_view(c.mode) == "train";
   s.frozen = std::string_view(c.method) != "full";
-  s.fp8 = s.train && precision == "fp8";
+  s.low = s.train ? fp8_training::training_format(precision) : nullptr;
   s.tp = c.tensor_parallel;
   s.pp = c.pipeline_parallel;
   s.cp = c.context_parallel;
@@ -698,7 +738,7 @@ StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& con
   s.detail = detail;
   s.model = &model;
   s.cal = {model.gemm_efficiency, model.memory_efficiency};
-  s.rates = rates_for(gpu, c.precision, s.fp8);
+  s.rates = rates_for(gpu, c.precision, s.low);
   if (s.beta == 4 && gpu.tf32_tflops) s.cal.gemm_efficiency *= model.tf32_efficiency;  // fp32
   s.decode = std::string_view(config.mode) == "decode";
   s.trained = facts.memory.trainable_params;
@@ -746,43 +786,65 @@ Result<StepOperators> step_operators_in_precision(const StepShape& s) {
   return out;
 }
 
-// Adds to `ops` the casts of its linear GEMMs to FP8 (fp8_training.h): memory-bound passes that
-// read BF16 and write FP8, for each GEMM one operator of its forward casts (input and weight),
-// run with each forward pass (Op::Pass::kForward, recomputation too), and one of its backward
-// cast (output gradient), run once (kBackward). The GEMMs then read FP8 operands: 1 byte an
-// element where `beta` counted 2; their BF16 output stays.
-void add_fp8_casts(std::vector<Op>& ops, double beta) {
+// Adds to `ops` the casts of its linear GEMMs to the run's format `f` (fp8_training.h):
+// memory-bound passes that read BF16 and write the format's copies, for each GEMM one operator of
+// its forward casts (input and weight), run with each forward pass (Op::Pass::kForward,
+// recomputation too), and one of its backward cast (output gradient), run once (kBackward). The
+// GEMMs then read the format's operands (FP8: 1 byte an element where `beta` counted 2); their
+// BF16 output stays. `bf16_share` of each linear GEMM stays BF16, uncast, at the 16-bit rate
+// (NVFP4's layers kept in BF16, Format::bf16_layer_share).
+void add_low_precision_casts(std::vector<Op>& ops, double beta, const fp8_training::Format& f,
+                             double bf16_share) {
   namespace f8 = fp8_training;
-  std::vector<Op> casts;
+  std::vector<Op> added;
   for (Op& op : ops) {
     if (op.kind != OpKind::kGemm || !op.linear) continue;
-    const f8::Fp8CastBytes bytes = f8::fp8_cast_bytes_of(op.bytes / beta, op.output_bytes / beta);
+    if (bf16_share > 0) {
+      Op bf16 = op;
+      bf16.count *= bf16_share;
+      bf16.linear = false;
+      added.push_back(bf16);
+      op.count *= 1 - bf16_share;
+    }
+    const f8::Fp8CastBytes bytes =
+        f8::cast_bytes_of(f, op.bytes / beta, op.weight_elements, op.output_bytes / beta);
     Op forward = elementwise(bytes.forward, op.count);
-    forward.kernels = 2 * f8::kCastKernels;  // the input and the weight
+    forward.kernels = 2 * f.cast_kernels + f.hadamard_kernels;  // the input and the weight
     forward.pass = Op::Pass::kForward;
     forward.op_sac_recomputed = op.op_sac_recomputed;
     Op backward = elementwise(bytes.backward, op.count);
-    backward.kernels = f8::kCastKernels;  // the output gradient
+    backward.kernels = f.cast_kernels + f.hadamard_kernels;  // the output gradient
     backward.pass = Op::Pass::kBackward;
-    casts.push_back(forward);
-    casts.push_back(backward);
-    op.bytes *= f8::kFp8Bytes / beta;
+    added.push_back(forward);
+    added.push_back(backward);
+    op.bytes = op.bytes * (f.bytes() / beta) + op.weight_elements * (f.weight_bytes() - f.bytes());
   }
-  ops.insert(ops.end(), casts.begin(), casts.end());
+  ops.insert(ops.end(), added.begin(), added.end());
+}
+
+// Of a step's linear GEMMs, the share the run's format keeps in BF16: a transformer's layers
+// kept whole (fp8_training.h kept_in_bf16).
+double bf16_linear_share(const StepShape& s) {
+  if (!s.w.transformer || s.low->bf16_layer_share == 0) return 0;
+  const double layers = s.w.transformer->total_layers();
+  return fp8_training::kept_in_bf16(*s.low, layers) / layers;
 }
 
 Result<StepOperators> step_operators(const StepShape& s) {
   auto out = step_operators_in_precision(s);
-  if (!out || !s.fp8) return out;
-  add_fp8_casts(out->ops, s.beta);
-  add_fp8_casts(out->forward_only, s.beta);  // run forward only: their kBackward casts do not
+  if (!out || !s.low) return out;
+  const double bf16 = bf16_linear_share(s);
+  add_low_precision_casts(out->ops, s.beta, *s.low, bf16);
+  // Run forward only: their kBackward casts do not run.
+  add_low_precision_casts(out->forward_only, s.beta, *s.low, bf16);
   return out;
 }
 
 // What step_operators reads of a step's shape: runs whose keys are equal run the same operators.
 struct OperatorsKey {
   const Workload* w = nullptr;
-  bool train = false, flash = false, sequence_parallel = false, fp8 = false;
+  bool train = false, flash = false, sequence_parallel = false;
+  const fp8_training::Format* low = nullptr;
   double beta = 0, batch = 0, seq = 0, micro = 0, micro_batches = 0;
   int tp = 0, pp = 0, cp = 0, ep = 0;
   std::vector<std::string> train_components, cached_components;  // plan_components reads them
@@ -793,7 +855,7 @@ OperatorsKey operators_key(const StepShape& s) {
           s.train,
           s.c.flash_attention,
           s.c.sequence_parallel,
-          s.fp8,
+          s.low,
           s.beta,
           s.batch,
           s.seq,
@@ -1580,6 +1642,24 @@ std::string speed_note(const StepContext& s, const ImplementationSpeed& speed,
       speed.speed, s.w.id, speed.measured_speed, speed.measured_on, named, speed.measured_on);
 }
 
+// What a run in MXFP8 or NVFP4 assumed: Transformer Engine's recipe, the rate of its linear GEMMs,
+// the layers kept in BF16, and that no measurement checks it.
+std::string format_note(const StepContext& s) {
+  const fp8_training::Format& f = *s.low;
+  const double layers = s.w.transformer ? s.w.transformer->total_layers() : 0;
+  const double bf16 = fp8_training::kept_in_bf16(f, layers);
+  return fmt::format(
+      "{}: Transformer Engine's {} recipe assumed, the linear layers' GEMMs at {}'s {} rate "
+      "({} TFLOPS){}, attention and the LM head at BF16; no measured run in validation/ checks "
+      "{} training",
+      f.precision, f.recipe, s.gpu.id, f.rate == "fp4" ? "FP4" : "FP8",
+      format_number(s.rates.linear_tflops),
+      bf16 > 0 ? fmt::format(", {} of {} layers in BF16 as NVIDIA's NVFP4 recipe keeps them",
+                             format_number(bf16), format_number(layers))
+               : "",
+      f.precision);
+}
+
 // What the prediction assumed: the workload's measured speed or its framework's level, a
 // borrowed calibration, a board power below the chip's, the GPU-to-GPU link, an inference split
 // over pipeline stages.
@@ -1610,6 +1690,7 @@ void add_notes(const StepContext& s, const ImplementationSpeed& speed,
                                format_number(s.gpu.board_power_w), s.gpu.id,
                                format_number(*s.gpu.full_clock_power_w), 100 * s.rates.sustained));
   }
+  if (s.low && s.low->block_scaled) append_note(p, format_note(s));
   if (!comm.link_name.empty()) append_note(p, fmt::format("GPU-to-GPU: {}", comm.link_name));
   if (const std::string nodes = smaller_node_note(s.gpu, s.c); !nodes.empty())
     append_note(p, nodes);
@@ -1708,6 +1789,10 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
                     const Calibration& calibration, const Catalog& catalog, const RunFacts& facts,
                     bool detail, OperatorTimes* times, Prediction& p) {
   if (Status s = check_link(config.link); !s.ok()) return s;
+  if (facts.memory.config.mode == "train") {
+    std::string refused = fp8_training::refusal(gpu, facts.memory.config.precision, catalog);
+    if (!refused.empty()) return Status::invalid_input(std::move(refused));
+  }
   const WorkloadCalibration* measured =
       times ? times->entries().measured_of(w, calibration) : measured_speed(calibration, w.id);
   auto framework =

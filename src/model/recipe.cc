@@ -20,7 +20,11 @@ const std::vector<FieldSpec<RunConfig>>& run_config_fields() {
   constexpr bool kOptional = false;
   static const std::vector<FieldSpec<R>> kFields = {
       {"mode", &R::mode, kOptional, "", {"train", "infer", "prefill", "decode", "serve"}},
-      {"precision", &R::precision, kOptional, "", {"fp32", "tf32", "fp16", "bf16", "fp8"}},
+      {"precision",
+       &R::precision,
+       kOptional,
+       "",
+       {"fp32", "tf32", "fp16", "bf16", "fp8", "mxfp8", "nvfp4"}},
       {"weights", &R::weights, kOptional},
       {"method",
        &R::method,

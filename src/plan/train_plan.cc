@@ -11,6 +11,7 @@
 #include <numeric>
 #include <string>
 
+#include "model/fp8_training.h"
 #include "model/framework_speed.h"
 #include "model/links.h"
 #include "model/recompute_policy.h"
@@ -198,6 +199,9 @@ Result<RunConfig> base_run(const Workload& w, const Gpu& gpu, const TrainPlanReq
   probe.gpus = 1;
   probe.global_batch.reset();
   if (auto checked = estimate_memory(w, gpu, probe, false); !checked) return checked.status();
+  // A format the GPU has no tensor cores for is refused once, not skipped in each layout.
+  if (std::string refused = fp8_training::refusal(gpu, base.precision, catalog); !refused.empty())
+    return Status::invalid_input(std::move(refused));
   // The fabric is the same for every layout: a bad one is refused once, not skipped each time.
   if (auto network = network_for(base, catalog); !network) return network.status();
   return base;

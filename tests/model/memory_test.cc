@@ -185,8 +185,8 @@ TEST(MemoryModel, RejectsMalformedRuns) {
       {RunConfig{.batch = 0},
        "--batch 0 is out of range; expected an integer from 1 to 1000000000"},
       {RunConfig{.precision = "bf61"},
-       "--precision 'bf61' is not accepted; expected 'fp32', 'tf32', 'fp16', 'bf16' or 'fp8' (did "
-       "you mean 'bf16'?)"},
+       "--precision 'bf61' is not accepted; expected 'fp32', 'tf32', 'fp16', 'bf16', 'fp8', "
+       "'mxfp8' or 'nvfp4' (did you mean 'bf16'?)"},
       {RunConfig{.method = "lora", .lora_rank = -1},
        "--lora-rank -1 is out of range; expected an integer from 1 to 65536"},
       {RunConfig{.weights = "nf4"},
@@ -297,6 +297,65 @@ TEST(MemoryModel, TransformerEngineKeepsFp8WeightsAndSavesFp8Inputs) {
   EXPECT_NEAR(term(fp8, "fp8_cast_buffers"), 2.0 * 4096 * 14336 / 1e9, 1e-9);
   EXPECT_EQ(term(fp8, "logits"), term(bf16, "logits"));  // the LM head and loss stay 16 bit
   EXPECT_GT(fp8.total_gb, bf16.total_gb);
+}
+
+// MXFP8 (Transformer Engine's MXFP8BlockScaling) on a B200, the same run: E4M3 elements with one
+// 1-byte E8M0 scale per 32, 1.03125 B an element, in the weights' row- and column-wise copies, the
+// saved inputs and the casts.
+TEST(MemoryModel, Mxfp8KeepsTwoScaledCopiesOfEachWeightAndSavesScaledInputs) {
+  RunConfig c = llama3_fp8_run();
+  c.precision = "mxfp8";
+  const MemoryEstimate mx = estimate("llama-3-8b", "b200-sxm-192gb", c);
+  // 6,979,321,856 × 2 × 1.03125 = 14,394,851,328 B.
+  EXPECT_NEAR(term(mx, "mxfp8_weights"), 14'394'851'328 / 1e9, 1e-9);
+  EXPECT_EQ(term(mx, "fp8_weights"), 0);
+  // a_layer: 168,064 − (2 − 1.03125)·22,528 + 1.03125·4,096 = 150,464 B.
+  const double inputs = 32.0 * 4096 * 2 * 4096;
+  EXPECT_NEAR(term(mx, "activations"), (inputs + 4096.0 * 150'464) / 1e9, 1e-9);
+  // 2 × 1.03125 × 4096 × 14336 = 121,110,528 B.
+  EXPECT_NEAR(term(mx, "mxfp8_cast_buffers"), 121'110'528 / 1e9, 1e-9);
+}
+
+// NVFP4 (NVFP4BlockScaling) on a B200: E2M1 elements, 0.5 B, with a 1-byte E4M3 scale per 16
+// (0.5625 B) for inputs and gradients and per 16×16 block (0.50390625 B) for weights; 5 of Llama
+// 3 8B's 32 layers (round(32 × 10/62)) stay BF16, as NVIDIA's recipe keeps the first two and last
+// eight of its 62.
+TEST(MemoryModel, Nvfp4KeepsFourBitWeightsOutsideTheBf16Layers) {
+  RunConfig c = llama3_fp8_run();
+  c.precision = "nvfp4";
+  const MemoryEstimate nv = estimate("llama-3-8b", "b200-sxm-192gb", c);
+  // 6,979,321,856 × 27/32 × 2 × 0.50390625 = 5,934,809,088 B.
+  EXPECT_NEAR(term(nv, "nvfp4_weights"), 5'934'809'088 / 1e9, 1e-9);
+  // 2 × 0.5625 × 4096 × 14336 = 66,060,288 B.
+  EXPECT_NEAR(term(nv, "nvfp4_cast_buffers"), 66'060'288 / 1e9, 1e-9);
+  // Checkpointed, the one layer recomputed at a time is at worst a BF16 one: 168,064 B a token.
+  const double inputs = 32.0 * 4096 * 2 * 4096;
+  EXPECT_NEAR(term(nv, "activations"), (inputs + 4096.0 * 168'064) / 1e9, 1e-9);
+  // Every layer's: the saved inputs at 27/32 × 0.5625 + 5/32 × 2 = 0.787109375 B an element,
+  // 168,064 − (2 − 0.787109375)·22,528 + 0.787109375·4,096 = 143,964 B.
+  c.checkpointing = false;
+  const MemoryEstimate all = estimate("llama-3-8b", "b200-sxm-192gb", c);
+  EXPECT_NEAR(term(all, "activations"), 32.0 * 4096 * 143'964 / 1e9, 1e-9);
+  EXPECT_NE(all.warnings.front().find("no measured run in validation/ checks nvfp4"),
+            std::string::npos);
+}
+
+TEST(MemoryModel, BlockScaledPrecisionsAreForTraining) {
+  RunConfig c;
+  c.mode = "infer";
+  c.precision = "nvfp4";
+  auto e = estimate_memory(workload("llama-3-8b"), gpu("b200-sxm-192gb"), c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("--weights fp8, nvfp4"), std::string::npos)
+      << e.status().message();
+  // Training on a GPU without the format's tensor cores: the memory, and a warning that says so.
+  c.mode = "train";
+  c.checkpointing = true;
+  const MemoryEstimate hopper = estimate("llama-3-8b", "h100-sxm5-80gb", c);
+  ASSERT_EQ(hopper.warnings.size(), 2u);
+  EXPECT_NE(hopper.warnings[1].find("h100-sxm5-80gb has no block-scaled tensor cores for nvfp4"),
+            std::string::npos)
+      << hopper.warnings[1];
 }
 
 TEST(MemoryModel, Fp8UnderTensorParallelismSplitsTheCopiesAndKeepsTheInputsWhole) {

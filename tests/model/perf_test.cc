@@ -130,6 +130,88 @@ TEST(Fp8Training, TheCastsOfOneLinearLayerMoveSixBytesAnElement) {
   EXPECT_DOUBLE_EQ(b.backward, 8192.0 * 14336 * 6);  // 704,643,072 B
 }
 
+// The same linear in MXFP8: each tensor read once (block scales need no amax pass) and written
+// in two layouts of 1 B with a 1-byte scale per 32, 4.0625 B an element. In NVFP4: 0.5 B with a
+// scale per 16 (0.5625 B), read twice (the FP32 per-tensor scale needs the amax) and once more
+// for the Hadamard transform of the weight-gradient inputs, 7.125 B for the input and the output
+// gradient; the weight, in 16×16 blocks and untransformed, 2·2 + 2·0.50390625 = 5.0078125 B.
+TEST(Fp8Training, BlockScaledCastsMoveTheirElementsScalesAndTransforms) {
+  namespace f8 = fp8_training;
+  EXPECT_EQ(f8::kMxfp8.activation_cast_bytes(), 4.0625);
+  const f8::Fp8CastBytes mx = f8::fp8_cast_bytes(8192, 14336, 4096, f8::kMxfp8);
+  EXPECT_DOUBLE_EQ(mx.forward, 374'865'920);   // (8192·4096 + 4096·14336) × 4.0625
+  EXPECT_DOUBLE_EQ(mx.backward, 477'102'080);  // 8192·14336 × 4.0625
+  EXPECT_EQ(f8::kNvfp4.activation_cast_bytes(), 7.125);
+  EXPECT_EQ(f8::kNvfp4.weight_cast_bytes(), 5.0078125);
+  const f8::Fp8CastBytes nv = f8::fp8_cast_bytes(8192, 14336, 4096, f8::kNvfp4);
+  EXPECT_DOUBLE_EQ(nv.forward, 533'135'360);       // 8192·4096 × 7.125 + 4096·14336 × 5.0078125
+  EXPECT_DOUBLE_EQ(nv.backward, 836'763'648);      // 8192·14336 × 7.125
+  EXPECT_EQ(f8::kept_in_bf16(f8::kNvfp4, 32), 5);  // round(32 × 10/62)
+  EXPECT_EQ(f8::kept_in_bf16(f8::kNvfp4, 62), 10);
+  EXPECT_EQ(f8::kept_in_bf16(f8::kMxfp8, 32), 0);
+}
+
+// Llama 3 8B trained on a B200 (one 4,096-token sequence, checkpointed): every linear GEMM is
+// compute-bound in bf16, fp8 and nvfp4, so with C their compute time at the BF16 rate (2,250
+// TFLOPS), fp8 saves C/2 (4,500 TFLOPS) and nvfp4 C·(1 − 27/32 · 1/4 − 5/32) = C·81/128: 27 of 32
+// layers at the FP4 rate (9,000 TFLOPS), the 5 the recipe keeps in BF16 at 2,250. The LM head and
+// the kernel launches are the same in all three.
+TEST(PerfModel, Nvfp4RunsTheLinearGemmsAtTheFp4RateOutsideTheBf16Layers) {
+  RunConfig c;
+  c.mode = "train";
+  c.batch = 1;
+  c.seq_len = 4096;
+  c.checkpointing = true;
+  auto gemm = [&](const char* precision) {
+    c.precision = precision;
+    const Prediction p = run("llama-3-8b", "b200-sxm-192gb", c);
+    for (const PerfTerm& t : p.terms) {
+      if (t.name == "gemm") return t.seconds;
+    }
+    ADD_FAILURE() << "gemm";
+    return 0.0;
+  };
+  const double bf16 = gemm("bf16"), fp8 = gemm("fp8"), nvfp4 = gemm("nvfp4");
+  const double mxfp8 = gemm("mxfp8");
+  const double c_bf16 = 2 * (bf16 - fp8);
+  EXPECT_NEAR(bf16 - nvfp4, c_bf16 * 81 / 128, 1e-9);
+  EXPECT_NEAR(mxfp8, fp8, 1e-12);  // MXFP8 at the FP8 rate
+  // C is at least the linear FLOPs (4 passes of 2 × 6,979,321,856 × 4,096: forward twice under
+  // checkpointing, backward twice the forward) at 2,250 TFLOPS × 0.8: 127 ms, within the tiles'
+  // wave quantization.
+  const double ideal = 4 * 2 * 6'979'321'856.0 * 4096 / (2250e12 * 0.8);
+  EXPECT_GE(c_bf16, ideal);
+  EXPECT_LT(c_bf16, 1.1 * ideal);
+}
+
+TEST(PerfModel, BlockScaledTrainingOnAGpuWithoutItIsRefusedWithTheGpusThatRunIt) {
+  RunConfig c;
+  c.mode = "train";
+  c.batch = 1;
+  c.seq_len = 4096;
+  c.checkpointing = true;
+  c.precision = "nvfp4";
+  auto p = predict(**zoo().find("llama-3-8b"), *catalog().gpu("h100-sxm5-80gb"), c, flat(0.8, 0.8),
+                   catalog());
+  ASSERT_FALSE(p.ok());
+  const std::string& why = p.status().message();
+  EXPECT_NE(why.find("h100-sxm5-80gb (hopper, compute capability 9.0) has none"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("b200-sxm-192gb, gb200-nvl72, gb300-nvl72"), std::string::npos) << why;
+  EXPECT_NE(why.find("--precision fp8"), std::string::npos) << why;
+  c.precision = "mxfp8";
+  p = predict(**zoo().find("llama-3-8b"), *catalog().gpu("h100-sxm5-80gb"), c, flat(0.8, 0.8),
+              catalog());
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("MXFP8BlockScaling"), std::string::npos);
+  // A Blackwell GPU runs both, and says what it assumed.
+  const Prediction b200 = run("llama-3-8b", "b200-sxm-192gb", c);
+  EXPECT_NE(b200.note.find("Transformer Engine's MXFP8BlockScaling recipe assumed"),
+            std::string::npos)
+      << b200.note;
+  EXPECT_NE(b200.note.find("no measured run in validation/ checks mxfp8"), std::string::npos);
+}
+
 // FP8 training runs the linear layers' GEMMs in FP8 and the rest in BF16 (fp8_training.h), and
 // casts the linear layers' operands. Llama 3.2 1B (hidden 2048, 8 KV heads of 64, MLP 8192,
 // 16 layers) at one sequence of 2048 tokens on an H100: per layer its seven linear layers cast

@@ -677,6 +677,33 @@ TEST(TrainPlan, RefusesAGpuCountNoLayoutSplitsWithTheNearestThatDo) {
       << plan.status().message();
 }
 
+// train-plan searches in Blackwell's training recipes where the GPU runs them, and refuses them
+// once, with the GPUs that do, where it does not. Llama 3 8B on 8 B200: the fastest NVFP4 layout
+// is faster than the fastest MXFP8 one, which is faster than the fastest BF16 one.
+TEST(TrainPlan, SearchesInBlockScaledPrecisionsWhereTheGpuRunsThem) {
+  TrainPlanRequest request;
+  request.run.gpus = 8;
+  request.run.seq_len = 4096;
+  request.run.global_batch = 64;
+  auto fastest = [&](const char* precision) {
+    request.run.precision = precision;
+    auto plan = plan_training(workload("llama-3-8b"), gpu("b200-sxm-192gb"), request,
+                              embedded_calibration(), catalog());
+    EXPECT_TRUE(plan.ok() && !plan->layouts.empty()) << precision;
+    if (!plan.ok() || plan->layouts.empty()) return 0.0;
+    EXPECT_EQ(plan->layouts.front().run.precision, precision);
+    return plan->layouts.front().prediction.throughput;
+  };
+  const double nvfp4 = fastest("nvfp4"), mxfp8 = fastest("mxfp8"), bf16 = fastest("bf16");
+  EXPECT_GT(nvfp4, mxfp8);
+  EXPECT_GT(mxfp8, bf16);
+  request.run.precision = "nvfp4";
+  auto hopper = plan_training(workload("llama-3-8b"), gpu("h100-sxm5-80gb"), request,
+                              embedded_calibration(), catalog());
+  ASSERT_FALSE(hopper.ok());
+  EXPECT_NE(hopper.status().message().find("GPUs that run it:"), std::string::npos);
+}
+
 // torchtitan's per-op recompute is searched where the layout's framework runs it: a framework
 // covering torchtitan at every ZeRO stage, by default only with sharded weights (ZeRO-3, whose
 // default is eager FSDP), never under Megatron-LM. Each layout that tries full recompute then

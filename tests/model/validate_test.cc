@@ -88,6 +88,28 @@ TEST(Validate, ScoresMemoryAndFitsRowsAndListsWhatItCannotPredict) {
   EXPECT_EQ(report->groups[0].group, "m");
 }
 
+// The precision column takes Blackwell's training recipes, mxfp8 and nvfp4 (no measured row in
+// validation/ has them yet); a row on a GPU without their tensor cores is listed, not dropped.
+// NVFP4 at 4,096 tokens, checkpointed, allocates 155.46 GB: bf16's 149.46 (docs/memory.md, "FP8
+// training") with 5.93 GB of NVFP4 weight copies and 0.07 GB of casts.
+TEST(Validate, AcceptsTheBlockScaledTrainingPrecisions) {
+  const std::string csv =
+      std::string(kHeader) +
+      "t/fp4,1,b200-sxm-192gb,1,llama-3-8b,train,bf16,,,,,1,4096,1,throughput,100,tokens/s,t\n"
+      "t/fp4,,b200-sxm-192gb,1,llama-3-8b,train,nvfp4,,,,,1,4096,1,throughput,150,tokens/s,t\n"
+      "t/fp4,,b200-sxm-192gb,1,llama-3-8b,train,mxfp8,,,,,1,4096,1,throughput,130,tokens/s,t\n"
+      "t/fp4,,h100-sxm5-80gb,1,llama-3-8b,train,nvfp4,,,,,1,4096,1,throughput,50,tokens/s,t\n"
+      "m/fp4,,b200-sxm-192gb,1,llama-3-8b,train,nvfp4,,,,,1,4096,1,peak_memory_gb,160,GB,t\n";
+  auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  ASSERT_EQ(report->rows.size(), 5u);
+  EXPECT_GT(*report->rows[1].predicted, *report->rows[2].predicted);  // nvfp4 over mxfp8
+  EXPECT_GT(*report->rows[2].predicted, *report->rows[0].predicted);  // mxfp8 over bf16
+  EXPECT_FALSE(report->rows[3].skipped.empty());                      // Hopper has no FP4
+  EXPECT_NEAR(*report->rows[4].predicted, 155.46, 0.01);
+  EXPECT_EQ(report->overall.skipped, 1);
+}
+
 TEST(Validate, ARowWithoutABatchRunsTheLargestThatFitsWhenTheDefaultDoesNot) {
   // BERT-large fp32 at its default batch of 32 needs more than the 8 GB of an RTX 3070, which
   // holds 2; a measured row with no batch ran, so at a batch that fitted.
