@@ -154,10 +154,15 @@ inline const Format* training_format(std::string_view precision) {
 // check_nvfp4_support, "compute capability 10.0 or higher"; recalled).
 constexpr double kBlockScaledComputeCapability = 10.0;
 
-// Whether `gpu` runs format `f`'s GEMMs at its rate: a block-scaled format needs an NVIDIA GPU of
-// kBlockScaledComputeCapability and the catalog's rate of the format (fp8_tflops, fp4_tflops);
-// FP8 runs everywhere, at the 16-bit rate where the GPU has no FP8 one. Defined in perf.cc.
+// Whether `gpu` runs format `f`'s GEMMs at its rate: the catalog's rate of the format
+// (fp8_tflops, fp4_tflops), and for a block-scaled format an NVIDIA GPU of
+// kBlockScaledComputeCapability. FP8 training needs FP8 tensor cores: Transformer Engine and
+// torchao's float8 run it from compute capability 8.9, Ada and Hopper (their support checks;
+// recalled), and ROCm's Transformer Engine on CDNA 3 — the GPUs whose catalog entry has an FP8
+// rate. Defined in perf.cc.
 bool runs_on(const Gpu& gpu, const Format& f);
+// What format `f` needs of a GPU, as refusals and warnings say it.
+std::string hardware_needed(const Format& f);
 // Why a training run of `precision` does not run on `gpu`, naming the GPUs of `catalog` that run
 // it and what runs on `gpu` instead; "" when it runs.
 std::string refusal(const Gpu& gpu, std::string_view precision, const Catalog& catalog);

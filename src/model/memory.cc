@@ -1930,11 +1930,10 @@ Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const 
   e.warnings = run_warnings(workload, run.c);
   const fp8_training::Format* low = fp8_training::training_format(run.c.precision);
   if (run.train && low && !fp8_training::runs_on(gpu, *low)) {
-    e.warnings.push_back(fmt::format(
-        "{} has no block-scaled tensor cores for {} (Transformer Engine's {} needs compute "
-        "capability {:.1f} or later and the format's rate in the catalog): this is the memory the "
-        "run would take, and `rigplan predict` refuses it there",
-        gpu.id, run.c.precision, low->recipe, fp8_training::kBlockScaledComputeCapability));
+    e.warnings.push_back(
+        fmt::format("{} training needs {}, which {} has not: this is the memory the run would "
+                    "take, and `rigplan predict` refuses it there",
+                    run.c.precision, fp8_training::hardware_needed(*low), gpu.id));
   }
   if (!with_searches) return e;
   run.explain = false;

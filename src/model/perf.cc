@@ -584,9 +584,22 @@ std::string stack_refusal(const Gpu& gpu, const Family& f, const std::string& so
 }  // namespace
 
 bool fp8_training::runs_on(const Gpu& gpu, const Format& f) {
-  if (!f.block_scaled) return true;
-  return gpu.vendor == "nvidia" && gpu.tensor_cores && format_tflops(gpu, f) &&
-         std::stod(gpu.compute_capability) >= kBlockScaledComputeCapability;
+  if (!gpu.tensor_cores || !format_tflops(gpu, f)) return false;
+  return !f.block_scaled || (gpu.vendor == "nvidia" &&
+                             std::stod(gpu.compute_capability) >= kBlockScaledComputeCapability);
+}
+
+std::string fp8_training::hardware_needed(const Format& f) {
+  if (!f.block_scaled) {
+    return "FP8 tensor cores (Transformer Engine and torchao float8: Ada, Hopper, Blackwell, "
+           "CDNA 3; an FP8 rate in the catalog, fp8_tflops)";
+  }
+  const bool fp4 = f.rate == "fp4";
+  return fmt::format(
+      "block-scaled {} tensor cores (Transformer Engine's {}, compute capability {:.1f} or "
+      "later{})",
+      fp4 ? "FP4" : "FP8", f.recipe, kBlockScaledComputeCapability,
+      fp4 ? " with an FP4 rate, catalog fp4_tflops" : "");
 }
 
 std::string fp8_training::refusal(const Gpu& gpu, std::string_view precision,
@@ -597,16 +610,13 @@ std::string fp8_training::refusal(const Gpu& gpu, std::string_view precision,
   for (const Gpu& g : catalog.gpus) {
     if (runs_on(g, *f)) there.push_back(g.id);
   }
-  const bool fp4 = f->rate == "fp4";
+  const bool fp8_runs = runs_on(gpu, kFp8);
   return fmt::format(
-      "{} training runs its linear layers' GEMMs on block-scaled {} tensor cores (Transformer "
-      "Engine's {}, compute capability {} or later{}); {} ({}, compute capability {}) has none. "
+      "{} training runs its linear layers' GEMMs on {}; {} ({}, compute capability {}) has none. "
       "GPUs that run it: {}. On {}: --precision {}",
-      precision, fp4 ? "FP4" : "FP8", f->recipe,
-      fmt::format("{:.1f}", kBlockScaledComputeCapability),
-      fp4 ? " with an FP4 rate, catalog fp4_tflops" : "", gpu.id, gpu.architecture,
-      gpu.compute_capability, there.empty() ? "none of the catalog" : join(there, ", "), gpu.id,
-      gpu.fp8_tflops ? "fp8 (per-tensor scaling, at its FP8 rate) or bf16" : "bf16");
+      precision, hardware_needed(*f), gpu.id, gpu.architecture, gpu.compute_capability,
+      there.empty() ? "none of the catalog" : join(there, ", "), gpu.id,
+      fp8_runs ? "fp8 (per-tensor scaling, at its FP8 rate) or bf16" : "bf16");
 }
 
 StackCheck check_stack(const Workload& workload, const Gpu& gpu, const RunFacts& facts,

@@ -212,6 +212,31 @@ TEST(PerfModel, BlockScaledTrainingOnAGpuWithoutItIsRefusedWithTheGpusThatRunIt)
   EXPECT_NE(b200.note.find("no measured run in validation/ checks mxfp8"), std::string::npos);
 }
 
+// FP8 training needs FP8 tensor cores (Transformer Engine and torchao float8 run it from Ada and
+// Hopper on): an A100 has none, and a run there is refused rather than run at the BF16 rate
+// with the casts paid for.
+TEST(PerfModel, Fp8TrainingOnAGpuWithoutAnFp8RateIsRefused) {
+  RunConfig c;
+  c.mode = "train";
+  c.batch = 1;
+  c.seq_len = 2048;
+  c.precision = "fp8";
+  auto p = predict(**zoo().find("llama-3.2-1b"), *catalog().gpu("a100-sxm4-80gb"), c,
+                   flat(0.8, 0.8), catalog());
+  ASSERT_FALSE(p.ok());
+  const std::string& why = p.status().message();
+  EXPECT_NE(why.find("fp8 training runs its linear layers' GEMMs on FP8 tensor cores"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("a100-sxm4-80gb (ampere, compute capability 8.0) has none"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("h100-sxm5-80gb"), std::string::npos) << why;
+  EXPECT_NE(why.find("On a100-sxm4-80gb: --precision bf16"), std::string::npos) << why;
+  EXPECT_TRUE(predict(**zoo().find("llama-3.2-1b"), *catalog().gpu("rtx-4090"), c, flat(0.8, 0.8),
+                      catalog())
+                  .ok());
+}
+
 // FP8 training runs the linear layers' GEMMs in FP8 and the rest in BF16 (fp8_training.h), and
 // casts the linear layers' operands. Llama 3.2 1B (hidden 2048, 8 KV heads of 64, MLP 8192,
 // 16 layers) at one sequence of 2048 tokens on an H100: per layer its seven linear layers cast
