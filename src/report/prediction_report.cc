@@ -137,6 +137,39 @@ std::string pipeline_explain(const PipelineEstimate& e, const Prediction& p) {
   return out;
 }
 
+// `--explain`: the time of each operator class, the formula behind it, and what bounds it.
+std::string explain_text(const Prediction& p) {
+  Table table({{"operators"}, {"ms", Table::Align::kRight}, {"share", Table::Align::kRight}});
+  double moved = 0;  // the bytes of the elementwise operators, from DRAM and from L2
+  for (const auto& t : p.terms) {
+    if (t.name == "elementwise" || t.bound == "l2") moved += t.bytes;
+  }
+  for (const auto& t : p.terms) {
+    if (t.bound == "l2") {  // reads served by L2: a share of the elementwise bytes, not of time
+      table.add_row({t.name, "-", fmt::format("{:.1f}% of bytes", t.bytes / moved * 100)});
+      continue;
+    }
+    table.add_row({t.name, fmt::format("{:.3f}", t.seconds * 1e3),
+                   fmt::format("{:.1f}%", t.seconds / p.step_time_s * 100)});
+  }
+  std::string out = "\n" + table.render();
+  // A training step's launches are a row of their own; an engine's are in launch_and_host.
+  const bool launch_row =
+      std::any_of(p.terms.begin(), p.terms.end(), [](const auto& t) { return t.name == "launch"; });
+  out += "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency))";
+  out += launch_row ? fmt::format("; each of its kernels adds {:g} µs of launch (the launch row)",
+                                  perf_constants::kKernelOverheadS * 1e6)
+                    : std::string(" plus launch overhead");
+  out += "; docs/performance.md.\n";
+  if (p.bound == "launch") {
+    out +=
+        "The launches bound this step: its kernels are too short to hide them. A larger batch "
+        "amortizes them; CUDA graphs or torch.compile cut them, which rigplan does not model.\n";
+  }
+  if (p.pipeline) out += pipeline_explain(*p.pipeline, p);
+  return out;
+}
+
 }  // namespace
 
 Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
@@ -227,37 +260,7 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
   }
   if (!p.note.empty()) out += fmt::format("note         {}\n", p.note);
   for (const auto& w : p.warnings) out += fmt::format("warning      {}\n", w);
-  if (explain && !p.terms.empty()) {
-    Table table({{"operators"}, {"ms", Table::Align::kRight}, {"share", Table::Align::kRight}});
-    double moved = 0;  // the bytes of the elementwise operators, from DRAM and from L2
-    for (const auto& t : p.terms) {
-      if (t.name == "elementwise" || t.bound == "l2") moved += t.bytes;
-    }
-    for (const auto& t : p.terms) {
-      if (t.bound == "l2") {  // reads served by L2: a share of the elementwise bytes, not of time
-        table.add_row({t.name, "-", fmt::format("{:.1f}% of bytes", t.bytes / moved * 100)});
-        continue;
-      }
-      table.add_row({t.name, fmt::format("{:.3f}", t.seconds * 1e3),
-                     fmt::format("{:.1f}%", t.seconds / p.step_time_s * 100)});
-    }
-    out.append("\n").append(table.render());
-    // A training step's launches are a row of their own; an engine's are in launch_and_host.
-    const bool launch_row = std::any_of(p.terms.begin(), p.terms.end(),
-                                        [](const auto& t) { return t.name == "launch"; });
-    out +=
-        "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency))";
-    out += launch_row ? fmt::format("; each of its kernels adds {:g} µs of launch (the launch row)",
-                                    perf_constants::kKernelOverheadS * 1e6)
-                      : std::string(" plus launch overhead");
-    out += "; docs/performance.md.\n";
-    if (p.bound == "launch") {
-      out +=
-          "The launches bound this step: its kernels are too short to hide them. A larger batch "
-          "amortizes them; CUDA graphs or torch.compile cut them, which rigplan does not model.\n";
-    }
-    if (p.pipeline) out += pipeline_explain(*p.pipeline, p);
-  }
+  if (explain && !p.terms.empty()) out += explain_text(p);
   return out;
 }
 
