@@ -627,6 +627,14 @@ SpeedPredictions predict_speeds(const std::vector<ThroughputSample>& samples,
   return out;
 }
 
+// Why a speed row has no prediction, from what preparing its run found (prepare_samples): the
+// run's own error or the refusal of its software stack.
+std::string unpredictable(const ThroughputSample& s) {
+  if (s.prepared && !s.prepared->facts) return s.prepared->facts.status().message();
+  if (s.prepared && !s.prepared->stack.refusal.empty()) return s.prepared->stack.refusal;
+  return "the run cannot be predicted";
+}
+
 // Speed rows: the prediction's error as a ratio to the group's ref row (or on its own, an
 // absolute row), and the error of the spec-ratio guess.
 void score_speed_rows(const std::vector<ThroughputSample>& samples,
@@ -639,7 +647,9 @@ void score_speed_rows(const std::vector<ThroughputSample>& samples,
     const bool predictable =
         held_out ? speeds.held_out_ratio[i].has_value() : predicted[i] > 0 && predicted[r] > 0;
     if (!predictable) {
-      out.skipped = "the run cannot be predicted";
+      const bool own = predicted[i] <= 0 || r == i;
+      out.skipped = own ? unpredictable(samples[i])
+                        : "its group's ref row cannot be predicted: " + unpredictable(samples[r]);
       continue;
     }
     out.predicted = predicted[i];

@@ -89,7 +89,8 @@ TEST(Validate, ScoresMemoryAndFitsRowsAndListsWhatItCannotPredict) {
 }
 
 // The precision column takes Blackwell's training recipes, mxfp8 and nvfp4 (no measured row in
-// validation/ has them yet); a row on a GPU without their tensor cores is listed, not dropped.
+// validation/ has them yet); a row on a GPU without their tensor cores is listed, not dropped,
+// with the refusal that `predict` gives.
 // NVFP4 at 4,096 tokens, checkpointed, allocates 155.46 GB: bf16's 149.46 (docs/memory.md, "FP8
 // training") with 5.93 GB of NVFP4 weight copies and 0.07 GB of casts.
 TEST(Validate, AcceptsTheBlockScaledTrainingPrecisions) {
@@ -99,15 +100,25 @@ TEST(Validate, AcceptsTheBlockScaledTrainingPrecisions) {
       "t/fp4,,b200-sxm-192gb,1,llama-3-8b,train,nvfp4,,,,,1,4096,1,throughput,150,tokens/s,t\n"
       "t/fp4,,b200-sxm-192gb,1,llama-3-8b,train,mxfp8,,,,,1,4096,1,throughput,130,tokens/s,t\n"
       "t/fp4,,h100-sxm5-80gb,1,llama-3-8b,train,nvfp4,,,,,1,4096,1,throughput,50,tokens/s,t\n"
-      "m/fp4,,b200-sxm-192gb,1,llama-3-8b,train,nvfp4,,,,,1,4096,1,peak_memory_gb,160,GB,t\n";
+      "m/fp4,,b200-sxm-192gb,1,llama-3-8b,train,nvfp4,,,,,1,4096,1,peak_memory_gb,160,GB,t\n"
+      "r/fp4,1,h100-sxm5-80gb,1,llama-3-8b,train,nvfp4,,,,,1,4096,1,throughput,50,tokens/s,t\n"
+      "r/fp4,,b200-sxm-192gb,1,llama-3-8b,train,nvfp4,,,,,1,4096,1,throughput,150,tokens/s,t\n";
   auto report = validate_measurements(catalog(), zoo(), "v.csv", csv);
   ASSERT_TRUE(report.ok()) << report.status().message();
-  ASSERT_EQ(report->rows.size(), 5u);
+  ASSERT_EQ(report->rows.size(), 7u);
   EXPECT_GT(*report->rows[1].predicted, *report->rows[2].predicted);  // nvfp4 over mxfp8
   EXPECT_GT(*report->rows[2].predicted, *report->rows[0].predicted);  // mxfp8 over bf16
-  EXPECT_FALSE(report->rows[3].skipped.empty());                      // Hopper has no FP4
+  EXPECT_EQ(report->rows[3].skipped.find("nvfp4 training runs its linear layers' GEMMs on "
+                                         "block-scaled FP4 tensor cores"),
+            0u)
+      << report->rows[3].skipped;  // Hopper has no FP4, and the row says so
   EXPECT_NEAR(*report->rows[4].predicted, 155.46, 0.01);
-  EXPECT_EQ(report->overall.skipped, 1);
+  // A row whose group's ref cannot be predicted says so, with the ref's reason.
+  EXPECT_EQ(report->rows[6].skipped.find("its group's ref row cannot be predicted: nvfp4 "
+                                         "training runs"),
+            0u)
+      << report->rows[6].skipped;
+  EXPECT_EQ(report->overall.skipped, 3);
 }
 
 TEST(Validate, ARowWithoutABatchRunsTheLargestThatFitsWhenTheDefaultDoesNot) {
