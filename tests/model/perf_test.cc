@@ -43,11 +43,12 @@ Prediction run(const char* workload, const char* gpu, const RunConfig& config,
   return std::move(p).value();
 }
 
-// The seconds of a prediction's term `name` (0 when it has none).
+// The seconds of a prediction's term `name`; a prediction without it fails the test.
 double term_seconds(const Prediction& p, std::string_view name) {
   for (const PerfTerm& t : p.terms) {
     if (t.name == name) return t.seconds;
   }
+  ADD_FAILURE() << "no term " << name;
   return 0;
 }
 
@@ -164,12 +165,7 @@ TEST(PerfModel, Nvfp4RunsTheLinearGemmsAtTheFp4RateOutsideTheBf16Layers) {
   c.checkpointing = true;
   auto gemm = [&](const char* precision) {
     c.precision = precision;
-    const Prediction p = run("llama-3-8b", "b200-sxm-192gb", c);
-    for (const PerfTerm& t : p.terms) {
-      if (t.name == "gemm") return t.seconds;
-    }
-    ADD_FAILURE() << "gemm";
-    return 0.0;
+    return term_seconds(run("llama-3-8b", "b200-sxm-192gb", c), "gemm");
   };
   const double bf16 = gemm("bf16"), fp8 = gemm("fp8"), nvfp4 = gemm("nvfp4");
   const double mxfp8 = gemm("mxfp8");
@@ -254,23 +250,16 @@ TEST(PerfModel, Fp8TrainingRunsOnlyTheLinearLayersInFp8AndPaysForTheirCasts) {
   const Prediction bf16 = run("llama-3.2-1b", "h100-sxm5-80gb", c);
   c.precision = "fp8";
   const Prediction fp8 = run("llama-3.2-1b", "h100-sxm5-80gb", c);
-  auto term = [](const Prediction& p, const char* name) {
-    for (const PerfTerm& t : p.terms) {
-      if (t.name == name) return t.seconds;
-    }
-    ADD_FAILURE() << name;
-    return 0.0;
-  };
   const double cast_bytes = 16 * (102'760'448.0 + 48'234'496.0) * 6;
   EXPECT_DOUBLE_EQ(cast_bytes, 14'495'514'624);
   const double cast_s = cast_bytes / (3350e9 * 0.8) + 16 * 7 * (4 + 2) * 5e-6;
-  EXPECT_NEAR(term(fp8, "elementwise") + term(fp8, "launch") - term(bf16, "elementwise") -
-                  term(bf16, "launch"),
+  EXPECT_NEAR(term_seconds(fp8, "elementwise") + term_seconds(fp8, "launch") -
+                  term_seconds(bf16, "elementwise") - term_seconds(bf16, "launch"),
               cast_s, 1e-9);
-  EXPECT_NEAR(term(fp8, "attention"), term(bf16, "attention"), 1e-12);
+  EXPECT_NEAR(term_seconds(fp8, "attention"), term_seconds(bf16, "attention"), 1e-12);
   // The linear GEMMs at up to twice the rate, the LM head's at the same: faster, under 2x.
-  EXPECT_LT(term(fp8, "gemm"), term(bf16, "gemm"));
-  EXPECT_GT(term(fp8, "gemm"), term(bf16, "gemm") / 2);
+  EXPECT_LT(term_seconds(fp8, "gemm"), term_seconds(bf16, "gemm"));
+  EXPECT_GT(term_seconds(fp8, "gemm"), term_seconds(bf16, "gemm") / 2);
   // At 2,048 tokens a step the casts cost about what the FP8 GEMMs save (models.md §2.10: FP8
   // gains nothing below about 4k tokens per GPU); at 8 sequences FP8 is faster, by less than 2x.
   c.batch = 8;
