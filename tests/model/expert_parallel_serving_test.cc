@@ -11,21 +11,17 @@
 #include "model/moe_gemm.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
+#include "term_support.h"
 #include "test_support.h"
 
 namespace rigplan {
 namespace {
 
+using testing::term;
+
 const Catalog& catalog() { return testing::default_catalog(); }
 const Workload& workload(const char* id) { return **testing::default_zoo().find(id); }
 const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
-
-double term(const MemoryEstimate& e, std::string_view name) {
-  for (const auto& t : e.terms) {
-    if (t.name == name) return t.gb;
-  }
-  return 0;
-}
 
 double seconds(const Prediction& p, std::string_view name) {
   for (const auto& t : p.terms) {

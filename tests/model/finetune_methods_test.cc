@@ -9,20 +9,16 @@
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
 #include "rigplan/recipe.h"
+#include "term_support.h"
 #include "test_support.h"
 
 namespace rigplan {
 namespace {
 
+using testing::term;
+
 const Workload& workload(const char* id) { return **testing::default_zoo().find(id); }
 const Gpu& gpu(const char* id) { return *testing::default_catalog().gpu(id); }
-
-double term(const MemoryEstimate& e, std::string_view name) {
-  for (const auto& t : e.terms) {
-    if (t.name == name) return t.gb;
-  }
-  return 0;
-}
 
 // LitGPT's resource-table runs (validation/memory.csv, 'Finetuning with Adapter on 1 GPU'):
 // bf16-true, batch 1, the longest Alpaca sample, AdamW.

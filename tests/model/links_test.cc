@@ -15,20 +15,17 @@
 #include "rigplan/perf.h"
 #include "rigplan/schema.h"
 #include "rigplan/train_plan.h"
+#include "term_support.h"
 #include "test_support.h"
 
 namespace rigplan {
 namespace {
 
+using testing::compute_s;
+using testing::term;
+
 const Catalog& catalog() { return testing::default_catalog(); }
 const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
-
-double term(const Prediction& p, std::string_view name) {
-  for (const auto& t : p.terms) {
-    if (t.name == name) return t.seconds;
-  }
-  return 0;
-}
 
 // The path a prediction's note gives a collective: "data parallel 0.024 s over nvswitch, ...".
 std::string path_of(const std::string& note, std::string_view collective) {
@@ -42,11 +39,6 @@ std::string path_of(const std::string& note, std::string_view collective) {
   // A network's name carries its share in parentheses, with a comma inside.
   if (const size_t paren = note.find('(', from); paren < end) end = note.find(')', paren) + 1;
   return note.substr(from, end == std::string::npos ? std::string::npos : end - from);
-}
-
-double compute_s(const Prediction& p) {
-  return term(p, "gemm") + term(p, "attention") + term(p, "elementwise") + term(p, "optimizer") +
-         term(p, "launch");
 }
 
 TEST(NvlinkDomain, ARunsMachineIsItsOwnElseTheGpusDomainElseAnHgxBoard) {

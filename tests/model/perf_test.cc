@@ -17,10 +17,13 @@
 #include "model/links.h"
 #include "model/run_speed.h"
 #include "rigplan/calibrate.h"
+#include "term_support.h"
 #include "test_support.h"
 
 namespace rigplan {
 namespace {
+
+using testing::term;
 
 const Catalog& catalog() { return testing::default_catalog(); }
 const Zoo& zoo() { return testing::default_zoo(); }
@@ -41,15 +44,6 @@ Prediction run(const char* workload, const char* gpu, const RunConfig& config,
   auto p = predict(**zoo().find(workload), *catalog().gpu(gpu), config, c, catalog());
   EXPECT_TRUE(p.ok()) << p.status().message();
   return std::move(p).value();
-}
-
-// The seconds of a prediction's term `name`; a prediction without it fails the test.
-double term_seconds(const Prediction& p, std::string_view name) {
-  for (const PerfTerm& t : p.terms) {
-    if (t.name == name) return t.seconds;
-  }
-  ADD_FAILURE() << "no term " << name;
-  return 0;
 }
 
 TEST(PerfModel, DecodeAtBatchOneReadsEveryWeightPerToken) {
@@ -165,7 +159,7 @@ TEST(PerfModel, Nvfp4RunsTheLinearGemmsAtTheFp4RateOutsideTheBf16Layers) {
   c.checkpointing = true;
   auto gemm = [&](const char* precision) {
     c.precision = precision;
-    return term_seconds(run("llama-3-8b", "b200-sxm-192gb", c), "gemm");
+    return term(run("llama-3-8b", "b200-sxm-192gb", c), "gemm");
   };
   const double bf16 = gemm("bf16"), fp8 = gemm("fp8"), nvfp4 = gemm("nvfp4");
   const double mxfp8 = gemm("mxfp8");
@@ -253,13 +247,13 @@ TEST(PerfModel, Fp8TrainingRunsOnlyTheLinearLayersInFp8AndPaysForTheirCasts) {
   const double cast_bytes = 16 * (102'760'448.0 + 48'234'496.0) * 6;
   EXPECT_DOUBLE_EQ(cast_bytes, 14'495'514'624);
   const double cast_s = cast_bytes / (3350e9 * 0.8) + 16 * 7 * (4 + 2) * 5e-6;
-  EXPECT_NEAR(term_seconds(fp8, "elementwise") + term_seconds(fp8, "launch") -
-                  term_seconds(bf16, "elementwise") - term_seconds(bf16, "launch"),
+  EXPECT_NEAR(term(fp8, "elementwise") + term(fp8, "launch") - term(bf16, "elementwise") -
+                  term(bf16, "launch"),
               cast_s, 1e-9);
-  EXPECT_NEAR(term_seconds(fp8, "attention"), term_seconds(bf16, "attention"), 1e-12);
+  EXPECT_NEAR(term(fp8, "attention"), term(bf16, "attention"), 1e-12);
   // The linear GEMMs at up to twice the rate, the LM head's at the same: faster, under 2x.
-  EXPECT_LT(term_seconds(fp8, "gemm"), term_seconds(bf16, "gemm"));
-  EXPECT_GT(term_seconds(fp8, "gemm"), term_seconds(bf16, "gemm") / 2);
+  EXPECT_LT(term(fp8, "gemm"), term(bf16, "gemm"));
+  EXPECT_GT(term(fp8, "gemm"), term(bf16, "gemm") / 2);
   // At 2,048 tokens a step the casts cost about what the FP8 GEMMs save (models.md §2.10: FP8
   // gains nothing below about 4k tokens per GPU); at 8 sequences FP8 is faster, by less than 2x.
   c.batch = 8;
@@ -690,9 +684,8 @@ TEST(PerfModel, DdpCopiesNcfsGradientsIntoItsBucketsAndBackOnEveryStep) {
   const Prediction one = run("ncf", "a100-sxm4-40gb", c);
   c.gpus = 8;
   const Prediction eight = run("ncf", "a100-sxm4-40gb", c);
-  EXPECT_NEAR(term_seconds(eight, "elementwise") - term_seconds(one, "elementwise"), 409.42e-6,
-              0.01e-6);
-  EXPECT_NEAR(term_seconds(eight, "launch") - term_seconds(one, "launch"), 2 * 5e-6, 0.01e-6);
+  EXPECT_NEAR(term(eight, "elementwise") - term(one, "elementwise"), 409.42e-6, 0.01e-6);
+  EXPECT_NEAR(term(eight, "launch") - term(one, "launch"), 2 * 5e-6, 0.01e-6);
   EXPECT_NE(eight.note.find("DDP copies 0.509 GB of gradients into its buckets and back"),
             std::string::npos)
       << eight.note;
@@ -730,12 +723,12 @@ TEST(PerfModel, AnLstmCellUpdateMovesItsGatesAndStatesEachStep) {
     return std::move(p).value();
   };
   const Prediction infer = at_mode("infer"), train = at_mode("train");
-  EXPECT_NEAR(term_seconds(infer, "elementwise"), 120.53e-6, 0.01e-6);
-  EXPECT_NEAR(term_seconds(train, "elementwise"), 233.02e-6, 0.01e-6);
+  EXPECT_NEAR(term(infer, "elementwise"), 120.53e-6, 0.01e-6);
+  EXPECT_NEAR(term(train, "elementwise"), 233.02e-6, 0.01e-6);
   // The forward launches 151 kernels of 5 µs (kKernelOverheadS): the input projections' GEMM,
   // and per step the recurrent GEMM, whose 32 tiles split their inner dimension over the A100's
   // 108 SMs and add a reduction kernel (gemm_split_k), and the cell update: 1 + 50 · 3.
-  EXPECT_NEAR(term_seconds(infer, "launch"), 151 * 5e-6, 0.001e-6);
+  EXPECT_NEAR(term(infer, "launch"), 151 * 5e-6, 0.001e-6);
 }
 
 // A norm whose input, the tensor the layer before it has just written, fits in half of the
@@ -761,12 +754,12 @@ TEST(PerfModel, AnElementwiseOperatorReadsItsInputFromL2WhereItFitsInHalfOfIt) {
     return std::move(p).value();
   };
   const Prediction eight = at_batch(8), sixteen = at_batch(16), one = at_batch(1);
-  EXPECT_NEAR(term_seconds(eight, "elementwise"), 9.809e-6, 0.01e-6);
-  EXPECT_NEAR(term_seconds(eight, "launch"), 5e-6, 0.01e-6);
+  EXPECT_NEAR(term(eight, "elementwise"), 9.809e-6, 0.01e-6);
+  EXPECT_NEAR(term(eight, "launch"), 5e-6, 0.01e-6);
   EXPECT_EQ(eight.bound, "memory");
-  EXPECT_NEAR(term_seconds(sixteen, "elementwise"), 39.235e-6, 0.01e-6);
-  EXPECT_NEAR(term_seconds(one, "elementwise"), 1.226e-6, 0.01e-6);
-  EXPECT_NEAR(term_seconds(one, "launch"), 5e-6, 0.01e-6);
+  EXPECT_NEAR(term(sixteen, "elementwise"), 39.235e-6, 0.01e-6);
+  EXPECT_NEAR(term(one, "elementwise"), 1.226e-6, 0.01e-6);
+  EXPECT_NEAR(term(one, "launch"), 5e-6, 0.01e-6);
   EXPECT_EQ(one.bound, "launch");
 }
 

@@ -13,10 +13,14 @@
 #include "rigplan/perf.h"
 #include "rigplan/train_plan.h"
 #include "rigplan/validate.h"
+#include "term_support.h"
 #include "test_support.h"
 
 namespace rigplan {
 namespace {
+
+using testing::compute_s;
+using testing::term;
 
 const Catalog& catalog() { return testing::default_catalog(); }
 const Zoo& zoo() { return testing::default_zoo(); }
@@ -80,29 +84,10 @@ TEST(Layout, RefusesLayoutsThatDoNotSplitWhole) {
       estimate_memory(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), interleaved, false).ok());
 }
 
-double term(const Prediction& p, std::string_view name) {
-  for (const auto& t : p.terms) {
-    if (t.name == name) return t.seconds;
-  }
-  return 0;
-}
-
-double memory_gb(const MemoryEstimate& e, std::string_view name) {
-  for (const auto& t : e.terms) {
-    if (t.name == name) return t.gb;
-  }
-  return 0;
-}
-
 Prediction predict_run(const char* w, const RunConfig& c) {
   auto p = predict(workload(w), gpu("a100-sxm4-80gb"), c, embedded_calibration(), catalog());
   EXPECT_TRUE(p.ok()) << p.status().message();
   return std::move(p).value();
-}
-
-double compute_s(const Prediction& p) {
-  return term(p, "gemm") + term(p, "attention") + term(p, "elementwise") + term(p, "optimizer") +
-         term(p, "launch");
 }
 
 TEST(Pipeline, TheOneFOneBBubbleIsStagesLessOneOverVirtualStagesTimesMicroBatches) {
@@ -186,15 +171,14 @@ TEST(Recompute, PerOpSelectiveKeepsTheLayerInputAndTheSavedOutputs) {
   c.recompute = "selective-op";
   auto op = estimate_memory(workload("llama-2-70b"), gpu("a100-sxm4-80gb"), c, false);
   ASSERT_TRUE(op.ok()) << op.status().message();
-  EXPECT_NEAR(memory_gb(*op, "activations"), (80 * 4096 * 125'184.0 + 4096 * 206'848.0) / 1e9,
-              1e-6);
+  EXPECT_NEAR(term(*op, "activations"), (80 * 4096 * 125'184.0 + 4096 * 206'848.0) / 1e9, 1e-6);
   // It fits where Megatron-LM's selective recompute, which with FlashAttention keeps all of
   // 332,032 B a token and layer, does not: so torchtitan ran it at this batch.
   EXPECT_TRUE(op->fits);
   c.recompute = "selective";
   auto selective = estimate_memory(workload("llama-2-70b"), gpu("a100-sxm4-80gb"), c, false);
   ASSERT_TRUE(selective.ok());
-  EXPECT_NEAR(memory_gb(*selective, "activations"), 80 * 4096 * 332'032.0 / 1e9, 1e-6);
+  EXPECT_NEAR(term(*selective, "activations"), 80 * 4096 * 332'032.0 / 1e9, 1e-6);
   EXPECT_FALSE(selective->fits);
 }
 
@@ -218,19 +202,18 @@ TEST(Activations, KorthikantiTableTwoForTheTwentyTwoBillionModel) {
   const Gpu& a100 = gpu("a100-sxm4-80gb");
   auto plain = estimate_memory(w, a100, megatron_22b("none", false), false);
   ASSERT_TRUE(plain.ok()) << plain.status().message();
-  EXPECT_NEAR(memory_gb(*plain, "activations"), 48 * 1'325'400'064.0 / 1e9, 1e-6);
+  EXPECT_NEAR(term(*plain, "activations"), 48 * 1'325'400'064.0 / 1e9, 1e-6);
   // Sequence parallel and selective recompute: 34·s·b·h/t a layer, and the fp32 log-sum-exp
   // per head the recomputed attention keeps (4·a·s·b/t).
   auto sp = estimate_memory(w, a100, megatron_22b("selective", true), false);
   ASSERT_TRUE(sp.ok());
-  EXPECT_NEAR(memory_gb(*sp, "activations"),
+  EXPECT_NEAR(term(*sp, "activations"),
               48 * (34.0 * 2048 * 4 * 6144 + 4.0 * 64 * 2048 * 4) / 8 / 1e9, 1e-6);
   // Full recompute: 2·s·b·h a layer (the layer input, whole on each rank without SP) and one
   // layer's activations while it is recomputed.
   auto full = estimate_memory(w, a100, megatron_22b("full", false), false);
   ASSERT_TRUE(full.ok());
-  EXPECT_NEAR(memory_gb(*full, "activations"), (48 * 2.0 * 2048 * 4 * 6144 + 1'325'400'064) / 1e9,
-              1e-6);
+  EXPECT_NEAR(term(*full, "activations"), (48 * 2.0 * 2048 * 4 * 6144 + 1'325'400'064) / 1e9, 1e-6);
 }
 
 TEST(Activations, ThePipelinesFirstStageHoldsItsStagesMicroBatchesInFlight) {
@@ -249,7 +232,7 @@ TEST(Activations, ThePipelinesFirstStageHoldsItsStagesMicroBatchesInFlight) {
   c.sequence_parallel = true;
   auto e = estimate_memory(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), c, false);
   ASSERT_TRUE(e.ok()) << e.status().message();
-  EXPECT_NEAR(memory_gb(*e, "activations"), 124 * (34.0 * 2048 * 12288 + 4.0 * 96 * 2048) / 8 / 1e9,
+  EXPECT_NEAR(term(*e, "activations"), 124 * (34.0 * 2048 * 12288 + 4.0 * 96 * 2048) / 8 / 1e9,
               1e-6);
 }
 
@@ -487,14 +470,14 @@ TEST(ExpertParallel, EachGpuHoldsOnlyItsExpertsWeightsGradientsAndOptimizerState
   EXPECT_EQ(count_params(workload("llama-2-13b")).experts, 0);
   const MemoryEstimate ep1 = training_memory("mixtral-8x7b", 8, 1, 0);
   const MemoryEstimate ep8 = training_memory("mixtral-8x7b", 8, 8, 0);
-  EXPECT_NEAR(memory_gb(ep1, "weights"), 186.811170816, 1e-6);
-  EXPECT_NEAR(memory_gb(ep8, "weights"), 28.971122688, 1e-6);
+  EXPECT_NEAR(term(ep1, "weights"), 186.811170816, 1e-6);
+  EXPECT_NEAR(term(ep8, "weights"), 28.971122688, 1e-6);
   // The experts' weights fall by 8×: 180.39 GB to 22.55 GB, the dense 6.42 GB stay.
-  EXPECT_NEAR(memory_gb(ep1, "weights") - memory_gb(ep8, "weights"),
+  EXPECT_NEAR(term(ep1, "weights") - term(ep8, "weights"),
               kMixtralExperts * 4 * (1 - 1.0 / 8) / 1e9, 1e-6);
-  EXPECT_NEAR(memory_gb(ep8, "half_precision_copies"), 14.485561344, 1e-6);
-  EXPECT_NEAR(memory_gb(ep8, "gradients"), 28.971122688, 1e-6);
-  EXPECT_NEAR(memory_gb(ep8, "optimizer"), 57.942245376, 1e-6);
+  EXPECT_NEAR(term(ep8, "half_precision_copies"), 14.485561344, 1e-6);
+  EXPECT_NEAR(term(ep8, "gradients"), 28.971122688, 1e-6);
+  EXPECT_NEAR(term(ep8, "optimizer"), 57.942245376, 1e-6);
   // Per GPU, with the activations of 1 × 4,096 tokens (32 · 4,096 · 282,752 B = 37.06 GB) and
   // logits (4,096 · 32,000 · 6 B = 0.79 GB): EP 1 (878.50 GB · 1.05 + 1.5) = 923.92 GB;
   // EP 8 (7,242,780,672 · 18 + 37,060,870,144 + 786,432,000 B) · 1.05 + 1.5 GB = 178.13 GB.
@@ -510,16 +493,15 @@ TEST(ExpertParallel, ZeroShardsTheExpertsStateOverTheirOwnReplicas) {
   // and gradients.
   const MemoryEstimate ep1 = training_memory("mixtral-8x7b", 8, 1, 1);
   const MemoryEstimate ep8 = training_memory("mixtral-8x7b", 8, 8, 1);
-  EXPECT_NEAR(memory_gb(ep1, "optimizer"), 46.702792704, 1e-6);
-  EXPECT_NEAR(memory_gb(ep8, "optimizer"), 46.702792704, 1e-6);
-  EXPECT_NEAR(memory_gb(ep8, "gradients"), 28.971122688, 1e-6);
+  EXPECT_NEAR(term(ep1, "optimizer"), 46.702792704, 1e-6);
+  EXPECT_NEAR(term(ep8, "optimizer"), 46.702792704, 1e-6);
+  EXPECT_NEAR(term(ep8, "gradients"), 28.971122688, 1e-6);
   // CP 2 × DP 4 and EP 2: the dense state over dp · cp = 8 GPUs, edp = 4 · 2 / 2 = 4 replicas of
   // each expert: (1,605,636,096 / 8 + 45,097,156,608 / 2 / 4) · 8 B = 5,837,849,088 · 8 B
   // = 46.702792704 GB.
   const MemoryEstimate cp = training_memory("mixtral-8x7b", 8, 2, 1, 2);
-  EXPECT_NEAR(memory_gb(cp, "optimizer"), (kMixtralDense / 8 + kMixtralExperts / 2 / 4) * 8 / 1e9,
-              1e-6);
-  EXPECT_NEAR(memory_gb(cp, "optimizer"), 46.702792704, 1e-6);
+  EXPECT_NEAR(term(cp, "optimizer"), (kMixtralDense / 8 + kMixtralExperts / 2 / 4) * 8 / 1e9, 1e-6);
+  EXPECT_NEAR(term(cp, "optimizer"), 46.702792704, 1e-6);
 }
 
 // The context-parallel GPUs split the sequence and keep whole replicas of the weights, so ZeRO
@@ -535,14 +517,14 @@ TEST(Layout, ZeroShardsTheStateOverTheDataAndContextParallelGpus) {
   const double params = static_cast<double>(count_params(workload("llama-2-7b")).total);
   EXPECT_EQ(params, 6'738'415'616.0);
   const MemoryEstimate cp2 = llama_7b(2, 1);
-  EXPECT_NEAR(memory_gb(cp2, "optimizer"), params * 8 / 8 / 1e9, 1e-6);
-  EXPECT_NEAR(memory_gb(cp2, "optimizer"), memory_gb(llama_7b(1, 1), "optimizer"), 1e-9);
-  EXPECT_NEAR(memory_gb(llama_7b(2, 0), "optimizer"), params * 8 / 1e9, 1e-6);
+  EXPECT_NEAR(term(cp2, "optimizer"), params * 8 / 8 / 1e9, 1e-6);
+  EXPECT_NEAR(term(cp2, "optimizer"), term(llama_7b(1, 1), "optimizer"), 1e-9);
+  EXPECT_NEAR(term(llama_7b(2, 0), "optimizer"), params * 8 / 1e9, 1e-6);
   // ZeRO-3: the 4 B weights, 4 B gradients and 2 B copies too, over 8.
   const MemoryEstimate zero3 = llama_7b(2, 3);
-  EXPECT_NEAR(memory_gb(zero3, "weights"), params * 4 / 8 / 1e9, 1e-6);
-  EXPECT_NEAR(memory_gb(zero3, "gradients"), params * 4 / 8 / 1e9, 1e-6);
-  EXPECT_NEAR(memory_gb(zero3, "half_precision_copies"), params * 2 / 8 / 1e9, 1e-6);
+  EXPECT_NEAR(term(zero3, "weights"), params * 4 / 8 / 1e9, 1e-6);
+  EXPECT_NEAR(term(zero3, "gradients"), params * 4 / 8 / 1e9, 1e-6);
+  EXPECT_NEAR(term(zero3, "half_precision_copies"), params * 2 / 8 / 1e9, 1e-6);
   // --explain names the GPUs it shards over and their number.
   for (const auto& t : cp2.terms) {
     if (t.name != "optimizer") continue;
