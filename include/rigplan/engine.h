@@ -116,6 +116,10 @@ struct Engine {
   // experts' outputs one add at a time). 0: fused into the GEMMs' operand loads and epilogues.
   double moe_copy_bytes = 0;
   double moe_pick_bytes = 0;
+  // Launch time of a bias that the engine adds to a linear layer's output with a kernel of its
+  // own (llama.cpp's ggml_add and ggml_add_id nodes), per bias and layer of the model; 0: the
+  // GEMMs add their biases in their epilogues.
+  double bias_add_us = 0;
   // Serves a mixture of experts with expert parallelism and attention data parallelism (--ep,
   // TensorRT-LLM's DEP<n>): each GPU runs attention for its own sequences, the experts split.
   bool expert_parallel = false;

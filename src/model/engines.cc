@@ -66,6 +66,7 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
       {"moe_pick_overhead_us", &E::moe_pick_overhead_us, false, "us", {}, kNonNegative},
       {"moe_copy_bytes", &E::moe_copy_bytes, false, "B", {}, kNonNegative},
       {"moe_pick_bytes", &E::moe_pick_bytes, false, "B", {}, kNonNegative},
+      {"bias_add_us", &E::bias_add_us, false, "us", {}, kNonNegative},
       {"expert_parallel", &E::expert_parallel, false},
       {"layer_overhead_us", &E::layer_overhead_us, true, "us", {}, kNonNegative},
       {"step_overhead_ms", &E::step_overhead_ms, true, "ms", {}, kNonNegative},

@@ -88,6 +88,10 @@ struct Model {
   // Bytes per token and layer that the engine's MoE routing kernels move outside the GEMMs
   // (model/moe_gemm.h moe_routing_bytes; Engine::moe_copy_bytes and moe_pick_bytes).
   double moe_routing_bytes = 0;
+  // The biases of a layer that the engine adds with kernels of their own (layer_biases), and
+  // their launches per layer (Engine::bias_add_us).
+  int bias_adds = 0;
+  double bias_add_s = 0;
   double ffn_local = 0;         // MLP width on one GPU (times top-k)
   std::vector<Linear> linears;  // of one layer
   double allreduce_latency_s = 0, allreduce_gbps = 0;
@@ -264,7 +268,7 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   // An engine that loops over the experts pays host and launch time for each touched one.
   const ExpertShare e = expert_share(w.tokens, m.experts, m.top_k, m.ep);
   const double experts_launched = m.per_expert ? experts_touched(e.tokens, e.experts, e.top_k) : 0;
-  t.overhead = (m.engine->layer_overhead_us * 1e-6 + m.moe_overhead_s +
+  t.overhead = (m.engine->layer_overhead_us * 1e-6 + m.moe_overhead_s + m.bias_add_s +
                 static_cast<double>(m.linears.size()) * m.call_overhead_s +
                 experts_launched * m.engine->moe_expert_overhead_us * 1e-6) *
                layers;
@@ -454,6 +458,16 @@ void set_moe_kernel(Model& m, const Engine& engine) {
   }
 }
 
+// The bias vectors a layer adds to its linear layers' outputs: q, k, v and o with attention
+// biases, q, k and v with biases on those alone (Qwen2), gate, up and down (up and down without a
+// gate) with MLP biases, an expert's own for a mixture of experts (workload/counts.cc counts the
+// same vectors as parameters).
+int layer_biases(const TransformerConfig& t) {
+  const int attention = t.attention_bias.value_or(false) ? 4 : t.qkv_bias.value_or(false) ? 3 : 0;
+  const int mlp = t.mlp_bias.value_or(false) ? (t.gated() ? 3 : 2) : 0;
+  return attention + mlp;
+}
+
 Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const Engine& engine,
                  const EngineCalibration& eff, const Catalog& catalog) {
   const Engines& engines = embedded_engines();
@@ -488,6 +502,8 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.top_k = t.top_k();
   set_gemm_rates(m, gpu, c, format, rest, eff);
   set_moe_kernel(m, engine);
+  m.bias_adds = engine.bias_add_us > 0 ? layer_biases(t) : 0;
+  m.bias_add_s = m.bias_adds * engine.bias_add_us * 1e-6;
   m.ffn_local = static_cast<double>(t.ffn_size) * t.top_k() / m.tp;
   for (const auto& lin : layer_linears(t)) {
     const bool mlp = lin.name == "gate" || lin.name == "up" || lin.name == "down";
@@ -763,6 +779,11 @@ std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
       c.weights, format_number(std::round(eff.memory_efficiency * 100) / 100),
       eff.rows > 0 ? fmt::format("fitted on {} runs", eff.rows) : eff.fitted_on));
   if (m.experts > 1) notes.push_back(moe_note(m, c));
+  if (m.bias_adds > 0) {
+    notes.push_back(fmt::format(
+        "biases: {} adds each of the {} biases of a layer with a kernel of its own, {} µs each",
+        engine.name, m.bias_adds, format_number(engine.bias_add_us)));
+  }
   if (m.host_sequence_s > 0) notes.push_back(host_note(m, t));
   if (m.t->sliding_layers() > 0) notes.push_back(sliding_note(engine, *m.t));
   if (!m.link.empty()) notes.push_back(fmt::format("GPU-to-GPU: {}", m.link));

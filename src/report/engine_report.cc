@@ -107,6 +107,7 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"moe_pick_overhead_us", e.moe_pick_overhead_us},
               {"moe_copy_bytes", e.moe_copy_bytes},
               {"moe_pick_bytes", e.moe_pick_bytes},
+              {"bias_add_us", e.bias_add_us},
               {"expert_parallel", e.expert_parallel},
               {"layer_overhead_us", e.layer_overhead_us},
               {"step_overhead_ms", e.step_overhead_ms},

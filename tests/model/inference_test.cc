@@ -1010,6 +1010,35 @@ TEST(InferencePerf, LlamaCppRoutesAndCombinesTheExpertsWithKernelsOfTheirOwn) {
               48 * 15e-6 + 1.5e-3, 1e-12);
 }
 
+TEST(InferencePerf, LlamaCppAddsEachBiasWithAKernelOfItsOwn) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "llama.cpp";
+  c.batch = 1;
+  c.seq_len = 1;
+  // GPT-OSS 120B (36 layers, top-4) has biases on q, k, v and o and on each expert's gate, up
+  // and down: 7 adds at 1.6 µs in every layer, beside the 30 µs of a layer, the 11.2 µs of its
+  // router and the 3 adds of its experts' outputs, and 0.2 ms a step.
+  c.weights = "mxfp4_moe";
+  const Prediction oss = run("gpt-oss-120b", "rtx-pro-6000-blackwell", c);
+  EXPECT_NEAR(seconds(oss, "launch_and_host"), 36 * (30 + 11.2 + 3 * 1.6 + 7 * 1.6) * 1e-6 + 0.2e-3,
+              1e-12);  // 2.2592 ms
+  EXPECT_NE(oss.note.find("biases: llama.cpp (and ollama, which runs it) adds each of the 7 "
+                          "biases of a layer with a kernel of its own, 1.6 µs each"),
+            std::string::npos)
+      << oss.note;
+  // Qwen2.5 7B (28 layers) has biases on q, k and v alone: 3 a layer.
+  c.weights = "q4_k_m";
+  EXPECT_NEAR(seconds(run("qwen2.5-7b", "rtx-4080", c), "launch_and_host"),
+              28 * (30 + 3 * 1.6) * 1e-6 + 0.2e-3, 1e-12);
+  // vLLM's GEMMs add their biases in their epilogues: 15 µs a layer and 1.5 ms a step only.
+  c.engine = "vllm";
+  c.weights = "bf16";
+  const Prediction fused = run("qwen2.5-7b", "h100-sxm5-80gb", c);
+  EXPECT_NEAR(seconds(fused, "launch_and_host"), 28 * 15e-6 + 1.5e-3, 1e-12);
+  EXPECT_EQ(fused.note.find("biases:"), std::string::npos) << fused.note;
+}
+
 TEST(InferencePerf, AMixturesRoutingKernelsStreamEveryRoutedCopy) {
   // Qwen3 30B A3B (48 layers, hidden 2048, 8 of 128 experts of 768) on an RTX PRO 6000
   // (1792 GB/s), at the engines' priors. A 512-token prompt and one decoded token differ in
