@@ -98,6 +98,14 @@ struct RunConfig {
   // torchtitan, llm-foundry, PyTorch FSDP). Its level sets the speed of a workload that has no
   // measured speed of its own (docs/performance.md, "Frameworks"). Default: kDefaultFramework.
   std::string framework;
+  // Training under torch.compile (TorchInductor): each chain of pointwise and normalization
+  // operators between two GEMMs, convolutions or attention kernels runs as one fused kernel that
+  // reads the chain's input once and writes its output once (docs/performance.md,
+  // "torch.compile"). Default: PyTorch eager, a kernel for each operator.
+  bool compile = false;
+  // The step's kernels replayed from a CUDA graph (torch.compile mode="reduce-overhead",
+  // torch.cuda.graphs): no host launch per kernel.
+  bool cuda_graphs = false;
 
   // Inference (docs/inference.md). The engine that runs it, an id or alias of data/engines
   // (pytorch, vllm, sglang, tensorrt-llm, llama.cpp, ollama); default: pytorch for training,

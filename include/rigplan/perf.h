@@ -136,6 +136,18 @@ struct PerfTerm {
   std::string bound;  // compute/memory/l2/communication/capacity/pipeline/overhead/host/input
 };
 
+// What torch.compile (RunConfig::compile) or CUDA graphs changed in a training step against the
+// same step in PyTorch eager, on one GPU: the kernels, their launch time, and the bytes the
+// pointwise and normalization operators move (DRAM and L2).
+struct CompileEffect {
+  // The chains fused into one kernel each, by the names of their operators ("bn3 + add_relu").
+  std::vector<std::string> fused;
+  double eager_kernels = 0, kernels = 0;
+  double eager_launch_s = 0, launch_s = 0;
+  double eager_elementwise_bytes = 0, elementwise_bytes = 0;
+  double eager_step_time_s = 0;
+};
+
 struct Prediction {
   // Defaults resolved. Training: config.framework is the framework whose level or measured rows
   // set the speed; empty when a measured workload's rows name none and the run named none.
@@ -169,6 +181,8 @@ struct Prediction {
   // With a host CPU (with_input_pipeline): what the input pipeline feeds against what the GPUs
   // take; bound "input" when it is short.
   std::optional<PipelineEstimate> pipeline;
+  // Training with --compile or --cuda-graphs, with its terms: against the eager step.
+  std::optional<CompileEffect> compile;
 };
 
 // mode "train": a training step; "infer"/"prefill": a forward pass over the prompt;

@@ -310,6 +310,15 @@ void add_framework_option(CLI::App* cmd, RunConfig& run) {
                   "docs/performance.md)");
 }
 
+void add_compile_options(CLI::App* cmd, RunConfig& run) {
+  cmd->add_flag("--compile", run.compile,
+                "Training under torch.compile (TorchInductor): chains of pointwise and norm "
+                "operators fused into one kernel each (docs/performance.md, \"torch.compile\")");
+  cmd->add_flag("--cuda-graphs", run.cuda_graphs,
+                "Training with the step's kernels replayed from a CUDA graph (torch.compile "
+                "mode=\"reduce-overhead\"): no host launch per kernel");
+}
+
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   o.cmd = cmd;
   cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");

@@ -163,6 +163,8 @@ void add_run_options(CLI::App* cmd, RunOptions& o);
 // --framework, for the commands that predict a training run's speed (predict, compare,
 // train-plan, recommend); the memory of a step does not depend on it.
 void add_framework_option(CLI::App* cmd, RunConfig& run);
+// --compile and --cuda-graphs of a training prediction.
+void add_compile_options(CLI::App* cmd, RunConfig& run);
 // The run the options describe: --lora-targets split, and the --recipe's settings applied under
 // the options given explicitly.
 Result<RunConfig> run_config(const RunOptions& o);

@@ -21,6 +21,7 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
       "predict", "Throughput and step time of a workload on N GPUs, and what bounds it");
   add_run_options(cmd, o);
   add_framework_option(cmd, o.run);
+  add_compile_options(cmd, o.run);
   cmd->add_option("--gpu", gpu_name, "GPU id or name")->required();
   cmd->add_option("--gpus", o.run.gpus, "Number of GPUs")->capture_default_str();
   cmd->add_option("--fabric", o.run.fabric,
@@ -69,6 +70,7 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
                                  "GPUs side by side for a workload, relative to a reference GPU");
   add_run_options(cmd, o);
   add_framework_option(cmd, o.run);
+  add_compile_options(cmd, o.run);
   cmd->add_option("--gpus", gpu_list, "Comma-separated GPU ids or names")->required();
   cmd->add_option("--reference", reference, "Reference GPU (default: the first)");
   cmd->add_option(

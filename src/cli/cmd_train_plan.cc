@@ -33,6 +33,7 @@ void add_train_plan_command(CLI::App& app, CliContext& ctx) {
       "GPUs per node, joined by the GPU-to-GPU link; the network beyond (default: the GPU's "
       "NVLink domain, 72 for a GB200 NVL72 rack, else 8; at most that domain)");
   add_framework_option(cmd, o.request.run);
+  add_compile_options(cmd, o.request.run);
   cmd->add_option("--tokens", o.request.tokens, "Tokens to train: the days each layout takes");
   cmd->add_option("--top", o.request.top, "Layouts to list, the fastest first")
       ->capture_default_str();

@@ -92,6 +92,8 @@ struct Rates {
   double sms = 1;
   // The share of its rated speed the card sustains (sustained_speed).
   double sustained = 1;
+  // Launch and synchronisation per kernel: eager's, or a CUDA graph's (step_context).
+  double kernel_s = pc::kKernelOverheadS;
 };
 
 // The share of its rated speed a card sustains when its board power holds its chip below its
@@ -199,6 +201,40 @@ struct Step {
   std::vector<Op> once;     // the optimizer and other per-step operators
 };
 
+// A transformer layer's pointwise and normalization operators, in elements read and written per
+// token. Eager PyTorch runs each in kernels of its own, each reading its inputs and writing its
+// output: two norms (a read and a write, 4·d), two residual adds (two reads and a write, 6·d),
+// two dropouts (a read, a write and the mask, 6·d) in `hidden`; the MLP's activation (gate and up
+// read, product written: 3·f a routed copy; 2·f ungated) and the rotary embedding (2·(q + 2·kv))
+// in `split`, 8 kernels. Under torch.compile (`compile`) Inductor fuses each dropout, the
+// residual add after it and the norm after that into one kernel that reads the sublayer's output
+// and the residual stream and writes the new residual stream, the norm's output and the mask:
+// 4·d (5·d with dropout) for eager's 5·d (8·d); the activation and the rotary embedding, each
+// one chain between two GEMMs already, take one kernel each: 4 kernels. The GEMMs, attention and
+// the norms' reductions stay as they were (Inductor fuses a norm's reduction over d into its
+// pointwise kernel, as eager's norm kernel does).
+struct LayerPointwise {
+  double hidden = 0, split = 0, kernels = 0;
+};
+LayerPointwise layer_pointwise(const TransformerConfig& t, bool compile) {
+  const double d = t.hidden_size, f = t.ffn_size;
+  const double q = static_cast<double>(t.num_heads) * t.head_size();
+  const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
+  const bool dropout = t.dropout.value_or(true);
+  const double split = (t.gated() ? 3 : 2) * f * t.top_k() + 2 * (q + 2 * kv);
+  if (compile) return {2 * (4 * d + (dropout ? d : 0)), split, 4};
+  return {4 * d + 6 * d + (dropout ? 6 * d : 0), split, 8};
+}
+
+// What torch.compile fused of a transformer layer (layer_pointwise), as --explain lists it.
+std::vector<std::string> transformer_fusions(const TransformerConfig& t) {
+  return {fmt::format("{}residual add + norm, twice a layer",
+                      t.dropout.value_or(true) ? "dropout + " : ""),
+          t.gated() ? "the MLP's activation × up" : "the MLP's activation",
+          t.position == "rope" ? "the rotary embedding of queries and keys"
+                               : "the queries', keys' and values' reshapes"};
+}
+
 // Operators of one forward pass of a transformer over `tokens` tokens of length `seq`.
 // Without sequence parallelism (`sp`) every tensor-parallel rank runs the norms, residual adds
 // and dropouts of the whole hidden state (Korthikanti et al. 2022).
@@ -210,9 +246,10 @@ struct Step {
 // Megatron-Core MoE). A GPU's local experts run as one grouped GEMM per projection, one kernel
 // whose waves hold all of their tiles together, as Megatron-Core's --moe-grouped-gemm (CUTLASS
 // grouped GEMM, the default of its MoE recipes) runs them; the same FLOPs.
+// `compile`: under torch.compile, the layer's pointwise operators fused (layer_pointwise).
 void transformer_ops(const TransformerConfig& t, double tokens, double seq, double beta, bool flash,
-                     int tp, bool sp, int ep, std::vector<Op>& ops) {
-  const double d = t.hidden_size, f = t.ffn_size;
+                     int tp, bool sp, int ep, bool compile, std::vector<Op>& ops) {
+  const double d = t.hidden_size;
   const double q = static_cast<double>(t.num_heads) * t.head_size();
   const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
   const double layers = t.total_layers();
@@ -251,10 +288,10 @@ void transformer_ops(const TransformerConfig& t, double tokens, double seq, doub
   attention.kernels = flash ? 1 : 4;
   ops.push_back(attention);
   // Norms, residual adds, activation, rotary embedding and dropout: elements read and written.
-  const double hidden = 4 * d + 6 * d + (t.dropout.value_or(true) ? 6 * d : 0);
-  const double split = (t.gated() ? 3 : 2) * f * t.top_k() + 2 * (q + 2 * kv);
-  ops.push_back(elementwise(tokens * (hidden / (sp ? tp : 1) + split / tp) * beta, layers));
-  ops.back().kernels = 8;
+  const LayerPointwise pointwise = layer_pointwise(t, compile);
+  ops.push_back(elementwise(
+      tokens * (pointwise.hidden / (sp ? tp : 1) + pointwise.split / tp) * beta, layers));
+  ops.back().kernels = pointwise.kernels;
   ops.back().op_sac_recomputed = true;  // nothing of it is on the policy's save list
   // Embeddings, LM head and loss.
   if (t.arch != "encoder" && t.vocab_size > 0) {
@@ -292,15 +329,68 @@ void lstm_ops(double batch, double input, double hidden, double steps, double di
   ops.push_back(cell_backward);
 }
 
+// A chain of a layer list's norm and elementwise layers, one after another with no GEMM,
+// convolution, attention or embedding between them, which torch.compile fuses into one kernel
+// (add_pointwise); `names` empty when no chain is open.
+struct PointwiseChain {
+  size_t op = 0;            // its operator in the list
+  double output_bytes = 0;  // what its last layer writes
+  std::vector<std::string> names;
+  std::vector<std::string>* fused = nullptr;  // where a chain of two or more is listed
+  void close() {
+    if (names.size() > 1 && fused) fused->push_back(join(names, " + "));
+    names.clear();
+  }
+};
+
+// A norm or elementwise layer: it reads its input, the tensor the operator before it has just
+// written (l2_served_bytes), and writes its output, in a kernel of its own. With a `chain`
+// (torch.compile), a layer that follows one of the chain's, as often, joins its operator
+// instead: the fused kernel reads the chain's first input and writes its last output, and the
+// tensors between them never reach memory (TorchInductor's pointwise fusion: Ansel et al. 2024,
+// "PyTorch 2", ASPLOS, its TorchInductor section; recalled). A batch norm adds a kernel: its
+// statistics are a reduction over the batch, which Inductor runs before the pointwise kernel that
+// normalizes.
+void add_pointwise(const Layer& l, double batch, double beta, PointwiseChain* chain,
+                   std::vector<Op>& ops) {
+  const double tensor = batch * static_cast<double>(l.elements) * beta;
+  const double extra_kernels = std::string_view(l.kind) == "batchnorm" ? 1 : 0;
+  if (chain && !chain->names.empty() && chain->op + 1 == ops.size() &&
+      ops.back().count == l.count) {
+    Op& fused = ops.back();
+    fused.bytes += tensor - chain->output_bytes;
+    fused.flops += tensor * 2 / 4;  // elementwise's few operations an element
+    fused.kernels += extra_kernels;
+    chain->output_bytes = tensor;
+    chain->names.push_back(l.name);
+    return;
+  }
+  if (chain) chain->close();
+  ops.push_back(elementwise(tensor * 2, l.count));
+  ops.back().l2_input_bytes = tensor;
+  if (!chain) return;
+  ops.back().kernels += extra_kernels;
+  chain->op = ops.size() - 1;
+  chain->output_bytes = tensor;
+  chain->names.push_back(l.name);
+}
+
 // Operators of one forward pass of the layers of a layer list that have `role` in the run (and
-// an LSTM cell update's backward, which runs in the backward only: Op::pass).
+// an LSTM cell update's backward, which runs in the backward only: Op::pass). With `fused`
+// (torch.compile), chains of norm and elementwise layers run fused (add_pointwise), each chain of
+// two or more listed there.
 void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole role, double batch,
-               double beta, bool flash, std::vector<Op>& ops) {
+               double beta, bool flash, std::vector<Op>& ops,
+               std::vector<std::string>* fused = nullptr) {
   ops.reserve(ops.size() + static_cast<size_t>(std::count(roles.begin(), roles.end(), role)));
+  std::optional<PointwiseChain> chain;
+  if (fused) chain.emplace().fused = fused;
   for (size_t i = 0; i < w.layers.size(); ++i) {
-    if (roles[i] != role) continue;
     const Layer& l = w.layers[i];
     const std::string_view kind = l.op;
+    const bool pointwise = kind == "norm" || kind == "elementwise";
+    if (chain && (roles[i] != role || !pointwise)) chain->close();
+    if (roles[i] != role) continue;
     const double count = l.count;
     if (kind == "conv2d" || kind == "conv_transpose2d") {
       const double kh = l.kernel_h.value_or(l.kernel), kw = l.kernel_w.value_or(l.kernel);
@@ -338,11 +428,10 @@ void layer_ops(const Workload& w, const std::vector<LayerRole>& roles, LayerRole
     } else if (kind == "embedding") {
       ops.push_back(elementwise(batch * static_cast<double>(l.lookups) * l.dim * beta * 2, count));
     } else {  // norm, elementwise: read and write each element
-      const double tensor = batch * static_cast<double>(l.elements) * beta;
-      ops.push_back(elementwise(tensor * 2, count));
-      ops.back().l2_input_bytes = tensor;
+      add_pointwise(l, batch, beta, chain ? &*chain : nullptr, ops);
     }
   }
+  if (chain) chain->close();
 }
 
 struct Timing {
@@ -416,7 +505,7 @@ void time_ops(std::span<const Op> ops, const Passes& step_passes, const Rates& r
         (std::max(compute, memory) + reduction / bandwidth) / rates.sustained * op.count * passes;
     (compute >= memory ? out.compute_bound : out.memory_bound) += seconds;
     out.kernels += kernels * op.count * passes;
-    out.launch += kernels * pc::kKernelOverheadS * op.count * passes;
+    out.launch += kernels * rates.kernel_s * op.count * passes;
     if (is_gemm) {
       out.gemm += seconds;
       out.gemm_flops += op.flops * op.count * passes;
@@ -749,6 +838,7 @@ StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& con
   s.model = &model;
   s.cal = {model.gemm_efficiency, model.memory_efficiency};
   s.rates = rates_for(gpu, c.precision, s.low);
+  if (c.cuda_graphs) s.rates.kernel_s = pc::kGraphKernelOverheadS;
   if (s.beta == 4 && gpu.tf32_tflops) s.cal.gemm_efficiency *= model.tf32_efficiency;  // fp32
   s.decode = std::string_view(config.mode) == "decode";
   s.trained = facts.memory.trainable_params;
@@ -762,6 +852,8 @@ StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& con
 // depends on the GPU (its rates, the L2 a GEMM's operands spill from) is applied by time_ops.
 struct StepOperators {
   std::vector<Op> ops, forward_only;
+  // Under torch.compile: the chains of operators fused into one kernel each (CompileEffect).
+  std::vector<std::string> fused;
 };
 
 namespace {
@@ -769,11 +861,13 @@ namespace {
 // The operators as the run's precision computes them, before FP8 training's casts.
 Result<StepOperators> step_operators_in_precision(const StepShape& s) {
   StepOperators out;
+  const bool compile = s.train && s.c.compile;
   if (s.w.transformer) {
     // One micro-batch's operators, run once per micro-batch. Context parallelism gives each GPU
     // seq/cp of every sequence's queries, attending over the whole sequence.
     transformer_ops(*s.w.transformer, s.micro * s.seq / s.cp, s.seq, s.beta, s.c.flash_attention,
-                    s.tp, s.c.sequence_parallel, s.ep, out.ops);
+                    s.tp, s.c.sequence_parallel, s.ep, compile, out.ops);
+    if (compile) out.fused = transformer_fusions(*s.w.transformer);
     for (auto& op : out.ops) op.count *= s.micro_batches;
     // Training pipelines keep every stage busy with micro-batches (the bubble is added by
     // pipeline_bubble); inference over split layers (llama.cpp-style) runs the stages one after
@@ -787,11 +881,12 @@ Result<StepOperators> step_operators_in_precision(const StepShape& s) {
   // images) forward only; idle and cached components not at all.
   auto plan = plan_components(s.w, s.c);
   if (!plan) return plan.status();
+  std::vector<std::string>* fused = compile ? &out.fused : nullptr;
   layer_ops(s.w, plan->roles, s.train ? LayerRole::kTrained : LayerRole::kFrozen, s.batch, s.beta,
-            s.c.flash_attention, out.ops);
+            s.c.flash_attention, out.ops, fused);
   if (s.train) {
     layer_ops(s.w, plan->roles, LayerRole::kFrozen, s.batch, s.beta, s.c.flash_attention,
-              out.forward_only);
+              out.forward_only, fused);
   }
   return out;
 }
@@ -853,7 +948,7 @@ Result<StepOperators> step_operators(const StepShape& s) {
 // What step_operators reads of a step's shape: runs whose keys are equal run the same operators.
 struct OperatorsKey {
   const Workload* w = nullptr;
-  bool train = false, flash = false, sequence_parallel = false;
+  bool train = false, flash = false, sequence_parallel = false, compile = false;
   const fp8_training::Format* low = nullptr;
   double beta = 0, batch = 0, seq = 0, micro = 0, micro_batches = 0;
   int tp = 0, pp = 0, cp = 0, ep = 0;
@@ -865,6 +960,7 @@ OperatorsKey operators_key(const StepShape& s) {
           s.train,
           s.c.flash_attention,
           s.c.sequence_parallel,
+          s.c.compile,
           s.low,
           s.beta,
           s.batch,
@@ -1080,8 +1176,8 @@ struct OperatorTimes::Entries {
   std::map<const StepOperators*, const StepOperators*> first_equal;
   std::vector<const StepOperators*> distinct;
   // By the first equal operators, the GPU and how the step runs them (train, frozen,
-  // checkpointing).
-  std::map<std::tuple<const StepOperators*, const Gpu*, bool, bool, bool>, Timing> times;
+  // checkpointing, CUDA graphs).
+  std::map<std::tuple<const StepOperators*, const Gpu*, bool, bool, bool, bool>, Timing> times;
   // What the predictions read of each GPU and workload beside their operators, found once.
   std::map<const Gpu*, GpuModel> gpus;
   std::map<const Workload*, const WorkloadCalibration*> measured;
@@ -1140,7 +1236,8 @@ Timing operator_times(const StepContext& s, const StepOperators& ops) {
   OperatorTimes::Entries& entries = s.times->entries();
   const StepOperators* same = entries.first_equal_to(ops);
   auto& times = entries.times;
-  const auto key = std::make_tuple(same, &s.gpu, s.train, s.frozen, s.c.checkpointing);
+  const auto key =
+      std::make_tuple(same, &s.gpu, s.train, s.frozen, s.c.checkpointing, s.c.cuda_graphs);
   if (auto it = times.find(key); it != times.end()) return it->second;
   return times.emplace(key, time_operators(s, ops)).first->second;
 }
@@ -1790,6 +1887,13 @@ Communication time_step(const StepContext& s, const StepOperators& ops, double i
   set_throughput(s, step, p);
   p.bound = bound_of(timing, comm.exposed_s, spill_s + offload_traffic_s);
   p.mfu = model_flops_utilisation(s, step);
+  if (s.detail) {  // predict keeps it for a run under torch.compile or CUDA graphs alone
+    CompileEffect& effect = p.compile.emplace();
+    effect.fused = ops.fused;
+    effect.kernels = timing.kernels;
+    effect.launch_s = timing.launch;
+    effect.elementwise_bytes = timing.elementwise_bytes;
+  }
   return comm;
 }
 
@@ -1799,6 +1903,11 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
                     const Calibration& calibration, const Catalog& catalog, const RunFacts& facts,
                     bool detail, OperatorTimes* times, Prediction& p) {
   if (Status s = check_link(config.link); !s.ok()) return s;
+  if ((config.compile || config.cuda_graphs) && facts.memory.config.mode != "train") {
+    return Status::invalid_input(
+        "--compile and --cuda-graphs model a training step in PyTorch; an inference run's "
+        "speed is its engine's (--engine, docs/inference.md)");
+  }
   if (facts.memory.config.mode == "train") {
     std::string refused = fp8_training::refusal(gpu, facts.memory.config.precision, catalog);
     if (!refused.empty()) return Status::invalid_input(std::move(refused));
@@ -1847,11 +1956,50 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
 
 }  // namespace
 
+namespace {
+
+// A run under torch.compile or CUDA graphs: its CompileEffect completed with the same run's in
+// PyTorch eager, and a note of the difference. `p` fits (it has a step time).
+Status compare_with_eager(const Workload& w, const Gpu& gpu, const RunConfig& config,
+                          const Calibration& calibration, const Catalog& catalog, Prediction& p) {
+  RunConfig eager_config = config;
+  eager_config.compile = eager_config.cuda_graphs = false;
+  auto facts = run_facts(w, gpu, eager_config);
+  if (!facts) return facts.status();
+  Prediction eager;
+  Status s = predict_step(w, gpu, eager_config, calibration, catalog, *facts, /*detail=*/true,
+                          nullptr, eager);
+  if (!s.ok()) return s;
+  if (!eager.compile) return {};  // the same memory: it fits as `p` does
+  CompileEffect& effect = *p.compile;
+  effect.eager_kernels = eager.compile->kernels;
+  effect.eager_launch_s = eager.compile->launch_s;
+  effect.eager_elementwise_bytes = eager.compile->elementwise_bytes;
+  effect.eager_step_time_s = eager.step_time_s;
+  std::vector<std::string> how;
+  if (config.compile) how.emplace_back("torch.compile");
+  if (config.cuda_graphs) how.emplace_back("CUDA graphs");
+  append_note(p, fmt::format("{}: {:.3g}× the eager step's speed ({} kernels a step for {})",
+                             join(how, " and "), eager.step_time_s / p.step_time_s,
+                             format_number(std::round(effect.kernels)),
+                             format_number(std::round(effect.eager_kernels))));
+  return {};
+}
+
+}  // namespace
+
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog,
                            const RunFacts& facts) {
   Prediction p;
   Status s = predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/true, nullptr, p);
+  if (!s.ok()) return s;
+  const bool compiled = config.compile || config.cuda_graphs;
+  if (!compiled || !p.compile) {
+    p.compile.reset();
+    return p;
+  }
+  s = compare_with_eager(w, gpu, config, calibration, catalog, p);
   if (!s.ok()) return s;
   return p;
 }

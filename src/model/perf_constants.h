@@ -26,6 +26,12 @@ constexpr double kUnfittedErrorBand = 0.25;
 // Launch and synchronisation cost per kernel in PyTorch eager mode: 3-10 µs (PyTorch
 // performance tuning guide; Calculon uses 5 µs per op). rigplan takes the middle.
 constexpr double kKernelOverheadS = 5e-6;
+// The same per kernel replayed from a CUDA graph (--cuda-graphs; torch.compile
+// mode="reduce-overhead"): no host launch, only the GPU's own gap between a graph's kernels,
+// about 0.5 µs (NVIDIA's "Getting Started with CUDA Graphs", 2019: 20 short kernels took 3.4 µs
+// each from a graph against 3.8 µs launched one by one from a stream, of which 2.9 µs ran;
+// recalled, not quoted in shared/reference).
+constexpr double kGraphKernelOverheadS = 0.5e-6;
 // Values an LSTM's fused cell update moves per hidden unit per step (cuDNN's elementwise kernel
 // between the recurrent GEMMs), counted: the forward reads the step's input-projection gates (4)
 // and the recurrent GEMM's gates (4) and the cell state (1), writes the hidden and cell state (2)

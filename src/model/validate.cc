@@ -202,10 +202,14 @@ Status read_run_flags(const Row& row, RunConfig& c) {
   auto act_offload = row.flag("activation_offload", false);
   auto in_backward = row.flag("optimizer_in_backward", false);
   auto sequence_parallel = row.flag("sequence_parallel", false);
-  for (const auto* f :
-       {&ckpt, &pure, &flash, &full_load, &act_offload, &in_backward, &sequence_parallel}) {
+  auto compile = row.flag("compile", false);
+  auto cuda_graphs = row.flag("cuda_graphs", false);
+  for (const auto* f : {&ckpt, &pure, &flash, &full_load, &act_offload, &in_backward,
+                        &sequence_parallel, &compile, &cuda_graphs}) {
     if (!f->ok()) return f->status();
   }
+  c.compile = *compile;
+  c.cuda_graphs = *cuda_graphs;
   c.checkpointing = *ckpt;
   c.sequence_parallel = *sequence_parallel;
   c.pure_16bit = *pure;

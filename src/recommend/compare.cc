@@ -125,6 +125,17 @@ double reference_throughput(Comparison& c) {
   return other->prediction.throughput;
 }
 
+// What a comparison under --compile or --cuda-graphs ran: every GPU's step alike.
+std::string compiled_note(const RunConfig& run) {
+  std::vector<std::string> how;
+  if (run.compile) how.emplace_back("torch.compile (pointwise and norm chains fused)");
+  if (run.cuda_graphs) how.emplace_back("CUDA graphs (0.5 µs a launch)");
+  return fmt::format(
+      "every GPU's training step under {}; `rigplan predict --explain` shows what changed against "
+      "eager PyTorch",
+      join(how, " and "));
+}
+
 }  // namespace
 
 Result<Comparison> compare_gpus(const Workload& workload, const CompareRequest& r,
@@ -154,6 +165,7 @@ Result<Comparison> compare_gpus(const Workload& workload, const CompareRequest& 
     out.gpus.push_back({e.gpu, e.count, std::move(p).value(), {}});
   }
   const double ref_throughput = reference_throughput(out);
+  if (r.run.compile || r.run.cuda_graphs) out.notes.push_back(compiled_note(r.run));
   out.precision = out.gpus.front().prediction.config.precision;
   for (ComparedGpu& c : out.gpus) {
     const Prediction& p = c.prediction;

@@ -42,6 +42,14 @@ std::string layout_text(const RunConfig& c) {
   return out;
 }
 
+// ", torch.compile", ", CUDA graphs": how the training step runs, when not in eager PyTorch.
+std::string compile_text(const RunConfig& c) {
+  std::string out;
+  if (c.compile) out += ", torch.compile";
+  if (c.cuda_graphs) out += ", CUDA graphs";
+  return out;
+}
+
 std::string serving_text(const ServingPrediction& s) {
   std::string out;
   out += fmt::format("TTFT         {:.4g} ms{}\n", s.ttft_ms,
@@ -137,6 +145,47 @@ std::string pipeline_explain(const PipelineEstimate& e, const Prediction& p) {
   return out;
 }
 
+Json compile_json(const CompileEffect& e) {
+  return {{"fused", e.fused},
+          {"kernels", sig(e.kernels)},
+          {"eager_kernels", sig(e.eager_kernels)},
+          {"launch_s", sig(e.launch_s)},
+          {"eager_launch_s", sig(e.eager_launch_s)},
+          {"elementwise_bytes", sig(e.elementwise_bytes)},
+          {"eager_elementwise_bytes", sig(e.eager_elementwise_bytes)},
+          {"eager_step_time_s", sig(e.eager_step_time_s)}};
+}
+
+// How torch.compile or CUDA graphs changed the step against eager, for --explain: the chains
+// fused (the first few of a long list), the kernels and their launch, the pointwise bytes.
+std::string compile_explain(const CompileEffect& e, const RunConfig& c, double step_time_s) {
+  std::string out;
+  if (c.compile) {
+    constexpr size_t kShown = 4;
+    std::vector<std::string> shown(e.fused.begin(),
+                                   e.fused.begin() + std::min(e.fused.size(), kShown));
+    if (e.fused.size() > kShown) shown.push_back(fmt::format("{} more", e.fused.size() - kShown));
+    out += fmt::format(
+        "\ntorch.compile fuses each chain of pointwise and norm operators between two GEMMs, "
+        "convolutions or attention kernels into one kernel, which reads the chain's input once "
+        "and writes its output once; GEMMs, convolutions, attention, the optimizer and the FP8 "
+        "casts (costed fused already) are unchanged. Fused: {}.\n",
+        shown.empty() ? "nothing" : join(shown, "; "));
+  }
+  if (c.cuda_graphs) {
+    out += fmt::format("CUDA graphs: each kernel costs {:g} µs of launch for eager's {:g} µs.\n",
+                       perf_constants::kGraphKernelOverheadS * 1e6,
+                       perf_constants::kKernelOverheadS * 1e6);
+  }
+  out += fmt::format(
+      "Against eager: kernels {:.0f} → {:.0f} a step, launch {:.3f} → {:.3f} ms, pointwise and "
+      "norm bytes {:.4g} → {:.4g} GB, step {:.4g} → {:.4g} ms ({:.3f}×).\n",
+      e.eager_kernels, e.kernels, e.eager_launch_s * 1e3, e.launch_s * 1e3,
+      e.eager_elementwise_bytes / 1e9, e.elementwise_bytes / 1e9, e.eager_step_time_s * 1e3,
+      step_time_s * 1e3, e.eager_step_time_s / step_time_s);
+  return out;
+}
+
 // `--explain`: the time of each operator class, the formula behind it, and what bounds it.
 std::string explain_text(const Prediction& p) {
   Table table({{"operators"}, {"ms", Table::Align::kRight}, {"share", Table::Align::kRight}});
@@ -157,15 +206,19 @@ std::string explain_text(const Prediction& p) {
   const bool launch_row =
       std::any_of(p.terms.begin(), p.terms.end(), [](const auto& t) { return t.name == "launch"; });
   out += "\nEach operator takes max(FLOPs / (peak × efficiency), bytes / (bandwidth × efficiency))";
+  const double kernel_s = p.config.cuda_graphs ? perf_constants::kGraphKernelOverheadS
+                                               : perf_constants::kKernelOverheadS;
   out += launch_row ? fmt::format("; each of its kernels adds {:g} µs of launch (the launch row)",
-                                  perf_constants::kKernelOverheadS * 1e6)
+                                  kernel_s * 1e6)
                     : std::string(" plus launch overhead");
   out += "; docs/performance.md.\n";
   if (p.bound == "launch") {
     out +=
         "The launches bound this step: its kernels are too short to hide them. A larger batch "
-        "amortizes them; CUDA graphs or torch.compile cut them, which rigplan does not model.\n";
+        "amortizes them; torch.compile (--compile) fuses some of them, and CUDA graphs "
+        "(--cuda-graphs) take the host's launch out of each.\n";
   }
+  if (p.compile) out += compile_explain(*p.compile, p.config, p.step_time_s);
   if (p.pipeline) out += pipeline_explain(*p.pipeline, p);
   return out;
 }
@@ -220,6 +273,12 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
               {"warnings", p.warnings}};
   // Only with a host CPU: without one the answer is what it was before the pipeline existed.
   if (p.pipeline) out["pipeline"] = pipeline_json(*p.pipeline);
+  // Only under --compile or --cuda-graphs, as the pipeline.
+  if (p.compile) {
+    out["compile"] = c.compile;
+    out["cuda_graphs"] = c.cuda_graphs;
+    out["compile_effect"] = compile_json(*p.compile);
+  }
   return out;
 }
 
@@ -243,7 +302,7 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
                             ? "GPU"
                             : "data-parallel replica",
                         workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "",
-                        layout_text(c));
+                        layout_text(c) + compile_text(c));
   if (p.serving) out += serving_text(*p.serving);
   if (!p.fits && p.step_time_s == 0) {
     // A training run that does not fit has no speed (perf.h): the note says what fits.

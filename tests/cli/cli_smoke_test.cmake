@@ -73,6 +73,11 @@ expect(2 "did you mean 'dali'" predict resnet50 --gpu h100-sxm5-80gb --cpu ryzen
 expect(2 "did you mean 'ryzen-7-7800x3d'" predict resnet50 --gpu h100-sxm5-80gb --cpu ryzen-7-7800x4d)
 expect(2 "--loader 'dali' needs --cpu" predict resnet50 --gpu h100-sxm5-80gb --loader dali)
 expect(0 "input pipeline not modelled: bert-large-squad" predict bert-large-squad --gpu h100-sxm5-80gb --cpu ryzen-7-7800x3d)
+# torch.compile and CUDA graphs: a training step's fused chains and launches against eager; inference refuses them.
+expect(0 "Fused: stem.bn + stem.relu + stem.maxpool; layer1.0.conv1.bn + layer1.0.relu1" predict resnet50 --gpu a100-sxm4-80gb --compile --explain)
+expect(0 "\"compile_effect\"" predict resnet50 --gpu a100-sxm4-80gb --compile --cuda-graphs --json)
+expect(0 "every GPU's training step under torch.compile" compare resnet50 --gpus a100-sxm4-80gb,h100-sxm5-80gb --compile)
+expect(2 "--compile and --cuda-graphs model a training step" predict resnet50 --gpu a100-sxm4-80gb --mode infer --compile)
 expect(0 "feeds its GPUs from a ryzen-7-7800x3d with the dali loader" recommend resnet50 --images 1281167 --epochs 1 --cpu ryzen-7-7800x3d --loader dali-cpu)
 expect(2 "did you mean 'dali'" recommend resnet50 --images 1281167 --epochs 1 --cpu ryzen-7-7800x3d --loader dalli)
 expect(0 "\"layouts\"" train-plan gpt3-175b --gpu a100-sxm4-80gb --gpus 512 --global-batch 1536 --json)
