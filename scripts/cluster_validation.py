@@ -7,9 +7,10 @@ The input is cluster_training_throughput.csv of the shared data folder: Megatron
 and llm-foundry runs with their parallel layouts, one row per published figure with its source,
 repository, path and commit. The output follows the validation contract of `rigplan validate`
 with the layout columns (tp, pp, cp, ep, vp, micro_batch, global_batch, recompute,
-sequence_parallel, link, nodes, zero) and the framework that ran it. Every row is an absolute
-row (empty ref, a group of its own): it is scored against its own measurement, in tokens/s over
-all GPUs. Every output row names where it came from in `source` and how it was read in `note`.
+sequence_parallel, link, nodes, zero), the framework that ran it and whether it ran under
+torch.compile (the `compile` column: 1 where the source says so, empty where it does not).
+Every row is an absolute row (empty ref, a group of its own): it is scored against its own
+measurement, in tokens/s over all GPUs. Every output row names where it came from in `source` and how it was read in `note`.
 
 Rows are kept only when the GPU is in the catalog, the model in the zoo and the run described
 fully enough to predict; the others are listed with the reason on standard error (and in
@@ -26,7 +27,7 @@ HEADER = [
     "optimizer", "lora_rank", "batch_per_gpu", "seq_len", "grad_checkpointing", "metric", "value",
     "unit", "source", "tp", "pp", "cp", "ep", "vp", "micro_batch", "global_batch", "recompute",
     "sequence_parallel", "link", "nodes", "fabric", "gpus_per_nic", "zero", "flash_attention",
-    "framework", "note",
+    "framework", "compile", "note",
 ]
 
 # The framework that ran each source group's runs, as `rigplan --framework` names it: its level
@@ -266,8 +267,9 @@ def convert(r, used_runs):
     notes = [n for n in (how, gpu_note, model_note, recompute_note, fabric_note, *assumed) if n]
     if not first_int(r["seq_len"]):
         notes.append("seq 2048: the examples/gpt3 script's --seq-length (not in the README sentence)")
-    if "torch.compile" in r["precision"]:
-        notes.append("with torch.compile, which rigplan does not model")
+    compiled = "torch.compile" in r["precision"]
+    if compiled:
+        notes.append("with torch.compile as the source states it (the compile column)")
     notes.append(f"source note: {r['note']}")
     prefix = {"A_megatron_readme": "megatron", "C_torchtitan": "torchtitan"}[r["source_group"]]
     out = {
@@ -287,6 +289,7 @@ def convert(r, used_runs):
         # which is why Korthikanti et al. recompute them selectively.
         "flash_attention": 0 if r["source_group"] == "A_megatron_readme" else 1,
         "framework": FRAMEWORKS[r["source_group"]],
+        "compile": 1 if compiled else "",
         "note": "; ".join(notes),
     }
     return out, ""
