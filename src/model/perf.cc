@@ -1954,10 +1954,6 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   return {};
 }
 
-}  // namespace
-
-namespace {
-
 // A run under torch.compile or CUDA graphs: its CompileEffect completed with the same run's in
 // PyTorch eager, and a note of the difference. `p` fits (it has a step time).
 Status compare_with_eager(const Workload& w, const Gpu& gpu, const RunConfig& config,
