@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli/cli_context.h"
@@ -30,12 +31,35 @@ Outcome rigplan(std::vector<std::string> args) {
   return {code, out.str(), err.str()};
 }
 
-// A file in a fresh directory under the test's temporary directory.
+// This test process's directory under the system's temporary directory, removed when the process
+// ends. The process id keeps test processes that run side by side out of each other's files.
+class ScratchDir {
+ public:
+  ScratchDir()
+      : path_(std::filesystem::temp_directory_path() /
+              ("rigplan-reproducers-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+const std::filesystem::path& scratch_dir() {
+  static const ScratchDir kDir;
+  return kDir.path();
+}
+
+// A file in the scratch directory.
 std::string write_file(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("rigplan-reproducers-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / name).string();
+  std::string path = (scratch_dir() / name).string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
@@ -263,8 +287,7 @@ TEST(Reproducers, GpusPerNodeIsRangeCheckedAndAtMostTheGpusNvlinkDomain) {
 }
 
 TEST(Reproducers, ACatalogDirectoryWithoutCatalogFilesFails) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("rigplan-empty-catalog-" + std::to_string(::getpid()));
+  const auto dir = scratch_dir() / "empty-catalog";
   std::filesystem::create_directories(dir);
   expect_refused(
       {{"catalog", "check", dir.string()}, dir.string() + ": the directory holds no *.toml files"});
