@@ -9,6 +9,7 @@
 
 #include "model/links.h"
 #include "model/moe_gemm.h"
+#include "model_support.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
 #include "term_support.h"
@@ -17,25 +18,14 @@
 namespace rigplan {
 namespace {
 
+using testing::estimate;
+using testing::gpu;
 using testing::has_term;
+using testing::run;
 using testing::term;
+using testing::workload;
 
 const Catalog& catalog() { return testing::default_catalog(); }
-const Workload& workload(const char* id) { return **testing::default_zoo().find(id); }
-const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
-
-MemoryEstimate estimate(const char* w, const char* g, const RunConfig& c) {
-  auto e = estimate_memory(workload(w), gpu(g), c);
-  EXPECT_TRUE(e.ok()) << e.status().message();
-  return std::move(e).value();
-}
-
-// Priors only (data/engines), so that expectations do not move with a refit.
-Prediction run(const char* w, const char* g, const RunConfig& c) {
-  auto p = predict(workload(w), gpu(g), c, Calibration{}, catalog());
-  EXPECT_TRUE(p.ok()) << p.status().message();
-  return std::move(p).value();
-}
 
 // `ep` GPUs, each decoding `batch` sequences of 1024 tokens in bf16 under vLLM.
 RunConfig dep(int ep, int batch) {

@@ -2,6 +2,7 @@
 // paged and in-backward optimizers, chunked losses, activation offloading, and recipes.
 #include <gtest/gtest.h>
 
+#include "model_support.h"
 #include "rigplan/memory.h"
 #include "rigplan/recipe.h"
 #include "term_support.h"
@@ -10,17 +11,11 @@
 namespace rigplan {
 namespace {
 
+using testing::estimate;
+using testing::gpu;
 using testing::has_term;
 using testing::term;
-
-const Workload& workload(const char* id) { return **testing::default_zoo().find(id); }
-const Gpu& gpu(const char* id) { return *testing::default_catalog().gpu(id); }
-
-MemoryEstimate estimate(const char* w, const char* g, const RunConfig& c) {
-  auto e = estimate_memory(workload(w), gpu(g), c);
-  EXPECT_TRUE(e.ok()) << e.status().message();
-  return std::move(e).value();
-}
+using testing::workload;
 
 RunConfig qlora_70b() {
   RunConfig c;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model_support.h"
 #include "rigplan/calibrate.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
@@ -15,10 +16,9 @@
 namespace rigplan {
 namespace {
 
+using testing::gpu;
 using testing::term;
-
-const Workload& workload(const char* id) { return **testing::default_zoo().find(id); }
-const Gpu& gpu(const char* id) { return *testing::default_catalog().gpu(id); }
+using testing::workload;
 
 // LitGPT's resource-table runs (validation/memory.csv, 'Finetuning with Adapter on 1 GPU'):
 // bf16-true, batch 1, the longest Alpaca sample, AdamW.

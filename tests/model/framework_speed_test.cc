@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "model_support.h"
 #include "rigplan/perf.h"
 #include "rigplan/validate.h"
 #include "test_support.h"
@@ -15,8 +16,9 @@
 namespace rigplan {
 namespace {
 
+using testing::workload;
+
 const Catalog& catalog() { return testing::default_catalog(); }
-const Workload& workload(const char* id) { return **testing::default_zoo().find(id); }
 
 // Llama 2 13B as torchtitan trained it with FSDP2 on 64 A100 80 GB: 2 sequences of 4,096
 // tokens a GPU, no checkpointing (validation/cluster.csv, row 102: 138,368 tokens/s).

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "model_support.h"
 #include "rigplan/engine.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
@@ -15,26 +16,14 @@
 namespace rigplan {
 namespace {
 
+using testing::estimate;
+using testing::gpu;
 using testing::has_term;
+using testing::run;
 using testing::term;
+using testing::workload;
 
 const Catalog& catalog() { return testing::default_catalog(); }
-const Zoo& zoo() { return testing::default_zoo(); }
-const Workload& workload(const char* id) { return **zoo().find(id); }
-const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
-
-MemoryEstimate estimate(const char* w, const char* g, const RunConfig& c) {
-  auto e = estimate_memory(workload(w), gpu(g), c);
-  EXPECT_TRUE(e.ok()) << e.status().message();
-  return std::move(e).value();
-}
-
-// Priors only (data/engines), so that expectations do not move with a refit.
-Prediction run(const char* w, const char* g, const RunConfig& c) {
-  auto p = predict(workload(w), gpu(g), c, Calibration{}, catalog());
-  EXPECT_TRUE(p.ok()) << p.status().message();
-  return std::move(p).value();
-}
 
 RunConfig llama70b_tp4(const char* mode) {
   RunConfig c;

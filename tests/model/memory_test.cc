@@ -4,25 +4,18 @@
 #include <gtest/gtest.h>
 
 #include "model/memory_numbers.h"
+#include "model_support.h"
 #include "term_support.h"
 #include "test_support.h"
 
 namespace rigplan {
 namespace {
 
+using testing::estimate;
+using testing::gpu;
 using testing::has_term;
 using testing::term;
-
-const Catalog& catalog() { return testing::default_catalog(); }
-const Zoo& zoo() { return testing::default_zoo(); }
-const Workload& workload(const char* id) { return **zoo().find(id); }
-const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
-
-MemoryEstimate estimate(const char* w, const char* g, const RunConfig& c) {
-  auto e = estimate_memory(workload(w), gpu(g), c);
-  EXPECT_TRUE(e.ok()) << e.status().message();
-  return std::move(e).value();
-}
+using testing::workload;
 
 TEST(MemoryModel, InferenceWeightsAndKvCache) {
   RunConfig c;

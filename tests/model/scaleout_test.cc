@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "model/gemm_waves.h"
+#include "model_support.h"
 #include "rigplan/memory.h"
 #include "rigplan/perf.h"
 #include "rigplan/train_plan.h"
@@ -20,12 +21,12 @@ namespace rigplan {
 namespace {
 
 using testing::compute_s;
+using testing::gpu;
 using testing::term;
+using testing::workload;
 
 const Catalog& catalog() { return testing::default_catalog(); }
 const Zoo& zoo() { return testing::default_zoo(); }
-const Workload& workload(const char* id) { return **zoo().find(id); }
-const Gpu& gpu(const char* id) { return *catalog().gpu(id); }
 
 // GPT-3 175B as the Megatron-LM example trains it: 1,024 GPUs, TP 8, PP 16, so 8 data-parallel
 // replicas share the global batch of 1,536 sequences: 192 each.
