@@ -126,7 +126,7 @@ void fit_engines(const std::vector<ThroughputSample>& samples, const std::vector
     auto engine = engines.find_engine(key.first);
     if (!engine) continue;
     const EngineCalibration prior =
-        engine_efficiency(Calibration{}, **engine, *samples[rows[0]].gpu);
+        engine_efficiency(Calibration{}, **engine, *samples[rows[0]].gpu, catalog);
     c.engines.push_back(prior);
     EngineCalibration& e = c.engines.back();
     e.rows = static_cast<int>(rows.size());

@@ -13,6 +13,7 @@
 #include "model/links.h"
 #include "model/moe_gemm.h"
 #include "model/perf_constants.h"
+#include "util/stats.h"
 #include "util/strings.h"
 
 namespace rigplan {
@@ -800,10 +801,48 @@ std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
   return join(notes, "; ");
 }
 
+// Whether the catalog's GPUs of calibration key `key` run ROCm (AMD's); none known: CUDA.
+bool rocm_key(const std::string& key, const Catalog& catalog) {
+  for (const auto& g : catalog.gpus) {
+    if (calibration_key(g) == key) return g.vendor == "amd";
+  }
+  return false;
+}
+
+// The efficiencies of `engine` on a GPU whose generation it was never measured on: its GEMM
+// efficiency prior for the GPU's stack, and the median memory efficiency of its fitted keys of
+// that stack (its memory prior where it has none). Held out one GPU at a time, the fitted keys'
+// median memory efficiency is nearer a key's own than the prior for 5 of the 6 keys it applies
+// to, and their median GEMM efficiency no nearer than the prior (docs/inference.md, "What a GPU
+// of an unmeasured generation takes").
+EngineCalibration unmeasured_efficiency(const Calibration& calibration, const Engine& engine,
+                                        const Gpu& gpu, const std::string& key,
+                                        const Catalog& catalog) {
+  const bool rocm = gpu.vendor == "amd";
+  const std::string stack = rocm ? "ROCm" : "CUDA";
+  EngineCalibration out{engine.id,
+                        key,
+                        rocm ? engine.rocm_gemm_efficiency : engine.gemm_efficiency,
+                        rocm ? engine.rocm_memory_efficiency : engine.memory_efficiency,
+                        0,
+                        fmt::format("{} priors for {} (data/engines)", engine.id, stack)};
+  std::vector<double> memory;
+  for (const auto& e : calibration.engines) {
+    if (e.engine == engine.id && rocm_key(e.architecture, catalog) == rocm)
+      memory.push_back(e.memory_efficiency);
+  }
+  if (memory.empty()) return out;
+  out.memory_efficiency = median(memory);
+  out.fitted_on = fmt::format(
+      "{} GEMM prior for {} (data/engines), memory efficiency the median of its {} fitted {} keys",
+      engine.id, stack, memory.size(), stack);
+  return out;
+}
+
 }  // namespace
 
 EngineCalibration engine_efficiency(const Calibration& calibration, const Engine& engine,
-                                    const Gpu& gpu) {
+                                    const Gpu& gpu, const Catalog& catalog) {
   const std::string key = calibration_key(gpu);
   const std::string_view generation = std::string_view(key).substr(0, key.find('-'));
   const EngineCalibration* same_generation = nullptr;
@@ -818,13 +857,7 @@ EngineCalibration engine_efficiency(const Calibration& calibration, const Engine
     out.architecture = key;
     return out;
   }
-  const bool rocm = gpu.vendor == "amd";
-  return {engine.id,
-          key,
-          rocm ? engine.rocm_gemm_efficiency : engine.gemm_efficiency,
-          rocm ? engine.rocm_memory_efficiency : engine.memory_efficiency,
-          0,
-          fmt::format("{} priors for {} (data/engines)", engine.id, rocm ? "ROCm" : "CUDA")};
+  return unmeasured_efficiency(calibration, engine, gpu, key, catalog);
 }
 
 Result<Prediction> predict_inference(const Workload& w, const Gpu& gpu,
@@ -834,7 +867,7 @@ Result<Prediction> predict_inference(const Workload& w, const Gpu& gpu,
   const RunConfig& c = memory.config;
   auto engine = embedded_engines().find_engine(c.engine);
   if (!engine) return engine.status();
-  const EngineCalibration eff = engine_efficiency(calibration, **engine, gpu);
+  const EngineCalibration eff = engine_efficiency(calibration, **engine, gpu, catalog);
   const Model m = make_model(w, gpu, c, **engine, eff, catalog);
   Prediction p;
   p.config = c;

@@ -16,8 +16,10 @@ Result<Prediction> predict_inference(const Workload& workload, const Gpu& gpu,
                                      const RunFacts& facts);
 
 // The efficiencies of an engine on a GPU: fitted for its calibration key where measured, else
-// for another key of its generation, else the engine's priors for the GPU's software stack.
+// for another key of its generation, else the engine's GEMM prior for the GPU's software stack
+// and the median memory efficiency of its fitted keys of that stack (the catalog says which
+// stack a key's GPUs run; its memory prior where none is fitted).
 EngineCalibration engine_efficiency(const Calibration& calibration, const Engine& engine,
-                                    const Gpu& gpu);
+                                    const Gpu& gpu, const Catalog& catalog);
 
 }  // namespace rigplan

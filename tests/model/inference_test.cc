@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
+#include "model/inference_perf.h"
 #include "model_support.h"
 #include "rigplan/engine.h"
 #include "rigplan/memory.h"
@@ -1016,6 +1018,49 @@ TEST(InferencePerf, LlamaCppAddsEachBiasWithAKernelOfItsOwn) {
   const Prediction fused = run("qwen2.5-7b", "h100-sxm5-80gb", c);
   EXPECT_NEAR(term(fused, "launch_and_host"), 28 * 15e-6 + 1.5e-3, 1e-12);
   EXPECT_EQ(fused.note.find("biases:"), std::string::npos) << fused.note;
+}
+
+// llama.cpp fitted on three CUDA keys and one ROCm key, as data/calibration/inference.toml has it.
+Calibration llama_cpp_fits() {
+  Calibration c;
+  for (auto [key, gemm, memory] : {std::tuple{"ada-geforce", 0.368, 0.846},
+                                   {"ampere-geforce", 0.423, 0.846},
+                                   {"blackwell-gddr", 0.368, 0.900},
+                                   {"rdna3-gddr", 0.509, 0.470}}) {
+    c.engines.push_back({"llama.cpp", key, gemm, memory, 2, "fitted"});
+  }
+  return c;
+}
+
+TEST(InferencePerf, AGpuOfAnUnmeasuredGenerationTakesTheMedianMemoryEfficiencyOfItsStack) {
+  const Engine& llama = **embedded_engines().find_engine("llama.cpp");
+  const Calibration fits = llama_cpp_fits();
+  // The H100 (hopper-hbm): the GEMM prior for CUDA, 0.45, and the median of the three CUDA
+  // keys' memory efficiencies (0.846, 0.846, 0.900), not the prior's 0.90.
+  const EngineCalibration h100 = engine_efficiency(fits, llama, gpu("h100-sxm5-80gb"), catalog());
+  EXPECT_EQ(h100.architecture, "hopper-hbm");
+  EXPECT_DOUBLE_EQ(h100.gemm_efficiency, 0.45);
+  EXPECT_DOUBLE_EQ(h100.memory_efficiency, 0.846);
+  EXPECT_EQ(h100.rows, 0);
+  EXPECT_EQ(h100.fitted_on,
+            "llama.cpp GEMM prior for CUDA (data/engines), memory efficiency the median of its 3 "
+            "fitted CUDA keys");
+  // The MI300X (cdna3-hbm) runs ROCm: the ROCm GEMM prior, 0.30, and the one ROCm key's 0.470.
+  const EngineCalibration mi300x = engine_efficiency(fits, llama, gpu("mi300x"), catalog());
+  EXPECT_DOUBLE_EQ(mi300x.gemm_efficiency, 0.30);
+  EXPECT_DOUBLE_EQ(mi300x.memory_efficiency, 0.470);
+  // The A100 (ampere-hbm) takes its generation's fitted key whole.
+  const EngineCalibration a100 = engine_efficiency(fits, llama, gpu("a100-sxm4-80gb"), catalog());
+  EXPECT_DOUBLE_EQ(a100.gemm_efficiency, 0.423);
+  EXPECT_DOUBLE_EQ(a100.memory_efficiency, 0.846);
+  // Nothing fitted on its stack: the priors (CUDA: 0.45 and 0.90).
+  Calibration rocm_only;
+  rocm_only.engines = {fits.engines.back()};
+  const EngineCalibration prior =
+      engine_efficiency(rocm_only, llama, gpu("h100-sxm5-80gb"), catalog());
+  EXPECT_DOUBLE_EQ(prior.gemm_efficiency, 0.45);
+  EXPECT_DOUBLE_EQ(prior.memory_efficiency, 0.90);
+  EXPECT_EQ(prior.fitted_on, "llama.cpp priors for CUDA (data/engines)");
 }
 
 TEST(InferencePerf, AMixturesRoutingKernelsStreamEveryRoutedCopy) {
