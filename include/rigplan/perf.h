@@ -99,7 +99,7 @@ struct Calibration {
   // of all fitted keys, no higher than its own measured GEMM ceiling, and the median memory
   // efficiency of the fitted keys of its class (hbm, gddr, geforce), else the mean of all. Leave
   // one architecture out (`rigplan validate --loo-arch`) chose this rule: docs/performance.md.
-  ArchCalibration for_gpu(const Gpu& gpu, const Catalog& catalog) const;
+  ArchCalibration for_gpu(const Gpu& gpu) const;
   // The fitted efficiency of a workload; 1 (the operator model alone) for one never measured.
   double workload_efficiency(std::string_view workload) const;
   // The gemm_ceilings bound of a key; 1 for a key no measurement covers.

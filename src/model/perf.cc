@@ -575,7 +575,7 @@ std::vector<double> efficiencies(const std::vector<ArchCalibration>& archs,
 // a measurement), no higher than the key's own measured GEMM ceiling. The memory efficiency
 // follows the memory system, which the class names: the median of its class's fitted keys, else
 // the mean of all.
-ArchCalibration Calibration::for_gpu(const Gpu& gpu, const Catalog& /*catalog*/) const {
+ArchCalibration Calibration::for_gpu(const Gpu& gpu) const {
   const std::string key = calibration_key(gpu);
   for (const auto& a : archs) {
     if (a.architecture == key) return a;
@@ -805,8 +805,8 @@ struct GpuModel {
   std::optional<double> pcie_gbps;  // found at its first use
   std::string key, borrowed_from;   // ArchCalibration's
 };
-GpuModel gpu_model(const Gpu& gpu, const Calibration& calibration, const Catalog& catalog) {
-  ArchCalibration cal = calibration.for_gpu(gpu, catalog);
+GpuModel gpu_model(const Gpu& gpu, const Calibration& calibration) {
+  ArchCalibration cal = calibration.for_gpu(gpu);
   return {cal.gemm_efficiency, cal.memory_efficiency,       cal.tf32_efficiency,
           std::nullopt,        std::move(cal.architecture), std::move(cal.borrowed_from)};
 }
@@ -1189,9 +1189,9 @@ struct OperatorTimes::Entries {
   // a Prediction.
   Prediction speed;
 
-  GpuModel& model_of(const Gpu& gpu, const Calibration& calibration, const Catalog& catalog) {
+  GpuModel& model_of(const Gpu& gpu, const Calibration& calibration) {
     if (auto it = gpus.find(&gpu); it != gpus.end()) return it->second;
-    return gpus.emplace(&gpu, gpu_model(gpu, calibration, catalog)).first->second;
+    return gpus.emplace(&gpu, gpu_model(gpu, calibration)).first->second;
   }
   double pcie_of(const Gpu& gpu, const Catalog& catalog) {
     for (const auto& [gen, lanes, gbps] : pcie) {
@@ -1924,8 +1924,8 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   if (w.transformer && facts.memory.config.mode != "train")
     return take(predict_inference(w, gpu, calibration, catalog, facts), p);
   std::optional<GpuModel> own;  // without `times`: this prediction's alone
-  GpuModel& model = times ? times->entries().model_of(gpu, calibration, catalog)
-                          : own.emplace(gpu_model(gpu, calibration, catalog));
+  GpuModel& model = times ? times->entries().model_of(gpu, calibration)
+                          : own.emplace(gpu_model(gpu, calibration));
   StepContext s =
       step_context(w, gpu, config, model, catalog, facts, std::move(network).value(), detail);
   s.times = times;

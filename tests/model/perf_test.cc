@@ -437,12 +437,12 @@ Calibration keyed() {
 TEST(Calibration, AnArchitectureNoRunCoversTakesTheMedianGemmAndItsClassMemory) {
   Calibration c = keyed();
   // The H100 has its own key.
-  const ArchCalibration h100 = c.for_gpu(*catalog().gpu("h100-sxm5-80gb"), catalog());
+  const ArchCalibration h100 = c.for_gpu(*catalog().gpu("h100-sxm5-80gb"));
   EXPECT_EQ(h100.gemm_efficiency, 0.5);
   EXPECT_EQ(h100.borrowed_from, "");
   // ada-geforce: GEMM the median of the five keys' 0.5, 0.7, 0.8, 0.9, 1.0; memory the median of
   // the two geforce keys' 1.0 and 0.9, never a key of another class.
-  const ArchCalibration ada = c.for_gpu(*catalog().gpu("rtx-4090"), catalog());
+  const ArchCalibration ada = c.for_gpu(*catalog().gpu("rtx-4090"));
   EXPECT_EQ(ada.architecture, "ada-geforce");
   EXPECT_EQ(ada.borrowed_from, "geforce");
   EXPECT_DOUBLE_EQ(ada.gemm_efficiency, 0.8);
@@ -450,16 +450,16 @@ TEST(Calibration, AnArchitectureNoRunCoversTakesTheMedianGemmAndItsClassMemory) 
   EXPECT_DOUBLE_EQ(ada.tf32_efficiency, 1.0);
   // blackwell-hbm: memory the median of ampere-hbm's 0.6 and hopper-hbm's 0.7; GEMM the median
   // 0.8, held to the B200's measured ceiling when that is lower.
-  const ArchCalibration b200 = c.for_gpu(*catalog().gpu("b200-sxm-192gb"), catalog());
+  const ArchCalibration b200 = c.for_gpu(*catalog().gpu("b200-sxm-192gb"));
   EXPECT_EQ(b200.borrowed_from, "hbm");
   EXPECT_DOUBLE_EQ(b200.memory_efficiency, (0.6 + 0.7) / 2);
   EXPECT_DOUBLE_EQ(b200.gemm_efficiency, 0.8);
   c.gemm_ceilings["blackwell-hbm"] = 0.776;
-  EXPECT_DOUBLE_EQ(c.for_gpu(*catalog().gpu("b200-sxm-192gb"), catalog()).gemm_efficiency, 0.776);
+  EXPECT_DOUBLE_EQ(c.for_gpu(*catalog().gpu("b200-sxm-192gb")).gemm_efficiency, 0.776);
   // With no fitted key of its class, memory is the mean of all.
   Calibration hbm_only;
   hbm_only.archs = {c.archs[0], c.archs[1]};
-  const ArchCalibration mean = hbm_only.for_gpu(*catalog().gpu("rtx-4090"), catalog());
+  const ArchCalibration mean = hbm_only.for_gpu(*catalog().gpu("rtx-4090"));
   EXPECT_EQ(mean.borrowed_from, kMeanOfFitted);
   EXPECT_DOUBLE_EQ(mean.gemm_efficiency, (0.8 + 0.5) / 2);
   EXPECT_DOUBLE_EQ(mean.memory_efficiency, (0.6 + 0.7) / 2);
@@ -470,14 +470,14 @@ TEST(Calibration, AnArchitectureNoRunCoversTakesTheMedianGemmAndItsClassMemory) 
 // the median of the class's keys.
 TEST(Calibration, TheShippedCalibrationGivesAdaAndBlackwellTheseEfficiencies) {
   const Calibration& c = embedded_calibration();
-  const ArchCalibration ada = c.for_gpu(*catalog().gpu("rtx-4090"), catalog());
+  const ArchCalibration ada = c.for_gpu(*catalog().gpu("rtx-4090"));
   EXPECT_NEAR(ada.gemm_efficiency, (0.813 + 0.940) / 2, 1e-9);
   EXPECT_NEAR(ada.memory_efficiency, 1.0, 1e-9);  // ampere-geforce and turing-geforce
   EXPECT_NEAR(ada.tf32_efficiency, 1.0, 1e-9);
-  const ArchCalibration l40s = c.for_gpu(*catalog().gpu("l40s"), catalog());
+  const ArchCalibration l40s = c.for_gpu(*catalog().gpu("l40s"));
   EXPECT_EQ(l40s.architecture, "ada-gddr");
   EXPECT_NEAR(l40s.memory_efficiency, 0.752, 1e-9);  // pascal 0.519, turing 0.752, ampere 0.975
-  const ArchCalibration b200 = c.for_gpu(*catalog().gpu("b200-sxm-192gb"), catalog());
+  const ArchCalibration b200 = c.for_gpu(*catalog().gpu("b200-sxm-192gb"));
   EXPECT_NEAR(b200.gemm_efficiency, 0.786, 1e-9);    // blackwell-hbm's ceiling, below 0.8765
   EXPECT_NEAR(b200.memory_efficiency, 0.707, 1e-9);  // volta 0.707, ampere 0.696, hopper 0.749
 }
