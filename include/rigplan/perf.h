@@ -185,6 +185,13 @@ struct Prediction {
   std::optional<CompileEffect> compile;
 };
 
+// How a training run's step is compiled, as answers say it: "torch.compile", "CUDA graphs",
+// "torch.compile and CUDA graphs", or "" for PyTorch eager (RunConfig::compile, cuda_graphs).
+std::string compiled_with(const RunConfig& run);
+// --compile and --cuda-graphs model a training step in PyTorch: a run of another mode that asks
+// for either is a kInvalidInput Status naming its engine instead (predict, recommend).
+Status check_compile_mode(const RunConfig& run);
+
 // mode "train": a training step; "infer"/"prefill": a forward pass over the prompt;
 // "decode": one generated token per sequence. A malformed configuration is an error; a run
 // that does not fit in memory is a prediction with `fits` false and bound "capacity": training

@@ -1897,17 +1897,21 @@ Communication time_step(const StepContext& s, const StepOperators& ops, double i
   return comm;
 }
 
+// check_compile_mode's answer to a run that is not a training step.
+Status compile_refusal() {
+  return Status::invalid_input(
+      "--compile and --cuda-graphs model a training step in PyTorch; an inference run's "
+      "speed is its engine's (--engine, docs/inference.md)");
+}
+
 // predict with its facts made, into `p`; the terms, notes, warnings and resolved configuration
 // only with `detail` (predict_speed ranks runs on the numbers alone).
 Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
                     const Calibration& calibration, const Catalog& catalog, const RunFacts& facts,
                     bool detail, OperatorTimes* times, Prediction& p) {
   if (Status s = check_link(config.link); !s.ok()) return s;
-  if ((config.compile || config.cuda_graphs) && facts.memory.config.mode != "train") {
-    return Status::invalid_input(
-        "--compile and --cuda-graphs model a training step in PyTorch; an inference run's "
-        "speed is its engine's (--engine, docs/inference.md)");
-  }
+  if ((config.compile || config.cuda_graphs) && facts.memory.config.mode != "train")
+    return compile_refusal();
   if (facts.memory.config.mode == "train") {
     std::string refused = fp8_training::refusal(gpu, facts.memory.config.precision, catalog);
     if (!refused.empty()) return Status::invalid_input(std::move(refused));
@@ -1972,17 +1976,26 @@ Status compare_with_eager(const Workload& w, const Gpu& gpu, const RunConfig& co
   effect.eager_launch_s = eager.compile->launch_s;
   effect.eager_elementwise_bytes = eager.compile->elementwise_bytes;
   effect.eager_step_time_s = eager.step_time_s;
-  std::vector<std::string> how;
-  if (config.compile) how.emplace_back("torch.compile");
-  if (config.cuda_graphs) how.emplace_back("CUDA graphs");
   append_note(p, fmt::format("{}: {:.3g}× the eager step's speed ({} kernels a step for {})",
-                             join(how, " and "), eager.step_time_s / p.step_time_s,
+                             compiled_with(config), eager.step_time_s / p.step_time_s,
                              format_number(std::round(effect.kernels)),
                              format_number(std::round(effect.eager_kernels))));
   return {};
 }
 
 }  // namespace
+
+std::string compiled_with(const RunConfig& run) {
+  std::vector<std::string> how;
+  if (run.compile) how.emplace_back("torch.compile");
+  if (run.cuda_graphs) how.emplace_back("CUDA graphs");
+  return join(how, " and ");
+}
+
+Status check_compile_mode(const RunConfig& run) {
+  if (!(run.compile || run.cuda_graphs) || run.mode == "train") return {};
+  return compile_refusal();
+}
 
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
                            const Calibration& calibration, const Catalog& catalog,
