@@ -306,7 +306,9 @@ struct ConstraintOptions {
 struct RecommendRequest {
   std::string preset;                // a preset id, or ""
   std::optional<Workload> workload;  // replaces the preset's tasks
-  RunConfig run;                     // of `workload`
+  // Of `workload`; its framework applies to a preset's tasks too, and compile and cuda_graphs
+  // to a preset's training tasks (an inference task's speed is its engine's).
+  RunConfig run;
   std::optional<double> tokens, samples, images, epochs, hours_per_month;
   // A serving job: requests per second, latency targets and hours a month up (default: all).
   std::optional<double> serve_rate, max_ttft_ms, max_tpot_ms, serve_hours;
@@ -324,7 +326,8 @@ struct ResolvedRequest {
   Constraints constraints;
 };
 // The demand and constraints of a request. No workload and no preset, no job size for a
-// workload, or more than one job size is a kInvalidInput Status; so is an unknown preset.
+// workload, or more than one job size is a kInvalidInput Status; so is an unknown preset, and
+// --compile or --cuda-graphs for a demand that trains nothing (check_compile_mode).
 Result<ResolvedRequest> resolve_request(const RecommendRequest& request,
                                         const std::vector<Preset>& presets, const Zoo& zoo);
 

@@ -373,6 +373,8 @@ Result<RunConfig> run_config(const RunOptions& o) {
       {"--loss-chunks", "loss_chunks"},
       {"--grad-accum", "grad_accum"},
       {"--no-flash", "flash_attention"},
+      {"--compile", "compile"},
+      {"--cuda-graphs", "cuda_graphs"},
       {"--zero", "zero"},
       {"--offload", "offload"},
       {"--full-state-load", "full_state_load"},

@@ -96,7 +96,10 @@ void run_recommend(CliContext& ctx, RecommendOptions& o) {
   auto host = host_spec(catalog, o.cpu, o.loader);
   if (!host) return void(ctx.exit_code = ctx.fail(host.status()));
   request.host = *host;
+  // A preset's tasks run the framework asked for, and its training tasks compiled as asked.
   request.run.framework = o.run.run.framework;
+  request.run.compile = o.run.run.compile;
+  request.run.cuda_graphs = o.run.run.cuda_graphs;
   if (!o.run.workload.empty() || !o.run.hf_config.empty()) {
     auto named = resolve_run(ctx, **zoo, o.run);
     if (!named) return void(ctx.exit_code = ctx.fail(named.status()));
@@ -133,6 +136,7 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
       "Ranked owned machines and cloud offers for a workload or preset, with cost, time and CO2");
   add_run_options(cmd, o.run);
   add_framework_option(cmd, o.run.run);
+  add_compile_options(cmd, o.run.run);
   cmd->add_flag("--presets", o.list_presets, "List the presets and exit");
   add_job_options(cmd, o.request);
   add_constraint_options(cmd, o.request.constraints);

@@ -57,6 +57,8 @@ const std::vector<FieldSpec<RunConfig>>& run_config_fields() {
       {"loss_chunks", &R::loss_chunks, kOptional, "", {}, input::kLossChunks.range()},
       {"grad_accum", &R::grad_accum, kOptional, "", {}, input::kGradAccum.range()},
       {"flash_attention", &R::flash_attention, kOptional},
+      {"compile", &R::compile, kOptional},
+      {"cuda_graphs", &R::cuda_graphs, kOptional},
       {"zero", &R::zero, kOptional, "", {}, input::kZero.range()},
       {"offload", &R::offload, kOptional, "", {"none", "optimizer", "cpu"}},
       {"full_state_load", &R::full_state_load, kOptional},

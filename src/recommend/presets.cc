@@ -180,6 +180,10 @@ bool decode_tasks(const EntryContext& ctx, const RawEntry& raw, Preset& preset) 
     if (!task.recipe.empty() && sub.read_well({"recipe", "method"})) {
       apply_task_recipe(table, sub, task);
     }
+    if (Status s = check_compile_mode(task.run);
+        !s.ok() && sub.read_well({"mode", "compile", "cuda_graphs"})) {
+      sub.error(task.run.compile ? "compile" : "cuda_graphs", s.message());
+    }
     preset.tasks.push_back({task.workload, task.run, task.share, task.resolution});
   }
   return modes_read;

@@ -101,6 +101,24 @@ Status apply_job_size(const RecommendRequest& r, Demand& demand) {
   return {};
 }
 
+// --compile and --cuda-graphs: every training task runs so, a preset's too; an inference task's
+// speed is its engine's. A demand that trains nothing is refused as predict refuses it.
+Status apply_compile(const RunConfig& given, Demand& demand) {
+  if (!given.compile && !given.cuda_graphs) return {};
+  bool trains = false;
+  for (Task& task : demand.tasks) {
+    if (task.run.mode != "train") continue;
+    trains = true;
+    task.run.compile = task.run.compile || given.compile;
+    task.run.cuda_graphs = task.run.cuda_graphs || given.cuda_graphs;
+  }
+  if (trains || demand.tasks.empty()) return {};  // no task: recommend() says so
+  RunConfig asked = demand.tasks.front().run;
+  asked.compile = given.compile;
+  asked.cuda_graphs = given.cuda_graphs;
+  return check_compile_mode(asked);
+}
+
 }  // namespace
 
 Result<ResolvedRequest> resolve_request(const RecommendRequest& r,
@@ -136,6 +154,7 @@ Result<ResolvedRequest> resolve_request(const RecommendRequest& r,
       task.run.mode = "serve";
     }
   }
+  if (Status s = apply_compile(r.run, out.demand); !s.ok()) return s;
   if (r.reference_gpu) out.demand.reference_gpu = *r.reference_gpu;
   out.demand.host = r.host;
   out.constraints = merged(std::move(out.constraints), r.constraints);

@@ -64,6 +64,7 @@ Status check_demand(const Demand& demand) {
   if (Status s = input::check(input::kHoursPerMonth, demand.hours_per_month); !s.ok()) return s;
   for (const Task& task : demand.tasks) {
     if (Status s = input::check(input::kShare, task.share); !s.ok()) return s;
+    if (Status s = check_compile_mode(task.run); !s.ok()) return s;
   }
   return {};
 }
@@ -130,6 +131,36 @@ std::string serving_assumption(const Demand& demand) {
       "decode power all the hours the service is up.",
       format_number(job.request_rate), prompt, task.run.gen_tokens,
       format_number(job.hours_per_month));
+}
+
+// The training tasks that run under torch.compile or CUDA graphs, a sentence for each way they
+// run: every option's speed, and the reference GPU's, are those steps' (docs/recommend.md).
+std::vector<std::string> compile_assumptions(const Demand& demand) {
+  std::vector<std::pair<const RunConfig*, std::vector<std::string>>> ways;  // a run, its tasks
+  for (const Task& task : demand.tasks) {
+    if (!task.run.compile && !task.run.cuda_graphs) continue;
+    const auto same = std::find_if(ways.begin(), ways.end(), [&](const auto& way) {
+      return way.first->compile == task.run.compile &&
+             way.first->cuda_graphs == task.run.cuda_graphs;
+    });
+    if (same != ways.end()) {
+      same->second.push_back(task.workload.id);
+    } else {
+      ways.push_back({&task.run, {task.workload.id}});
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [run, ids] : ways) {
+    std::vector<std::string> flags;
+    if (run->compile) flags.emplace_back("--compile");
+    if (run->cuda_graphs) flags.emplace_back("--cuda-graphs");
+    out.push_back(fmt::format(
+        "Speeds assume {} train{} under {}: each option's step as `rigplan predict {}` predicts "
+        "it, whose --explain shows the change against eager PyTorch (docs/performance.md, "
+        "\"torch.compile and CUDA graphs\").",
+        join(ids, ", "), ids.size() == 1 ? "s" : "", compiled_with(*run), join(flags, " ")));
+  }
+  return out;
 }
 
 // Where a task naming no framework would take another one sharded (recommend tries ZeRO-3 on
@@ -208,6 +239,8 @@ Result<Request> check_request(const Demand& demand, const Constraints& k, const 
     if (!framework) return framework.status();
     if (!framework->empty()) r.assumptions.push_back(*framework);
   }
+  for (std::string& compiled : compile_assumptions(demand))
+    r.assumptions.push_back(std::move(compiled));
   if (demand.serving) r.assumptions.push_back(serving_assumption(demand));
   if (demand.host) {
     r.assumptions.push_back(fmt::format(

@@ -175,6 +175,16 @@ std::vector<std::pair<std::string_view, int>> rejected_by(const Recommendation& 
   return out;
 }
 
+// "resnet50", with its share of a mix and how its step is compiled when either is said:
+// "resnet50 (30%, torch.compile)".
+std::string task_name(const Task& t, bool with_share) {
+  std::vector<std::string> tags;
+  if (with_share) tags.push_back(fmt::format("{}%", format_number(t.share * 100)));
+  if (std::string how = compiled_with(t.run); !how.empty()) tags.push_back(std::move(how));
+  if (tags.empty()) return t.workload.id;
+  return fmt::format("{} ({})", t.workload.id, join(tags, ", "));
+}
+
 // "1e+09 tokens", "150 h a month of work on one rtx-4090", "a service of 5 requests/s ...".
 std::string demand_text(const Recommendation& r) {
   if (r.demand.serving) {
@@ -383,10 +393,14 @@ chart::Section options_section(const Recommendation& r, size_t top, const std::s
 Json demand_json(const Recommendation& r) {
   Json tasks = Json::array();
   for (const auto& t : r.demand.tasks) {
-    tasks.push_back({{"workload", t.workload.id},
-                     {"mode", t.run.mode},
-                     {"method", t.run.method},
-                     {"share", t.share}});
+    Json task = {{"workload", t.workload.id},
+                 {"mode", t.run.mode},
+                 {"method", t.run.method},
+                 {"share", t.share}};
+    // Said only when asked: an eager run's answer is as it was.
+    if (t.run.compile) task["compile"] = true;
+    if (t.run.cuda_graphs) task["cuda_graphs"] = true;
+    tasks.push_back(std::move(task));
   }
   Json demand = {{"tasks", tasks}};
   if (r.demand.work) demand["work"] = *r.demand.work;
@@ -458,11 +472,7 @@ std::string recommend_json(const Recommendation& r, size_t top) {
 std::string recommend_text(const Recommendation& r, size_t top, bool explain) {
   std::string out;
   std::vector<std::string> names;
-  for (const auto& t : r.demand.tasks) {
-    names.push_back(r.demand.tasks.size() > 1
-                        ? fmt::format("{} ({}%)", t.workload.id, format_number(t.share * 100))
-                        : t.workload.id);
-  }
+  for (const auto& t : r.demand.tasks) names.push_back(task_name(t, r.demand.tasks.size() > 1));
   const bool usage = !r.demand.work;
   out += fmt::format("{} for {}; {} months in {} ({} USD/kWh, {} gCO2/kWh){}.\n", join(names, ", "),
                      demand_text(r), format_number(r.constraints.horizon_months),

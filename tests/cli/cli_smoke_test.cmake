@@ -78,6 +78,11 @@ expect(0 "Fused: stem.bn + stem.relu + stem.maxpool; layer1.0.conv1.bn + layer1.
 expect(0 "\"compile_effect\"" predict resnet50 --gpu a100-sxm4-80gb --compile --cuda-graphs --json)
 expect(0 "every GPU's training step under torch.compile" compare resnet50 --gpus a100-sxm4-80gb,h100-sxm5-80gb --compile)
 expect(2 "--compile and --cuda-graphs model a training step" predict resnet50 --gpu a100-sxm4-80gb --mode infer --compile)
+# recommend under torch.compile and CUDA graphs: the notes say so; a serving job refuses them as predict does.
+expect(0 "Speeds assume resnet50 trains under torch.compile and CUDA graphs" recommend resnet50 --images 1281167 --epochs 1 --compile --cuda-graphs)
+expect(0 "resnet50 (torch.compile) for 1281167 images" recommend resnet50 --images 1281167 --epochs 1 --compile)
+expect(2 "--compile and --cuda-graphs model a training step" recommend --preset chatbot-8b --compile)
+expect(2 "--compile and --cuda-graphs model a training step" recommend llama-3.1-8b --serve-rate 2 --cuda-graphs)
 expect(0 "feeds its GPUs from a ryzen-7-7800x3d with the dali loader" recommend resnet50 --images 1281167 --epochs 1 --cpu ryzen-7-7800x3d --loader dali-cpu)
 expect(2 "did you mean 'dali'" recommend resnet50 --images 1281167 --epochs 1 --cpu ryzen-7-7800x3d --loader dalli)
 expect(0 "\"layouts\"" train-plan gpt3-175b --gpu a100-sxm4-80gb --gpus 512 --global-batch 1536 --json)

@@ -69,6 +69,8 @@ TEST_F(ServeTest, EveryListingMatchesTheCommandLine) {
        {"recommend", "--preset", "kaggle", "--gpus-allowed", "rtx-3090,rtx-4090", "--json"}},
       {"/api/recommend?preset=kaggle&have=gtx-1080-ti",
        {"recommend", "--preset", "kaggle", "--have", "gtx-1080-ti", "--json"}},
+      {"/api/recommend?preset=kaggle&compile=true&cuda-graphs",
+       {"recommend", "--preset", "kaggle", "--compile", "--cuda-graphs", "--json"}},
       {"/api/"
        "cost?gpu=rtx-3090&price=2200&power=450&rent=2.14&utilisation=0.15&electricity=0.12&no-"
        "resale",
@@ -115,6 +117,32 @@ TEST_F(ServeTest, BadParametersGetTheCommandsOwnMessage) {
   EXPECT_EQ(res->status, 400);
   EXPECT_EQ(nlohmann::json::parse(res->body)["error"].get<std::string>() + "\n",
             server_->cli({"recommend", "resnet50", "--json"}).err);
+}
+
+// A recommend request under torch.compile: its tasks and its notes say so, its speeds are not
+// eager's, and a serving job refuses it with predict's words.
+TEST_F(ServeTest, RecommendUnderTorchCompile) {
+  const std::string job = "/api/recommend?workload=resnet50&images=1281167&epochs=1";
+  auto eager = client().Get(job);
+  auto compiled = client().Get(job + "&compile=true");
+  ASSERT_TRUE(eager && compiled);
+  ASSERT_EQ(compiled->status, 200) << compiled->body;
+  const auto with = nlohmann::json::parse(compiled->body);
+  const auto without = nlohmann::json::parse(eager->body);
+  EXPECT_EQ(with["demand"]["tasks"][0]["compile"], true);
+  EXPECT_FALSE(without["demand"]["tasks"][0].contains("compile"));
+  EXPECT_NE(with["assumptions"].dump().find("Speeds assume resnet50 trains under torch.compile"),
+            std::string::npos);
+  EXPECT_GT(with["options"][0]["throughput"].get<double>(),
+            without["options"][0]["throughput"].get<double>());
+
+  auto res = client().Get("/api/recommend?preset=chatbot-8b&compile=true");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  const auto cli = server_->cli({"recommend", "--preset", "chatbot-8b", "--compile", "--json"});
+  EXPECT_EQ(cli.code, 2);
+  EXPECT_EQ(nlohmann::json::parse(res->body)["error"].get<std::string>() + "\n", cli.err);
+  EXPECT_NE(cli.err.find("--compile and --cuda-graphs model a training step"), std::string::npos);
 }
 
 TEST_F(ServeTest, ABareKeyIsAFlagAndNeverTakesTheNextParameter) {
