@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "azure_h100_support.h"
 #include "recommend/steps.h"
 #include "rigplan/recommend.h"
 #include "rigplan/train_plan.h"
@@ -13,6 +14,8 @@ namespace rigplan {
 namespace {
 
 using recommend_steps::layout_label;
+using testing::azure;
+using testing::azure_h100;
 using testing::default_catalog;
 using testing::default_zoo;
 
@@ -28,27 +31,6 @@ Demand llama_3b_job() {
   d.tasks.push_back({*default_zoo().find("llama-3.2-3b").value(), run, 1});
   d.work = 1e10;
   return d;
-}
-
-// Renting Azure's ND H100 v5 (8 H100 SXM over NVLink per instance, ib-ndr between instances).
-Constraints azure_h100(int max_gpus) {
-  Constraints k;
-  k.acquire = "rent";
-  k.gpus_allowed = {"h100-sxm5-80gb"};
-  k.max_gpus = max_gpus;
-  k.allow_stale_prices = true;
-  return k;
-}
-
-const Option* azure(const Recommendation& rec, int instances) {
-  for (const auto* list : {&rec.options, &rec.rejected}) {
-    for (const Option& o : *list) {
-      if (o.offer == "azure-standard-nd96isr-h100-v5" && o.instances == instances &&
-          o.pricing == "on-demand")
-        return &o;
-    }
-  }
-  return nullptr;
 }
 
 // The run of 32 GPUs as 4 instances of 8 over the instance's link: the offer's 400 Gbit/s NDR

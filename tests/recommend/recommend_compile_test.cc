@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "azure_h100_support.h"
 #include "recommend/steps.h"
 #include "rigplan/recommend.h"
 #include "rigplan/train_plan.h"
@@ -15,6 +16,8 @@ namespace rigplan {
 namespace {
 
 using recommend_steps::layout_label;
+using testing::azure;
+using testing::azure_h100;
 using testing::default_catalog;
 using testing::default_zoo;
 
@@ -106,26 +109,6 @@ Demand llama_3b_compiled() {
   run.compile = true;
   run.cuda_graphs = true;
   return job("llama-3.2-3b", run, 1e10);
-}
-
-Constraints azure_h100(int max_gpus) {
-  Constraints k;
-  k.acquire = "rent";
-  k.gpus_allowed = {"h100-sxm5-80gb"};
-  k.max_gpus = max_gpus;
-  k.allow_stale_prices = true;
-  return k;
-}
-
-const Option* azure(const Recommendation& rec, int instances) {
-  for (const auto* list : {&rec.options, &rec.rejected}) {
-    for (const Option& o : *list) {
-      if (o.offer == "azure-standard-nd96isr-h100-v5" && o.instances == instances &&
-          o.pricing == "on-demand")
-        return &o;
-    }
-  }
-  return nullptr;
 }
 
 // One instance of 8 GPUs: data parallel, as `predict --gpus 8 --compile --cuda-graphs`.
