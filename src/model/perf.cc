@@ -1897,21 +1897,13 @@ Communication time_step(const StepContext& s, const StepOperators& ops, double i
   return comm;
 }
 
-// check_compile_mode's answer to a run that is not a training step.
-Status compile_refusal() {
-  return Status::invalid_input(
-      "--compile and --cuda-graphs model a training step in PyTorch; an inference run's "
-      "speed is its engine's (--engine, docs/inference.md)");
-}
-
 // predict with its facts made, into `p`; the terms, notes, warnings and resolved configuration
 // only with `detail` (predict_speed ranks runs on the numbers alone).
 Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
                     const Calibration& calibration, const Catalog& catalog, const RunFacts& facts,
                     bool detail, OperatorTimes* times, Prediction& p) {
   if (Status s = check_link(config.link); !s.ok()) return s;
-  if ((config.compile || config.cuda_graphs) && facts.memory.config.mode != "train")
-    return compile_refusal();
+  if (Status s = check_compile_mode(facts.memory.config); !s.ok()) return s;
   if (facts.memory.config.mode == "train") {
     std::string refused = fp8_training::refusal(gpu, facts.memory.config.precision, catalog);
     if (!refused.empty()) return Status::invalid_input(std::move(refused));
@@ -1994,7 +1986,9 @@ std::string compiled_with(const RunConfig& run) {
 
 Status check_compile_mode(const RunConfig& run) {
   if (!(run.compile || run.cuda_graphs) || run.mode == "train") return {};
-  return compile_refusal();
+  return Status::invalid_input(
+      "--compile and --cuda-graphs model a training step in PyTorch; an inference run's "
+      "speed is its engine's (--engine, docs/inference.md)");
 }
 
 Result<Prediction> predict(const Workload& w, const Gpu& gpu, const RunConfig& config,
