@@ -17,6 +17,7 @@
 namespace rigplan {
 
 struct Prediction;
+struct RunConfig;
 
 // A kind of training input the loaders' rates describe (imagenet-jpeg); a workload names the
 // one it reads in its `input` field.
@@ -128,6 +129,20 @@ PipelineEstimate estimate_pipeline(const Loader& loader, const Cpu& cpu, int cpu
 // Samples/s one GPU trains `input`'s reference workload at (the embedded zoo's, at its default
 // precision and batch, or the largest batch that fits): what a loader must feed each GPU.
 Result<double> reference_demand(const PipelineInput& input, const Gpu& gpu, const Catalog& catalog);
+
+// How a host feeds a run: the pipeline of each of its machines, or why it is not modelled.
+struct InputFeed {
+  std::optional<PipelineEstimate> estimate;  // empty: not modelled, for `not_modelled`'s reason
+  std::string not_modelled;
+  double step_time_s = 0;  // the step with its input: the GPUs' step, or longer when input-bound
+};
+
+// The feed of a run of `workload` under `config` whose GPUs take `samples_per_step` samples every
+// `step_time_s` seconds (> 0), as with_input_pipeline decides it, on those numbers alone
+// (recommend ranks runs so).
+Result<InputFeed> input_feed(const Workload& workload, const RunConfig& config,
+                             double samples_per_step, double step_time_s, const HostSpec& host,
+                             const InputPipelines& pipelines);
 
 // The prediction with its input pipeline: for a training run of a workload that names an input,
 // the step takes max(GPU step, samples per step / pipeline rate), and an input-bound run has

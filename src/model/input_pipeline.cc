@@ -255,43 +255,59 @@ Result<const Loader*> loader_for(const Workload& w, const Loader* loader,
 
 }  // namespace
 
-Result<Prediction> with_input_pipeline(const Workload& w, Prediction p, const HostSpec& host,
-                                       const InputPipelines& pipelines) {
-  assert(host.cpu && "with_input_pipeline needs the host's CPU");
-  if (p.step_time_s <= 0) return p;  // a run that does not fit has no speed for a CPU to bound
+Result<InputFeed> input_feed(const Workload& w, const RunConfig& config, double samples_per_step,
+                             double step_time_s, const HostSpec& host,
+                             const InputPipelines& pipelines) {
+  assert(host.cpu && "input_feed needs the host's CPU");
+  InputFeed out;
+  out.step_time_s = step_time_s;
   auto named = pipelines.find_loader(host.loader);
   if (!named) return named.status();
   if (w.input.empty()) {
-    append_note(p, fmt::format("input pipeline not modelled: {} names no input in the pipeline "
-                               "data (data/pipeline)",
-                               w.id));
-    return p;
+    out.not_modelled = fmt::format(
+        "input pipeline not modelled: {} names no input in the pipeline data (data/pipeline)",
+        w.id);
+    return out;
   }
   auto loader = loader_for(w, *named, pipelines);
   if (!loader) return loader.status();
-  if (p.config.mode != "train") {
-    append_note(p, fmt::format("input pipeline not modelled for mode {}: the loaders' rates are "
-                               "for training's decode and augmentation",
-                               p.config.mode));
-    return p;
+  if (config.mode != "train") {
+    out.not_modelled = fmt::format(
+        "input pipeline not modelled for mode {}: the loaders' rates are for training's decode "
+        "and augmentation",
+        config.mode);
+    return out;
   }
   // Each machine of the run has its own CPU and feeds its own GPUs; an NVLink domain larger than
   // a machine (a GB200 NVL72 rack) is fed by many hosts, so a machine here is never the domain.
-  const int in_machine = std::min(p.config.gpus, machine_gpus(p.config));
-  const int machines = (p.config.gpus + in_machine - 1) / in_machine;
-  const double demand = p.samples_per_step / p.step_time_s / machines;
-  PipelineEstimate e =
-      estimate_pipeline(**loader, *host.cpu, host.cpu_count, in_machine, demand, pipelines);
+  const int in_machine = std::min(config.gpus, machine_gpus(config));
+  const int machines = (config.gpus + in_machine - 1) / in_machine;
+  const double demand = samples_per_step / step_time_s / machines;
+  PipelineEstimate& e = out.estimate.emplace(
+      estimate_pipeline(**loader, *host.cpu, host.cpu_count, in_machine, demand, pipelines));
   e.machines = machines;
-  if (e.bound) {
-    const double step = p.samples_per_step / (e.rate * machines);
+  if (e.bound) out.step_time_s = samples_per_step / (e.rate * machines);
+  return out;
+}
+
+Result<Prediction> with_input_pipeline(const Workload& w, Prediction p, const HostSpec& host,
+                                       const InputPipelines& pipelines) {
+  if (p.step_time_s <= 0) return p;  // a run that does not fit has no speed for a CPU to bound
+  auto feed = input_feed(w, p.config, p.samples_per_step, p.step_time_s, host, pipelines);
+  if (!feed) return feed.status();
+  if (!feed->estimate) {
+    append_note(p, feed->not_modelled);
+    return p;
+  }
+  if (feed->estimate->bound) {
+    const double step = feed->step_time_s;
     p.terms.push_back({"input_wait", step - p.step_time_s, 0, 0, "input"});
     p.throughput *= p.step_time_s / step;
     p.mfu *= p.step_time_s / step;
     p.step_time_s = step;
     p.bound = "input";
   }
-  p.pipeline = std::move(e);
+  p.pipeline = std::move(feed->estimate);
   return p;
 }
 

@@ -2013,11 +2013,11 @@ Result<RunSpeed> predict_speed(const Workload& w, const Gpu& gpu, const RunConfi
   std::optional<Prediction> own;
   Prediction& p = times ? times->entries().speed : own.emplace();
   // What a step that does not fit, or an inference run, may leave unwritten.
-  p.throughput = 0;
+  p.throughput = p.step_time_s = 0;
   p.serving.reset();
   Status s = predict_step(w, gpu, config, calibration, catalog, facts, /*detail=*/false, times, p);
   if (!s.ok()) return s;
-  return RunSpeed{p.fits, p.throughput, p.unit, p.serving};
+  return RunSpeed{p.fits, p.throughput, p.unit, p.serving, p.step_time_s, p.samples_per_step};
 }
 
 }  // namespace rigplan

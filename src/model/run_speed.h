@@ -17,6 +17,8 @@ struct RunSpeed {
   double throughput = 0;                     // in `unit`, all GPUs
   std::string unit;                          // tokens/s, images/s, ...
   std::optional<ServingPrediction> serving;  // mode serve
+  double step_time_s = 0;                    // 0: no speed (a run that does not fit)
+  double samples_per_step = 0;               // all GPUs
 };
 
 // The operator times of the runs predicted so far, by their facts' operators and GPU: they do

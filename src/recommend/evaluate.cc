@@ -358,16 +358,18 @@ const StackCheck& DemandRuns::stack_of(size_t task_index, const Gpu& gpu, const 
   return stacks_.emplace(key, check_stack(w, gpu, facts, catalog_)).first->second;
 }
 
-// How fast a run goes: its speed alone, or with a host CPU, the prediction the input pipeline
-// bounds. The placed facts' configuration is the run with the candidate's links.
+// How fast a run goes: its speed alone, or with a host CPU, as the input pipeline bounds it.
+// The placed facts' configuration is the run with the candidate's links.
 Result<RunSpeed> DemandRuns::speed(const Workload& w, const Gpu& gpu, const RunFacts& facts) {
   const RunConfig& cfg = facts.memory.config;
-  if (!demand_.host) return predict_speed(w, gpu, cfg, calibration_, catalog_, facts, &times_);
-  auto p = predict(w, gpu, cfg, calibration_, catalog_, facts);
-  if (p)
-    p = with_input_pipeline(w, std::move(p).value(), *demand_.host, embedded_input_pipelines());
-  if (!p) return p.status();
-  return RunSpeed{p->fits, p->throughput, std::move(p->unit), std::move(p->serving)};
+  auto speed = predict_speed(w, gpu, cfg, calibration_, catalog_, facts, &times_);
+  if (!speed || !demand_.host || speed->step_time_s <= 0) return speed;
+  auto feed = input_feed(w, cfg, speed->samples_per_step, speed->step_time_s, *demand_.host,
+                         embedded_input_pipelines());
+  if (!feed) return feed.status();
+  speed->throughput *= speed->step_time_s / feed->step_time_s;
+  speed->step_time_s = feed->step_time_s;
+  return speed;
 }
 
 // The position of a topology among those asked about, added at its first use.
