@@ -89,6 +89,12 @@ double bar_row(size_t i, const std::string& label, std::string& out) {
   return y;
 }
 
+// A bar's value, right of its end at x; `y` is the bar's top edge.
+std::string bar_value(double x, double y, double value) {
+  return fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n", x + 4,
+                     y + kBarHeight * 0.7, kFont, number(value));
+}
+
 // A stacked bar chart's legend: a swatch and the name of each part, kLegendColumns a row.
 std::string stacked_legend(const std::vector<std::string>& parts, double plot_h) {
   std::string out;
@@ -337,8 +343,7 @@ std::string svg(const BarChart& c) {
         "<rect x=\"{:.0f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.0f}\" fill=\"{}\"/>\n", kLeft,
         y, std::max(0.0, x_of(b.value) - kLeft), kBarHeight,
         b.highlight ? kHighlightColour : kBarColour);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n",
-                       x_of(b.value) + 4, y + kBarHeight * 0.7, kFont, number(b.value));
+    out += bar_value(x_of(b.value), y, b.value);
   }
   if (c.reference > 0) {
     out += fmt::format(
@@ -380,8 +385,7 @@ std::string svg(const StackedBarChart& c) {
           escape(c.parts[k]), number(v));
       sum += v;
     }
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {} font-size=\"11\">{}</text>\n",
-                       x_of(sum) + 4, y + kBarHeight * 0.7, kFont, number(sum));
+    out += bar_value(x_of(sum), y, sum);
   }
   if (c.limit > 0) out += limit_line(x_of(c.limit), plot_h, c.limit_label);
   out += bar_axis_label(plot_h, c.axis_label);
