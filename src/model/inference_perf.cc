@@ -794,9 +794,9 @@ std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
   }
   if (!fits) {
     notes.insert(notes.begin(),
-                 fmt::format("does not fit: needs {:.1f} GB of the {:.1f} GB {} may use{}",
-                             memory.total_gb, memory.available_gb, engine.name,
-                             c.offload == "cpu" ? "" : " (`rigplan memory` says what would fit)"));
+                 fmt::format("does not fit: needs {:.1f} GB of the {:.1f} GB {} may use "
+                             "(`rigplan memory` says what would fit)",
+                             memory.total_gb, memory.available_gb, engine.name));
   }
   return join(notes, "; ");
 }

@@ -1186,6 +1186,27 @@ std::string divisors(int n) {
   return out.empty() ? last : fmt::format("{} or {}", join(out, ", "), last);
 }
 
+// An LLM served by an engine is modelled with every layer in GPU memory (docs/inference.md,
+// "Offload"): --offload would be silently ignored, so it is refused with what the engine would do
+// (Engine::offload) and what to ask instead.
+Status check_inference_offload(const Run& r) {
+  if (!r.w.transformer || r.c.offload == "none") return {};
+  const Engine& e = *r.engine;
+  const std::string way =
+      e.offload == "none"
+          ? fmt::format("{} does not offload", e.id)
+          : fmt::format("{}'s offload ({}) is not modelled", e.id,
+                        e.offload == "cpu-compute"
+                            ? "the layers left in host memory run on the CPU, -ngl"
+                            : "the weights left in host memory stream over PCIe each step");
+  return Status::invalid_input(fmt::format(
+      "--offload {}: rigplan predicts an LLM served for inference with every layer in GPU memory, "
+      "and reports a model that does not fit as not fitting, with the layouts that hold it "
+      "(`rigplan memory`: --gpus N with --tp N or --pp N, or a smaller --weights format); {}; "
+      "give --offload none",
+      r.c.offload, way));
+}
+
 // The engine, weight format and KV-cache format of a run (data/engines), checked against each
 // other: an engine serves models (training runs in PyTorch) and runs only its formats.
 Status resolve_engine(Run& r) {
@@ -1216,6 +1237,7 @@ Status resolve_engine(Run& r) {
   c.kv_cache = r.kv->id;
   if (r.train) return {};
   const Engine& e = *r.engine;
+  if (Status s = check_inference_offload(r); !s.ok()) return s;
   if (!e.runs(c.weights)) {
     return Status::invalid_input(fmt::format("{} does not run {} weights; it runs {}", e.name,
                                              c.weights, quoted_list(e.weight_formats, "and")));

@@ -499,6 +499,35 @@ TEST(InferenceMemory, ServingWithoutABatchFillsTheKvCache) {
   EXPECT_LE(e.total_gb, e.available_gb);
 }
 
+// Layers in host memory are not modelled for a served LLM: --offload was ignored, and Llama 3 70B
+// in Q4_K_M (42.8 GB) on one 24 GB RTX 4090 decoded at the speed of a GPU holding it all,
+// 18.9 tokens/s (42.8 GB / (1,008 GB/s × 0.85) = 50 ms a token).
+TEST(InferenceMemory, OffloadIsRefusedWithWhatTheEngineWouldDo) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "llama.cpp";
+  c.weights = "q4_k_m";
+  c.offload = "cpu";
+  auto e = estimate_memory(workload("llama-3-70b"), gpu("rtx-4090"), c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "--offload cpu: rigplan predicts an LLM served for inference with every layer in GPU "
+            "memory, and reports a model that does not fit as not fitting, with the layouts that "
+            "hold it (`rigplan memory`: --gpus N with --tp N or --pp N, or a smaller --weights "
+            "format); llama.cpp's offload (the layers left in host memory run on the CPU, -ngl) "
+            "is not modelled; give --offload none");
+  c.engine = "tensorrt-llm";
+  c.weights = "fp8";
+  e = estimate_memory(workload("llama-3-70b"), gpu("h100-sxm5-80gb"), c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_TRUE(
+      e.status().message().ends_with("; tensorrt-llm does not offload; give --offload "
+                                     "none"))
+      << e.status().message();
+  c.offload = "none";
+  EXPECT_TRUE(estimate_memory(workload("llama-3-70b"), gpu("h100-sxm5-80gb"), c).ok());
+}
+
 TEST(InferenceMemory, RejectsWhatAnEngineDoesNotRun) {
   RunConfig c;
   c.mode = "decode";
