@@ -1238,6 +1238,12 @@ Status resolve_engine(Run& r) {
   if (r.train) return {};
   const Engine& e = *r.engine;
   if (Status s = check_inference_offload(r); !s.ok()) return s;
+  if (c.mode == "serve" && c.gen_tokens < 1) {
+    return Status::invalid_input(fmt::format(
+        "--mode serve: every request generates --output-len tokens after its prompt, and {} "
+        "generates none; give --output-len 1 or more",
+        c.gen_tokens));
+  }
   if (!e.runs(c.weights)) {
     return Status::invalid_input(fmt::format("{} does not run {} weights; it runs {}", e.name,
                                              c.weights, quoted_list(e.weight_formats, "and")));

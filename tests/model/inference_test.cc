@@ -528,6 +528,21 @@ TEST(InferenceMemory, OffloadIsRefusedWithWhatTheEngineWouldDo) {
   EXPECT_TRUE(estimate_memory(workload("llama-3-70b"), gpu("h100-sxm5-80gb"), c).ok());
 }
 
+// A served request generates at least one token: without --output-len (0 by default) the answer
+// served one token a request and said "1024 + 0 tokens".
+TEST(InferenceMemory, ServingRefusesRequestsThatGenerateNothing) {
+  RunConfig c;
+  c.mode = "serve";
+  c.seq_len = 1024;
+  auto e = estimate_memory(workload("llama-3.1-8b"), gpu("l40s"), c);
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().message(),
+            "--mode serve: every request generates --output-len tokens after its prompt, and 0 "
+            "generates none; give --output-len 1 or more");
+  c.gen_tokens = 1;
+  EXPECT_TRUE(estimate_memory(workload("llama-3.1-8b"), gpu("l40s"), c).ok());
+}
+
 TEST(InferenceMemory, RejectsWhatAnEngineDoesNotRun) {
   RunConfig c;
   c.mode = "decode";

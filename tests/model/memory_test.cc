@@ -226,7 +226,8 @@ TEST(MemoryModel, NumbersAloneAreTheEstimatesNumbers) {
       {"mpt-125m", "a100-sxm4-80gb",
        run([](RunConfig& c) { c.gpus = 8, c.pipeline_parallel = 2, c.micro_batch = 1; })},
       {"stable-diffusion-1.5", "rtx-3090", {}},
-      {"llama-3-8b", "h100-sxm5-80gb", run([](RunConfig& c) { c.mode = "serve"; })},
+      {"llama-3-8b", "h100-sxm5-80gb",
+       run([](RunConfig& c) { c.mode = "serve", c.gen_tokens = 256; })},
       {"llama-3-8b", "rtx-4090", run([](RunConfig& c) { c.mode = "infer", c.gpus = 2; })},
   };
   for (const Case& k : cases) {

@@ -849,6 +849,7 @@ TEST(PerfModel, SpeedAloneIsThePredictionsNumbers) {
     config.pipeline_parallel = k.pp;
     config.gpus_per_node = k.gpus_per_node;
     config.network_gbps_per_gpu = k.network_gbps_per_gpu;
+    if (k.mode == "serve") config.gen_tokens = 256;  // a served request generates tokens
     auto facts = run_facts(w, gpu, config);
     ASSERT_TRUE(facts.ok()) << facts.status().message();
     auto p = predict(w, gpu, config, cal, catalog(), *facts);
