@@ -348,6 +348,29 @@ bool has_long_name(const CLI::Option& opt, std::string_view option) {
 
 }  // namespace
 
+namespace {
+// --request-rate is the load of --mode serve, and --concurrency another one: a rate given with
+// another mode, or with a concurrency, would be ignored without a word.
+Status check_serving_load(const RunConfig& run, bool concurrency_given) {
+  if (!run.request_rate) return {};
+  const std::string rate = format_number(*run.request_rate);
+  if (run.mode != "serve") {
+    return Status::invalid_input(fmt::format(
+        "--request-rate {} is the load of --mode serve; this run's mode is {} (give --mode serve, "
+        "or leave --request-rate out)",
+        rate, run.mode));
+  }
+  if (concurrency_given) {
+    return Status::invalid_input(fmt::format(
+        "--request-rate {} and --concurrency {} each set the load of --mode serve: the rate finds "
+        "the sequences in flight that serve it, --concurrency holds that many in flight; give one "
+        "of them",
+        rate, run.batch.value_or(0)));
+  }
+  return {};
+}
+}  // namespace
+
 Result<RunConfig> run_config(const RunOptions& o) {
   RunConfig run = o.run;
   if (!o.lora_targets.empty()) run.lora_targets = split(o.lora_targets, ',');
@@ -393,6 +416,7 @@ Result<RunConfig> run_config(const RunOptions& o) {
     return std::any_of(given_options.begin(), given_options.end(),
                        [option](const CLI::Option* opt) { return has_long_name(*opt, option); });
   };
+  if (Status s = check_serving_load(run, given("--batch")); !s.ok()) return s;
   std::vector<std::string> explicit_keys;
   for (const auto& [option, key] : kOptionKeys) {
     if (given(option)) explicit_keys.emplace_back(key);

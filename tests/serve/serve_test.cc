@@ -145,6 +145,33 @@ TEST_F(ServeTest, RecommendUnderTorchCompile) {
   EXPECT_NE(cli.err.find("--compile and --cuda-graphs model a training step"), std::string::npos);
 }
 
+// A request rate is the load of a serving run, and a concurrency another: given both, the
+// concurrency was ignored (8 asked, 33.4 in flight) while the answer's batch said 8.
+TEST_F(ServeTest, ARequestRateTakesNoConcurrencyAndNoOtherMode) {
+  auto res = client().Get(
+      "/api/predict?workload=llama-3.1-8b&gpu=l40s&mode=serve&input-len=1024&output-len=256&"
+      "request-rate=4&concurrency=8");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  const auto cli = server_->cli({"predict", "llama-3.1-8b", "--gpu", "l40s", "--mode", "serve",
+                                 "--input-len", "1024", "--output-len", "256", "--request-rate",
+                                 "4", "--concurrency", "8", "--json"});
+  EXPECT_EQ(cli.code, 2);
+  const std::string message = nlohmann::json::parse(res->body)["error"];
+  EXPECT_EQ(message + "\n", cli.err);
+  EXPECT_EQ(message,
+            "rigplan: --request-rate 4 and --concurrency 8 each set the load of --mode serve: the "
+            "rate finds the sequences in flight that serve it, --concurrency holds that many in "
+            "flight; give one of them");
+  res = client().Get("/api/predict?workload=llama-3.1-8b&gpu=l40s&mode=decode&request-rate=4");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(
+      nlohmann::json::parse(res->body)["error"],
+      "rigplan: --request-rate 4 is the load of --mode serve; this run's mode is decode (give "
+      "--mode serve, or leave --request-rate out)");
+}
+
 TEST_F(ServeTest, ABareKeyIsAFlagAndNeverTakesTheNextParameter) {
   // `batch=` became a bare --batch, which took the next argument, --gpu=rtx-4090, as its value.
   auto res = client().Get("/api/memory?workload=llama-2-7b&batch=&gpu=rtx-4090");
