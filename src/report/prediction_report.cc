@@ -50,11 +50,20 @@ std::string compile_text(const RunConfig& c) {
   return out;
 }
 
+// "82.33 ms", and from 10 s on "151.2 s" (not "1.512e+05 ms").
+std::string latency_text(double ms) {
+  return ms < 1e4 ? fmt::format("{:.4g} ms", ms) : fmt::format("{:.4g} s", ms / 1e3);
+}
+
 std::string serving_text(const ServingPrediction& s) {
   std::string out;
-  out += fmt::format("TTFT         {:.4g} ms{}\n", s.ttft_ms,
-                     s.load == "max-load" ? " (the prompt's own chunks; a queue adds to it)" : "");
-  out += fmt::format("TPOT         {:.4g} ms ({:.4g} tokens/s per stream)\n", s.tpot_ms,
+  // A saturated setup's queue grows without bound: its TTFT is that of the most it serves.
+  const char* ttft_note = s.saturated ? " at the most this setup serves; at the rate asked the "
+                                        "queue grows, and so does the wait, without bound"
+                          : s.load == "max-load" ? " (the prompt's own chunks; a queue adds to it)"
+                                                 : "";
+  out += fmt::format("TTFT         {}{}\n", latency_text(s.ttft_ms), ttft_note);
+  out += fmt::format("TPOT         {} ({:.4g} tokens/s per stream)\n", latency_text(s.tpot_ms),
                      1e3 / s.tpot_ms);
   out += fmt::format("requests     {:.4g} per second, {:.4g} output tokens/s\n", s.requests_per_s,
                      s.output_tokens_per_s);

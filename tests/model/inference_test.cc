@@ -1,6 +1,7 @@
 // The inference model against hand-computed values and the limits of physics: the engines as
 // data, the memory of a served model, decode that reads the weights once per step, layer splits
 // and serving under continuous batching (docs/inference.md).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -1262,6 +1263,38 @@ TEST(InferencePerf, ARequestRateBeyondCapacityIsSaturated) {
   EXPECT_NEAR(light.serving->requests_per_s, capacity / 4, capacity * 1e-3);
   c.request_rate = capacity * 2;
   EXPECT_TRUE(run("llama-3.1-8b", "h100-sxm5-80gb", c).serving->saturated);
+}
+
+// A saturated setup's TTFT is that of the most it serves (the max-load TTFT, about 0.1 s for
+// Llama 3.1 8B on an L40S at 1,024 + 256 tokens), below the 2.5 s it takes just short of
+// saturation: the text says that the wait grows without bound. A TTFT of 10 s or more is given
+// in seconds (a 100,000-token prompt's prefill, about 20 s), not as "2.058e+04 ms".
+TEST(InferencePerf, ASaturatedServiceSaysItsWaitGrowsWithoutBound) {
+  RunConfig c;
+  c.mode = "serve";
+  c.seq_len = 1024;
+  c.gen_tokens = 256;
+  const double max_load_ttft = run("llama-3.1-8b", "l40s", c).serving->ttft_ms;
+  c.request_rate = 100;  // beyond the L40S's 6 to 7 requests/s
+  const Prediction p = run("llama-3.1-8b", "l40s", c);
+  ASSERT_TRUE(p.serving && p.serving->saturated);
+  EXPECT_DOUBLE_EQ(p.serving->ttft_ms, max_load_ttft);
+  EXPECT_NEAR(max_load_ttft, 100, 20);
+  const std::string text = report::prediction_text(workload("llama-3.1-8b"), gpu("l40s"), p, false);
+  EXPECT_NE(text.find(fmt::format("TTFT         {:.4g} ms at the most this setup serves; at the "
+                                  "rate asked the queue grows, and so does the wait, without "
+                                  "bound\n",
+                                  max_load_ttft)),
+            std::string::npos)
+      << text;
+  c.request_rate.reset();
+  c.seq_len = 100000;
+  c.batch = 1;
+  const Prediction long_prompt = run("llama-3.1-8b", "l40s", c);
+  EXPECT_NEAR(long_prompt.serving->ttft_ms, 20e3, 4e3);
+  EXPECT_NE(report::prediction_text(workload("llama-3.1-8b"), gpu("l40s"), long_prompt, false)
+                .find(fmt::format("TTFT         {:.4g} s\n", long_prompt.serving->ttft_ms / 1e3)),
+            std::string::npos);
 }
 
 TEST(InferencePerf, MoreInFlightMeansSlowerTokensButMoreOfThem) {
