@@ -32,7 +32,8 @@ struct ComparedGpu {
 struct Comparison {
   std::string workload;
   std::string precision;
-  int requested_batch = 0;  // per GPU: --batch, else the workload's default
+  int requested_batch = 0;   // per GPU: --batch, else the workload's default
+  bool batch_given = false;  // --batch (--concurrency when serving) was given
   const Gpu* reference = nullptr;
   int reference_count = 1;  // GPUs in the reference system
   bool offload = false;     // --offload cpu: cards that cannot hold the batch run it offloaded

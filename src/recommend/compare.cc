@@ -150,6 +150,7 @@ Result<Comparison> compare_gpus(const Workload& workload, const CompareRequest& 
       std::any_of(entries->begin(), entries->end(), [](const Entry& e) { return e.counted; });
   out.workload = workload.id;
   out.requested_batch = r.run.batch.value_or(workload.default_batch);
+  out.batch_given = r.run.batch.has_value();
   // A card that cannot hold the batch runs the largest batch it can hold, as its owner would (and
   // as Lambda's benchmarks do); only --offload cpu runs it offloaded at the batch asked.
   out.offload = r.run.offload == "cpu";

@@ -31,9 +31,31 @@ std::string reference_name(const Comparison& c) {
   return c.systems ? fmt::format("{}x {}", c.reference_count, c.reference->id) : c.reference->id;
 }
 
+// An LLM's inference run as predict's header says it: "decode with vllm, bf16 weights, prompt
+// 131072", "serve with vllm, fp8 weights, prompt 1024 + 256 generated, at 4 requests/s"; "" for
+// a training run or a model that is not an LLM.
+std::string inference_title(const Comparison& c) {
+  if (c.gpus.empty()) return "";
+  const Prediction& p = c.gpus.front().prediction;
+  const RunConfig& r = p.config;
+  if (r.mode == "train" || p.unit != "tokens/s") return "";
+  std::string out = fmt::format("{} with {}, {} weights, prompt {}", r.mode, r.engine, r.weights,
+                                r.seq_len.value_or(0));
+  if (r.gen_tokens > 0) out += fmt::format(" + {} generated", r.gen_tokens);
+  if (r.mode != "serve") return out;
+  return out + (r.request_rate ? fmt::format(", at {} requests/s", format_number(*r.request_rate))
+                : c.batch_given
+                    ? fmt::format(", {} in flight per replica or as many as fit", c.requested_batch)
+                    : ", as many in flight as fit");
+}
+
 std::string comparison_title(const Comparison& c) {
+  const std::string inference = inference_title(c);
+  if (!inference.empty() && c.gpus.front().prediction.config.mode == "serve")
+    return fmt::format("{} ({})", c.workload, inference);
   return fmt::format(
-      "{} ({}, batch {} per GPU{})", c.workload, c.precision, c.requested_batch,
+      "{} ({}, batch {} per GPU{})", c.workload, inference.empty() ? c.precision : inference,
+      c.requested_batch,
       c.offload ? ", offloaded where it does not fit" : " or the largest that fits the card");
 }
 
@@ -189,6 +211,9 @@ std::string fit_label(const Prediction& prediction, int requested_batch) {
                ? "no (offloaded)"
                : fmt::format("no: needs {:.1f} GB", prediction.memory_gb);
   }
+  // Serving: the load is the title's; what the card holds is its most sequences in flight.
+  if (prediction.serving)
+    return fmt::format("yes, at most {} in flight", prediction.serving->max_concurrency);
   const int batch = prediction.config.batch.value_or(requested_batch);
   return batch == requested_batch ? "yes" : fmt::format("yes, batch {}", batch);
 }

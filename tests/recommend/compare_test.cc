@@ -2,8 +2,10 @@
 // a reference that cannot hold the run replaced by one that can.
 #include "rigplan/compare.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "rigplan/report.h"
 #include "test_support.h"
 
 namespace rigplan {
@@ -39,6 +41,31 @@ TEST(Compare, ACardRunsTheLargestBatchThatFitsEvenWhenABatchIsGiven) {
   EXPECT_FALSE(offloaded.gpus[1].prediction.fits);
   EXPECT_EQ(*offloaded.gpus[1].prediction.config.batch, 256);
   EXPECT_GT(offloaded.gpus[1].prediction.throughput, 0);
+}
+
+// An LLM's inference comparison says what it compares: Llama 3.1 8B decodes its default prompt,
+// 131,072 tokens (16 GB of KV cache besides 16 GB of weights), which a 24 GB card cannot hold; the
+// title said "bf16, batch 1 per GPU" alone. A serving comparison's load is its title's, and each
+// card's fit is the most sequences its KV cache holds, not a batch it shrank to.
+TEST(Compare, AnInferenceComparisonSaysItsEngineWeightsLengthsAndLoad) {
+  RunConfig run;
+  run.mode = "decode";
+  EXPECT_TRUE(report::compare_text(compare("llama-3.1-8b", {"l40s", "rtx-4090"}, run))
+                  .starts_with("llama-3.1-8b (decode with vllm, bf16 weights, prompt 131072, batch "
+                               "1 per GPU or the largest that fits the card), relative to l40s"));
+  run.mode = "serve";
+  run.seq_len = 1024;
+  run.gen_tokens = 256;
+  run.request_rate = 5;
+  const Comparison served = compare("llama-3.1-8b", {"l40s"}, run);
+  const std::string text = report::compare_text(served);
+  EXPECT_TRUE(
+      text.starts_with("llama-3.1-8b (serve with vllm, bf16 weights, prompt 1024 + 256 "
+                       "generated, at 5 requests/s), relative to l40s"))
+      << text;
+  EXPECT_NE(text.find(fmt::format("yes, at most {} in flight",
+                                  served.gpus[0].prediction.serving->max_concurrency)),
+            std::string::npos);
 }
 
 TEST(Compare, AReferenceThatCannotHoldTheRunGivesWayToOneThatCan) {
