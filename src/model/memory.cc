@@ -1705,7 +1705,8 @@ int longest_sequence(const Run& run) {
 }
 
 // The run on `n` GPUs sharded as far as it goes: ZeRO-3 (training) or split the model the
-// engine's way (inference).
+// engine's way (inference). Training keeps the run's context parallelism, so `n` is a multiple
+// of it and the data-parallel GPUs are n / cp.
 MemoryEstimate on_gpus(const Run& run, int n) {
   Run many = run;
   many.c.gpus = n;
@@ -1715,17 +1716,19 @@ MemoryEstimate on_gpus(const Run& run, int n) {
     if (n % many.c.expert_parallel != 0) many.c.expert_parallel = 1;
     many.c.tensor_parallel = many.c.pipeline_parallel = 1;
     many.mp = 1;
-    many.dp = n;
+    many.dp = n / many.c.context_parallel;
     return evaluate(many, run.capacity_gb);
   }
   return evaluate(split_over(many, n, run.engine->split), run.capacity_gb);
 }
 
-// The fewest GPUs that hold the run: its own count when it fits, else a power of two up to 1024
-// (0: not within).
+// The fewest GPUs that hold the run: its own count when it fits, else up to 1024 a power of two
+// (training: times the run's context-parallel degree, whose GPUs split each sequence; 0: not
+// within).
 int fewest_gpus(const Run& run, bool fits) {
   if (fits) return run.c.gpus;
-  for (int n = 1; n <= 1024; n *= 2) {
+  const int step = run.train ? run.c.context_parallel : 1;
+  for (int n = step; n <= 1024; n *= 2) {
     if ((run.train || splits(run, n, run.engine->split)) && on_gpus(run, n).fits) return n;
   }
   return 0;

@@ -534,6 +534,40 @@ TEST(Layout, ZeroShardsTheStateOverTheDataAndContextParallelGpus) {
   }
 }
 
+// Llama 3 8B, 8,030,261,248 parameters, batch 4 × 2,048 tokens on H100s with CP 2: the GPUs
+// that hold a run under ZeRO-3 keep its context parallelism, so they come in multiples of 2 and
+// shard the state over all of them (dp·cp). On 2 GPUs (CP 2 × DP 1) ZeRO-3 needs 104.7 GB; on 4
+// (CP 2 × DP 2) the 4 B weights are 8.03e9 × 4 / 4 = 8.03 GB and the run 66.8 GB, which fits.
+// Before, the search counted n GPUs as n data-parallel ones with CP 2 on top: "2 GPUs with
+// --zero 3 (66.8 GB each)", a run that does not fit; and CP 3 on 3 GPUs, "1 GPU".
+TEST(Layout, TheFewestGpusThatHoldARunKeepItsContextParallelism) {
+  RunConfig c;
+  c.gpus = 2;
+  c.context_parallel = 2;
+  c.batch = 4;
+  c.seq_len = 2048;
+  const MemoryEstimate e = testing::estimate("llama-3-8b", "h100-sxm5-80gb", c);
+  EXPECT_FALSE(e.fits);
+  EXPECT_EQ(e.min_gpus, 4);
+  EXPECT_NE(
+      std::find(e.suggestions.begin(), e.suggestions.end(), "4 GPUs with --zero 3 (66.8 GB each)"),
+      e.suggestions.end());
+  c.zero = 3;
+  const MemoryEstimate two = testing::estimate("llama-3-8b", "h100-sxm5-80gb", c);
+  EXPECT_FALSE(two.fits);
+  EXPECT_NEAR(two.total_gb, 104.7, 0.05);
+  EXPECT_EQ(two.min_gpus, 4);
+  c.gpus = 4;
+  const MemoryEstimate four = testing::estimate("llama-3-8b", "h100-sxm5-80gb", c);
+  EXPECT_TRUE(four.fits);
+  EXPECT_NEAR(term(four, "weights"), 8'030'261'248.0 * 4 / 4 / 1e9, 1e-6);
+  EXPECT_NEAR(four.total_gb, 66.8, 0.05);
+  c.gpus = 3;
+  c.context_parallel = 3;
+  c.zero = 0;
+  EXPECT_EQ(testing::estimate("llama-3-8b", "h100-sxm5-80gb", c).min_gpus, 3);
+}
+
 TEST(ExpertParallel, TheExpertsGradientsReduceOverTheirDataParallelGpusOnly) {
   // 8 H100 SXM on NVSwitch (346.5 GB/s, 10 µs a hop), 1 × 512 tokens a GPU: a short step, so
   // the all-reduce shows past the backward it overlaps (0.9 of 2/3 of the compute).
