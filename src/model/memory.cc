@@ -1748,14 +1748,17 @@ void partial_recompute_suggestion(const Run& r, TryChange& try_change) {
   }
 }
 
-// Training: partial then full recompute, adapters, a smaller optimizer state, a chunked loss,
-// offloaded activations, in the order a user would try them.
+// Training: sequence parallelism (no slower, docs/scaleout.md), partial then full recompute,
+// adapters, a smaller optimizer state, a chunked loss, offloaded activations, in the order a
+// user would try them.
 template <class TryChange>
 void training_suggestions(const Run& r, TryChange& try_change) {
   auto checkpoint = [](Run& a) {
     a.c.checkpointing = true;
     a.c.recompute = "full";
   };
+  if (r.c.tensor_parallel > 1 && !r.c.sequence_parallel)
+    try_change("--sequence-parallel", [](Run& a) { a.c.sequence_parallel = true; });
   partial_recompute_suggestion(r, try_change);
   if (!r.c.checkpointing) try_change("--checkpointing", checkpoint);
   const bool adapters = has_adapter_targets(r.w);

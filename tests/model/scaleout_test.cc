@@ -568,6 +568,27 @@ TEST(Layout, TheFewestGpusThatHoldARunKeepItsContextParallelism) {
   EXPECT_EQ(testing::estimate("llama-3-8b", "h100-sxm5-80gb", c).min_gpus, 3);
 }
 
+// Llama 3 70B on 64 H100s as TP 4 PP 8×2 CP 2 DP 1, micro-batch 1, ZeRO-1, one 8,192-token
+// sequence a micro-batch: 100.1 GB a GPU without sequence parallelism, 75.8 GB with it (what
+// train-plan lists for the layout, which always runs it with TP): the first change offered.
+TEST(Layout, ATensorParallelRunThatDoesNotFitIsOfferedSequenceParallelismFirst) {
+  RunConfig c;
+  c.gpus = 64;
+  c.tensor_parallel = 4;
+  c.pipeline_parallel = 8;
+  c.virtual_stages = 2;
+  c.context_parallel = 2;
+  c.micro_batch = 1;
+  c.global_batch = 512;
+  c.zero = 1;
+  const MemoryEstimate e = testing::estimate("llama-3-70b", "h100-sxm5-80gb", c);
+  EXPECT_NEAR(e.total_gb, 100.1, 0.05);
+  ASSERT_FALSE(e.suggestions.empty());
+  EXPECT_EQ(e.suggestions[0], "--sequence-parallel (75.8 GB)");
+  c.sequence_parallel = true;
+  EXPECT_NEAR(testing::estimate("llama-3-70b", "h100-sxm5-80gb", c).total_gb, 75.8, 0.05);
+}
+
 TEST(ExpertParallel, TheExpertsGradientsReduceOverTheirDataParallelGpusOnly) {
   // 8 H100 SXM on NVSwitch (346.5 GB/s, 10 µs a hop), 1 × 512 tokens a GPU: a short step, so
   // the all-reduce shows past the backward it overlaps (0.9 of 2/3 of the compute).
