@@ -18,6 +18,30 @@ std::string layout_name(const RunConfig& c) {
   return out;
 }
 
+// The layout as predict's flags (memory takes them all but the network's), so that a user can
+// ask about it: every degree and choice the search made, including sequence parallelism, which
+// it runs with every tensor-parallel layout and the table does not show.
+std::string layout_flags(const RunConfig& c) {
+  std::string out =
+      fmt::format("--gpus {} --tp {} --pp {}", c.gpus, c.tensor_parallel, c.pipeline_parallel);
+  if (c.virtual_stages > 1) out += fmt::format(" --vp {}", c.virtual_stages);
+  if (c.context_parallel > 1) out += fmt::format(" --cp {}", c.context_parallel);
+  if (c.expert_parallel > 1) out += fmt::format(" --ep {}", c.expert_parallel);
+  out += fmt::format(" --micro-batch {} --global-batch {} --seq {}", c.micro_batch.value_or(1),
+                     c.global_batch.value_or(0), c.seq_len.value_or(0));
+  if (!c.precision.empty()) out += " --precision " + c.precision;
+  if (c.recompute != "none") out += " --recompute " + c.recompute;
+  if (c.zero > 0) out += fmt::format(" --zero {}", c.zero);
+  if (c.sequence_parallel) out += " --sequence-parallel";
+  if (!c.framework.empty()) out += " --framework " + c.framework;
+  if (!c.fabric.empty()) out += " --fabric " + c.fabric;
+  if (c.gpus_per_nic != 1) out += fmt::format(" --gpus-per-nic {}", c.gpus_per_nic);
+  if (c.gpus_per_node) out += fmt::format(" --gpus-per-node {}", *c.gpus_per_node);
+  if (c.compile) out += " --compile";
+  if (c.cuda_graphs) out += " --cuda-graphs";
+  return out;
+}
+
 Json layout_json(const Workload& workload, const Gpu& gpu, const LayoutOption& o) {
   const RunConfig& c = o.run;
   Json j = {{"tp", c.tensor_parallel},
@@ -89,6 +113,7 @@ std::string train_plan_text(const Workload& workload, const Gpu& gpu, const Trai
   for (size_t i = 1; i < plan.layouts.size(); ++i)
     out += fmt::format("#{}: {}\n", i + 1, plan.layouts[i].why_slower);
   out += fmt::format("#1 on {} GPUs: {}\n", gpus, plan.layouts.front().prediction.note);
+  out += fmt::format("#1 as predict flags: {}\n", layout_flags(plan.layouts.front().run));
   return out;
 }
 
