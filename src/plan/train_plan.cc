@@ -218,7 +218,27 @@ bool splits_whole(const TransformerConfig& t, const Gpu& gpu, RunConfig run, int
   return false;
 }
 
-// Refuses a request no layout splits whole, with the nearest GPU counts that do.
+// The global batches nearest `base`'s, below and above (up to twice it), that some layout
+// splits whole over its GPUs, as --global-batch flags.
+std::vector<std::string> nearest_global_batches(const TransformerConfig& t, const Gpu& gpu,
+                                                RunConfig base) {
+  const int asked = *base.global_batch;
+  auto splits_at = [&](int batch) {
+    base.global_batch = batch;
+    return splits_whole(t, gpu, base, base.gpus);
+  };
+  int below = asked - 1;
+  while (below > 0 && !splits_at(below)) --below;
+  int above = asked + 1;
+  while (above < 2 * asked && !splits_at(above)) ++above;
+  std::vector<std::string> out;
+  if (below > 0) out.push_back(fmt::format("--global-batch {}", below));
+  if (above < 2 * asked) out.push_back(fmt::format("--global-batch {}", above));
+  return out;
+}
+
+// Refuses a request no layout splits whole, with the nearest GPU counts that do and the nearest
+// global batches that do on the GPUs asked.
 Status check_splits_whole(const Workload& w, const Gpu& gpu, const RunConfig& base) {
   const TransformerConfig& t = *w.transformer;
   if (splits_whole(t, gpu, base, base.gpus)) return Status();
@@ -229,6 +249,8 @@ Status check_splits_whole(const Workload& w, const Gpu& gpu, const RunConfig& ba
   std::vector<std::string> counts;
   if (below > 0) counts.push_back(fmt::format("--gpus {}", below));
   if (above < 2 * base.gpus) counts.push_back(fmt::format("--gpus {}", above));
+  for (std::string& batch : nearest_global_batches(t, gpu, base))
+    counts.push_back(std::move(batch));
   return Status::invalid_input(fmt::format(
       "no layout splits {} ({} heads, {} layers, sequence {}) and its global batch of {} "
       "sequences over {} GPUs whole: tensor × pipeline × context parallel must divide the GPUs "

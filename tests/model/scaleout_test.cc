@@ -704,15 +704,26 @@ TEST(ExpertParallel, TrainPlanSplitsAMixturesExpertsButNotADenseModel) {
 // 24 GPUs cannot split Llama 3 70B and 512 sequences whole: 24 = 3 × 8, and no tensor (a divisor
 // of the 8 KV heads), pipeline (of 80 layers) or context degree (1, 2, 4, 8) has the factor 3
 // while 512 replicas' divisors are powers of two. 20 (TP 4 × PP 5) and 32 do.
-TEST(TrainPlan, RefusesAGpuCountNoLayoutSplitsWithTheNearestThatDo) {
+TEST(TrainPlan, RefusesAGpuCountNoLayoutSplitsWithTheNearestCountsAndBatchesThatDo) {
   TrainPlanRequest request;
   request.run.gpus = 24;
   auto plan = plan_training(workload("llama-3-70b"), gpu("h100-sxm5-80gb"), request,
                             embedded_calibration(), catalog());
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), Status::Code::kInvalidInput);
-  EXPECT_TRUE(plan.status().message().ends_with("these would: --gpus 20, --gpus 32"))
+  // On 24 GPUs every split leaves 3, 6, 12 or 24 data-parallel replicas (3 divides no tensor,
+  // pipeline or context degree of the model): 510 = 3 × 170 and 513 = 3 × 171 sequences split,
+  // 511 = 7 × 73 and 512 = 2^9 do not.
+  EXPECT_TRUE(plan.status().message().ends_with(
+      "these would: --gpus 20, --gpus 32, --global-batch 510, --global-batch 513"))
       << plan.status().message();
+  request.run.global_batch = 513;
+  request.top = 1;
+  auto batch = plan_training(workload("llama-3-70b"), gpu("h100-sxm5-80gb"), request,
+                             embedded_calibration(), catalog());
+  ASSERT_TRUE(batch.ok()) << batch.status().message();
+  EXPECT_EQ(batch->global_batch, 513);
+  EXPECT_GT(batch->evaluated, 0);
 }
 
 // train-plan searches in Blackwell's training recipes where the GPU runs them, and refuses them
