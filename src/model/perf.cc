@@ -1663,8 +1663,9 @@ double add_offload_traffic(const StepContext& s, Prediction& p) {
   const double seconds = bytes / (pcie_of(s) * 1e9 * pc::kOffloadEfficiency);
   if (!s.detail) return seconds;
   p.terms.push_back({"offload_traffic", seconds, 0, bytes, "capacity"});
-  append_note(p, fmt::format("{:.1f} GB per step over PCIe {}.0 x{} for the offload", bytes / 1e9,
-                             s.gpu.pcie_gen, s.gpu.pcie_lanes));
+  append_note(p, fmt::format("{:.1f} GB per step over PCIe {}.0 x{} for the offload; the "
+                             "optimizer step that the host's CPU runs is not counted",
+                             bytes / 1e9, s.gpu.pcie_gen, s.gpu.pcie_lanes));
   return seconds;
 }
 

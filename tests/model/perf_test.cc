@@ -369,6 +369,33 @@ TEST(PerfModel, OffloadCpuStreamsWhatDoesNotFitAndSaysSo) {
       << p.note;
 }
 
+// Llama 3 8B (8,030,261,248 parameters) on 4 A100 SXM4 80 GB under ZeRO-3 with --offload cpu:
+// each GPU's shard of 2.008e9 parameters crosses PCIe 4.0 x16 as 16-bit gradients out and
+// weights back (2 × 2 B) and as 16-bit weights in for the forward and the backward (2 × 2 B):
+// 16.06 GB a step, 0.637 s at 31.5 GB/s × 0.8. The optimizer runs on the host's CPU, which
+// the model does not time: the GPU's optimizer term is 0, and the note says so.
+TEST(PerfModel, AnOffloadedOptimizerStepIsNotTimedAndTheNoteSaysSo) {
+  RunConfig c;
+  c.gpus = 4;
+  c.zero = 3;
+  c.offload = "cpu";
+  c.batch = 1;
+  c.seq_len = 8192;
+  const Prediction p = run("llama-3-8b", "a100-sxm4-80gb", c);
+  ASSERT_TRUE(p.fits);
+  const double shard = 8'030'261'248.0 / 4;
+  const auto offload = std::find_if(p.terms.begin(), p.terms.end(),
+                                    [](const PerfTerm& t) { return t.name == "offload_traffic"; });
+  ASSERT_NE(offload, p.terms.end());
+  EXPECT_NEAR(offload->bytes, shard * 2 * 2 + shard * 2 * 2, 1);
+  EXPECT_NEAR(offload->seconds, shard * 8 / (31.5e9 * 0.8), 1e-9);
+  EXPECT_EQ(term(p, "optimizer"), 0);
+  EXPECT_NE(p.note.find("16.1 GB per step over PCIe 4.0 x16 for the offload; the optimizer step "
+                        "that the host's CPU runs is not counted"),
+            std::string::npos)
+      << p.note;
+}
+
 TEST(PerfModel, ACardThatCannotHoldTheBatchRunsTheLargestThatFitsWhenAsked) {
   // ResNet-50 at batch 384 in fp16 needs about 18 GB; the RTX 4070 Ti has 12.
   const Workload& w = **zoo().find("resnet50");
