@@ -1722,16 +1722,16 @@ MemoryEstimate on_gpus(const Run& run, int n) {
   return evaluate(split_over(many, n, run.engine->split), run.capacity_gb);
 }
 
-// The fewest GPUs that hold the run: its own count when it fits, else up to 1024 a power of two
-// (training: times the run's context-parallel degree, whose GPUs split each sequence; 0: not
-// within).
+// The fewest GPUs that hold the run: a power of two up to 1024 (training: times the run's
+// context-parallel degree, whose GPUs split each sequence), sharded as on_gpus shards it; a run
+// that fits and holds on no fewer: its own count (0: not within).
 int fewest_gpus(const Run& run, bool fits) {
-  if (fits) return run.c.gpus;
   const int step = run.train ? run.c.context_parallel : 1;
-  for (int n = step; n <= 1024; n *= 2) {
+  const int most = fits ? run.c.gpus - 1 : 1024;
+  for (int n = step; n <= most; n *= 2) {
     if ((run.train || splits(run, n, run.engine->split)) && on_gpus(run, n).fits) return n;
   }
-  return 0;
+  return fits ? run.c.gpus : 0;
 }
 
 // A transformer's lightest partial recompute beyond the run's own that fits: each runs less of

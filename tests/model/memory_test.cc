@@ -170,6 +170,29 @@ TEST(MemoryModel, ANonFittingRunSaysWhatWouldMakeItFit) {
   EXPECT_TRUE(estimate("llama-2-7b", "rtx-4090", c).fits);
 }
 
+// A run that fits is held by fewer GPUs than it asks for when they hold it: Llama 3 8B QLoRA,
+// one 2,048-token sequence, asked on 8 H100s, takes 25.75 GB of one H100's 85.9 (5.72 GB of
+// 4-bit weights, 16.11 GB of activations, 1.58 GB of logits, ...): the fewest GPUs are 1, not
+// the 8 asked. Inference: Llama 3 70B in bf16 (141 GB of weights) asked with --tp 8 needs 2.
+TEST(MemoryModel, TheFewestGpusOfARunThatFitsMayBeFewerThanItAsks) {
+  RunConfig c;
+  c.method = "qlora";
+  c.batch = 1;
+  c.seq_len = 2048;
+  EXPECT_NEAR(estimate("llama-3-8b", "h100-sxm5-80gb", c).total_gb, 25.75, 0.005);
+  c.gpus = 8;
+  const MemoryEstimate eight = estimate("llama-3-8b", "h100-sxm5-80gb", c);
+  EXPECT_TRUE(eight.fits);
+  EXPECT_EQ(eight.min_gpus, 1);
+  RunConfig serve;
+  serve.mode = "infer";
+  serve.gpus = 8;
+  serve.tensor_parallel = 8;
+  const MemoryEstimate tp8 = estimate("llama-3-70b", "h100-sxm5-80gb", serve);
+  EXPECT_TRUE(tp8.fits);
+  EXPECT_EQ(tp8.min_gpus, 2);
+}
+
 TEST(MemoryModel, RejectsMalformedRuns) {
   const std::pair<RunConfig, const char*> cases[] = {
       {RunConfig{.batch = 0},
