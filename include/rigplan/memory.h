@@ -117,6 +117,10 @@ struct RunConfig {
   std::optional<int> max_seqs;               // the most sequences decoded together
   std::optional<double> request_rate;        // serve: requests per second, per setup
   std::optional<double> memory_utilization;  // vLLM --gpu-memory-utilization and the like
+
+  // The recipe whose settings the run took (rigplan/recipe.h, apply_recipe), named in the
+  // answers; empty: none.
+  std::string recipe;
 };
 
 struct MemoryTerm {

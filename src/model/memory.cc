@@ -1938,6 +1938,16 @@ void serving_expert_note(const Run& r, std::vector<std::string>& notes) {
       big(static_cast<double>(p.experts) / ep), big(static_cast<double>(p.experts))));
 }
 
+// A recipe that leaves the sequence length to the data (torchtune's and LitGPT's: the longest
+// sample) and a run that does not give it: the workload's default length is an assumption.
+void recipe_sequence_note(const Run& r, const RunConfig& given, std::vector<std::string>& notes) {
+  if (given.recipe.empty() || given.seq_len || !r.train || !r.w.transformer) return;
+  notes.push_back(fmt::format(
+      "recipe {} leaves the sequence length to the data (the longest sample); seq {} is {}'s "
+      "default: --seq sets the length of your samples",
+      given.recipe, r.seq, r.w.id));
+}
+
 // estimate_memory, its terms' formulas and values written when `explain`; the searches read
 // the numbers alone.
 Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const RunConfig& config,
@@ -1959,6 +1969,7 @@ Result<MemoryEstimate> estimate(const Workload& workload, const Gpu& gpu, const 
   run.explain = explain;
   MemoryEstimate e = evaluate(run, run.capacity_gb);
   if (explain && run.train) expert_note(run, notes);
+  if (explain) recipe_sequence_note(run, config, notes);
   if (explain && !run.train && run.c.expert_parallel > 1) serving_expert_note(run, notes);
   e.notes = std::move(notes);
   e.warnings = run_warnings(workload, run.c);

@@ -224,6 +224,7 @@ Result<RunConfig> apply_recipe(const Recipe& recipe, const RunConfig& given,
                       : fmt::format("; for several GPUs use {}", quoted_list(multi, "or"))));
   }
   RunConfig out = given;
+  out.recipe = recipe.id;
   for (const auto& key : recipe.keys) {
     if (std::find(explicit_keys.begin(), explicit_keys.end(), key) != explicit_keys.end()) continue;
     copy_field(key, recipe.run, out);

@@ -16,6 +16,7 @@ std::string run_summary(const Workload& w, const RunConfig& c) {
   if (c.mode != "train" || (c.weights != "bf16" && c.weights != "f16" && c.weights != "fp32"))
     out += ", weights " + c.weights;
   if (c.mode == "train") {
+    if (!c.recipe.empty()) out += ", recipe " + c.recipe;
     out += fmt::format(", {}", c.method);
     if (c.method == "lora" || c.method == "qlora") out += fmt::format(" r={}", c.lora_rank);
     out += fmt::format(", {}", c.optimizer);
