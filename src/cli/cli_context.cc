@@ -346,9 +346,6 @@ bool has_long_name(const CLI::Option& opt, std::string_view option) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-}  // namespace
-
-namespace {
 // --request-rate is the load of --mode serve, and --concurrency another one: a rate given with
 // another mode, or with a concurrency, would be ignored without a word.
 Status check_serving_load(const RunConfig& run, bool concurrency_given) {

@@ -196,11 +196,13 @@ std::string demand_text(const Recommendation& r) {
     if (job.max_tpot_ms)
       targets.push_back(fmt::format("TPOT <= {} ms", format_number(*job.max_tpot_ms)));
     return fmt::format(
-        "a service of {} requests/s ({} prompt + {} generated tokens{}{}) with {}, up {} h a month",
+        "a service of {} requests/s ({} prompt + {} generated tokens{}{}) with {}{}, up {} h a "
+        "month",
         format_number(job.request_rate),
         task.run.seq_len.value_or(task.workload.default_seq_len.value_or(0)), task.run.gen_tokens,
         targets.empty() ? "" : "; ", join(targets, ", "),
         task.run.engine.empty() ? default_engine(task.run.mode) : task.run.engine,
+        task.run.weights.empty() ? "" : fmt::format(", {} weights", task.run.weights),
         format_number(job.hours_per_month));
   }
   if (r.demand.hours_per_month) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "rigplan/recommend.h"
+#include "rigplan/report.h"
 #include "test_support.h"
 
 namespace rigplan {
@@ -106,6 +107,25 @@ TEST(RecommendServing, RateAndLatencyTargetsBind) {
             "the rest is ");
       });
   EXPECT_NE(tpot, rec->relaxations.end());
+}
+
+// The answer's first line names the service asked: its rate, lengths, targets, engine, and the
+// weight format when one is given (fp8 weights halve what an H100 reads a decode step).
+TEST(RecommendServing, TheAnswerNamesTheEngineAndTheWeights) {
+  Demand d = service(1, 40);
+  const auto first_line = [&] {
+    auto rec = recommend(d, rented(1), default_catalog(), embedded_calibration());
+    EXPECT_TRUE(rec.ok()) << rec.status().message();
+    const std::string text = report::recommend_text(*rec, 3, false);
+    return text.substr(0, text.find('\n'));
+  };
+  EXPECT_NE(first_line().find("(1024 prompt + 256 generated tokens; TTFT <= 1000 ms, TPOT <= 40 "
+                              "ms) with vllm, up 730 h a month"),
+            std::string::npos)
+      << first_line();
+  d.tasks[0].run.weights = "fp8";
+  EXPECT_NE(first_line().find("with vllm, fp8 weights, up 730 h a month"), std::string::npos)
+      << first_line();
 }
 
 // Targets without a rate, a model that does not generate, and no output length are errors.
