@@ -59,6 +59,11 @@ struct FrameworkCalibration {
   double level = 1;                 // of the operator model's speed
   int rows = 0;                     // measurements behind it; 0: not fitted
   std::string fitted_on;            // what it was fitted to, or why it is what it is
+  // How its model code runs a transformer layer's RMSNorm, rotary embedding and gated
+  // activation without torch.compile: "fused" (one kernel each, as Transformer Engine's and
+  // Apex's) or "decomposed" (PyTorch ops, each a kernel through FP32; docs/performance.md,
+  // "Frameworks").
+  std::string pointwise = "fused";
 };
 // The framework of a training run that names none.
 inline constexpr std::string_view kDefaultFramework = "megatron";

@@ -465,8 +465,8 @@ std::string framework_toml(const FrameworkCalibration& f, std::string_view path,
                  : f.fitted_on;
   return fmt::format(
       "\n[[framework]]\nframework = \"{}\"\ncovers = [{}]\nlevel = {:.3f}\nrows = {}\n"
-      "fitted_on = \"{}\"\n",
-      f.framework, join(covers, ", "), f.level, f.rows, fitted_on);
+      "fitted_on = \"{}\"\npointwise = \"{}\"\n",
+      f.framework, join(covers, ", "), f.level, f.rows, fitted_on, f.pointwise);
 }
 
 }  // namespace

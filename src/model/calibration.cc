@@ -54,6 +54,7 @@ const std::vector<FieldSpec<FrameworkCalibration>>& framework_fields() {
       {"level", &F::level, true, "", {}, {0, 10, false}},
       {"rows", &F::rows, true, "", {}, {0, 1e6, true}},
       {"fitted_on", &F::fitted_on, true},
+      {"pointwise", &F::pointwise, false, "", {"fused", "decomposed"}},
   };
   return kFields;
 }

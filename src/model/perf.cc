@@ -226,6 +226,50 @@ LayerPointwise layer_pointwise(const TransformerConfig& t, bool compile) {
   return {4 * d + 6 * d + (dropout ? 6 * d : 0), split, 8};
 }
 
+// What a framework whose model code is plain PyTorch (FrameworkCalibration::pointwise
+// "decomposed": torchtitan's and Hugging Face's Llama code, as recalled, not in
+// shared/reference) moves beyond layer_pointwise's one kernel per operator, in bytes per element
+// at `beta` bytes an activation. Its RMSNorm is x.float(), pow, mean, rsqrt, a multiply,
+// type_as and the weight's multiply: the two casts (2·(beta + 4) bytes, none in FP32), then
+// 8 + 4 + 8 bytes of FP32 for the square, mean and scaling, against one kernel's read and write.
+// Its rotary embedding goes through view_as_complex in FP32: the casts, and a complex multiply
+// reading and writing 4 bytes, against one kernel's 2·beta. Its SwiGLU runs silu and the
+// multiply apart, writing and re-reading the activation: 2·beta. Each adds kernels: 7 a norm,
+// 2 for each of the queries and keys, 1 the activation.
+struct EagerDecomposition {
+  static constexpr double kNormFp32Bytes = 8 + 4 + 8;
+  static constexpr double kRopeFp32Bytes = 4 + 4;
+  static constexpr double kNormKernels = 7, kRopeKernels = 2, kGatedKernels = 1;
+};
+
+// A transformer layer's traffic in a "decomposed" framework beyond its fused operators
+// (EagerDecomposition), in bytes per token: in `hidden` (the norms) and in `split` (the rotary
+// embedding and the activation, split by tensor parallelism); none of what the layer does not
+// have (LayerNorm is one kernel, ALiBi has no rotary embedding). `kernels` a layer.
+struct DecomposedBytes {
+  double hidden = 0, split = 0, kernels = 0;
+};
+DecomposedBytes decomposed_pointwise(const TransformerConfig& t, double beta) {
+  using E = EagerDecomposition;
+  const double casts = beta < 4 ? 2 * (beta + 4) : 0;
+  const double q = static_cast<double>(t.num_heads) * t.head_size();
+  const double kv = static_cast<double>(t.kv_heads()) * t.head_size();
+  DecomposedBytes extra;
+  if (t.norm == "rmsnorm") {
+    extra.hidden = 2 * t.hidden_size * (casts + E::kNormFp32Bytes);
+    extra.kernels += 2 * E::kNormKernels;
+  }
+  if (t.position == "rope") {
+    extra.split += (q + kv) * (casts + E::kRopeFp32Bytes - 2 * beta);
+    extra.kernels += 2 * E::kRopeKernels;
+  }
+  if (t.gated()) {
+    extra.split += static_cast<double>(t.ffn_size) * t.top_k() * 2 * beta;
+    extra.kernels += E::kGatedKernels;
+  }
+  return extra;
+}
+
 // What torch.compile fused of a transformer layer (layer_pointwise), as --explain lists it.
 std::vector<std::string> transformer_fusions(const TransformerConfig& t) {
   return {fmt::format("{}residual add + norm, twice a layer",
@@ -827,6 +871,9 @@ struct StepContext : StepShape {
   double trained = 0;
   bool detail = true;  // the prediction's terms and notes are written, beside its numbers
   OperatorTimes* times = nullptr;  // operator times kept across predictions (predict_speed)
+  // The run's framework runs a layer's pointwise operators as PyTorch ops
+  // (FrameworkCalibration::pointwise): StepOperators::decomposed is timed.
+  bool decomposed = false;
 };
 
 StepContext step_context(const Workload& w, const Gpu& gpu, const RunConfig& config,
@@ -854,6 +901,9 @@ struct StepOperators {
   std::vector<Op> ops, forward_only;
   // Under torch.compile: the chains of operators fused into one kernel each (CompileEffect).
   std::vector<std::string> fused;
+  // A transformer trained without torch.compile: what a framework whose pointwise operators are
+  // "decomposed" moves beyond `ops` (decomposed_pointwise), run as `ops` are; empty otherwise.
+  std::vector<Op> decomposed;
 };
 
 namespace {
@@ -865,15 +915,29 @@ Result<StepOperators> step_operators_in_precision(const StepShape& s) {
   if (s.w.transformer) {
     // One micro-batch's operators, run once per micro-batch. Context parallelism gives each GPU
     // seq/cp of every sequence's queries, attending over the whole sequence.
-    transformer_ops(*s.w.transformer, s.micro * s.seq / s.cp, s.seq, s.beta, s.c.flash_attention,
-                    s.tp, s.c.sequence_parallel, s.ep, compile, out.ops);
-    if (compile) out.fused = transformer_fusions(*s.w.transformer);
-    for (auto& op : out.ops) op.count *= s.micro_batches;
+    const TransformerConfig& t = *s.w.transformer;
+    const double tokens = s.micro * s.seq / s.cp;
+    transformer_ops(t, tokens, s.seq, s.beta, s.c.flash_attention, s.tp, s.c.sequence_parallel,
+                    s.ep, compile, out.ops);
+    if (compile) out.fused = transformer_fusions(t);
+    if (s.train && !compile) {
+      const DecomposedBytes extra = decomposed_pointwise(t, s.beta);
+      if (extra.kernels > 0) {
+        out.decomposed.push_back(elementwise(
+            tokens * (extra.hidden / (s.c.sequence_parallel ? s.tp : 1) + extra.split / s.tp),
+            t.total_layers()));
+        out.decomposed.back().kernels = extra.kernels;
+        out.decomposed.back().op_sac_recomputed = true;
+      }
+    }
     // Training pipelines keep every stage busy with micro-batches (the bubble is added by
     // pipeline_bubble); inference over split layers (llama.cpp-style) runs the stages one after
     // another, so a single stream is no faster than on one GPU.
-    if (s.pp > 1 && s.train) {
-      for (auto& op : out.ops) op.count /= s.pp;
+    for (auto* list : {&out.ops, &out.decomposed}) {
+      for (auto& op : *list) {
+        op.count *= s.micro_batches;
+        if (s.pp > 1 && s.train) op.count /= s.pp;
+      }
     }
     return out;
   }
@@ -1284,6 +1348,10 @@ Timing train_timing(const StepContext& s, const StepOperators& ops) {
       return op_sac ? op.op_sac_recomputed : op.kind == OpKind::kAttention;
     });
     time_ops(again, kForwardPass, s.rates, s.cal, timing);
+  }
+  if (s.decomposed) {  // recomputed as `ops` are, each of them on the per-op policy's list
+    const double op_sac = policy == recompute_policy::kSelectiveOp ? 1 : 0;
+    time_ops(ops.decomposed, {1 + recompute + op_sac, 0, 2}, s.rates, s.cal, timing);
   }
   if (trains_on_4bit(s.c) && s.w.transformer) {
     const Op dequantize = dequantize_op(s);
@@ -1771,6 +1839,26 @@ std::string format_note(const StepContext& s) {
 // What the prediction assumed: the workload's measured speed or its framework's level, a
 // borrowed calibration, a board power below the chip's, the GPU-to-GPU link, an inference split
 // over pipeline stages.
+// What a "decomposed" framework's pointwise operators add to a step (StepOperators::decomposed,
+// not empty), in its forward pass's bytes a token and layer.
+std::string decomposed_note(const StepContext& s, const StepOperators& ops,
+                            const FrameworkCalibration& framework) {
+  const TransformerConfig& t = *s.w.transformer;
+  std::vector<std::string> names;
+  if (t.norm == "rmsnorm") names.emplace_back("RMSNorm");
+  if (t.position == "rope") names.emplace_back("the rotary embedding");
+  if (t.gated()) names.emplace_back("the gated activation");
+  const std::string last = names.back();
+  names.pop_back();
+  const Op& op = ops.decomposed.front();
+  const double tokens = s.micro * s.seq / s.cp;
+  return fmt::format(
+      "framework {} runs {}{}{} as PyTorch ops: {:.0f} kB more a token and layer in the forward "
+      "and {} more kernels a layer than fused ones (--compile fuses them)",
+      framework.framework, join(names, ", "), names.empty() ? "" : " and ", last,
+      op.bytes / tokens / 1e3, format_number(op.kernels));
+}
+
 void add_notes(const StepContext& s, const ImplementationSpeed& speed,
                const FrameworkCalibration& framework, const Communication& comm, Prediction& p) {
   if (s.train) {
@@ -1926,6 +2014,7 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   StepContext s =
       step_context(w, gpu, config, model, catalog, facts, std::move(network).value(), detail);
   s.times = times;
+  s.decomposed = (*framework)->pointwise == "decomposed";
   std::optional<StepOperators> made;  // facts made without their operators
   const StepOperators* ops = facts.operators.get();
   if (!ops) {
@@ -1948,6 +2037,8 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   }
   const Communication comm = time_step(s, *ops, speed.speed, capacity, p);
   if (detail) add_notes(s, speed, **framework, comm, p);
+  if (detail && s.decomposed && !ops->decomposed.empty())
+    append_note(p, decomposed_note(s, *ops, **framework));
   return {};
 }
 

@@ -559,6 +559,28 @@ TEST(Calibration, AWorkloadsFrameworkMustBeAFrameworkSection) {
       << bad.status().message();
 }
 
+// A framework's pointwise operators are fused unless it says "decomposed"; another word is
+// refused with the accepted ones.
+TEST(Calibration, AFrameworksPointwiseOperatorsAreFusedOrDecomposed) {
+  const std::string framework =
+      "[[framework]]\nframework = \"eager-fsdp\"\ncovers = [\"fsdp\"]\nlevel = 0.8\nrows = 3\n"
+      "fitted_on = \"x\"\n";
+  auto fused = load_calibration({{"perf.toml", framework}});
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+  EXPECT_EQ(fused->frameworks.at(0).pointwise, "fused");
+  auto decomposed = load_calibration({{"perf.toml", framework + "pointwise = \"decomposed\"\n"}});
+  ASSERT_TRUE(decomposed.ok()) << decomposed.status().message();
+  EXPECT_EQ(decomposed->frameworks.at(0).pointwise, "decomposed");
+  EXPECT_EQ((*embedded_calibration().framework("torchtitan"))->pointwise, "decomposed");
+  EXPECT_EQ((*embedded_calibration().framework("megatron"))->pointwise, "fused");
+  auto bad = load_calibration({{"perf.toml", framework + "pointwise = \"decomposd\"\n"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("perf.toml:7:"), std::string::npos)
+      << bad.status().message();
+  EXPECT_NE(bad.status().message().find("did you mean 'decomposed'"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST(Calibration, TheEmbeddedOneCarriesTheMeasuredWorkloads) {
   const Calibration& c = embedded_calibration();
   // Tacotron 2's decoder runs one Python-driven step per mel frame: far below the roofline.

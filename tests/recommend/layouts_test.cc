@@ -74,9 +74,10 @@ TEST(RecommendLayouts, FourInstancesTrainInTrainPlansFastestLayoutNotZero3) {
   EXPECT_NEAR(o->throughput, plan->layouts[0].prediction.throughput, 1e-9 * o->throughput);
 
   // Data parallel over the fabric, as recommend costed the option before (the first strategy
-  // that fits: about 493,700 tokens/s), and ZeRO-3 (about 433,300: naming no framework, sharded
-  // weights run at eager-fsdp's level, 0.816; 530,900 at Megatron's): the layout is faster than
-  // both, 1.4x and 1.6x. Across the instances a ring leaves each one through its 8 NDR ports,
+  // that fits: about 493,700 tokens/s), and ZeRO-3 (about 349,400: naming no framework, sharded
+  // weights run as eager-fsdp runs them, at its level, 0.816, with its norms, rotary embedding
+  // and SwiGLU as PyTorch ops; 530,900 at Megatron's): the layout is faster than both, 1.4x and
+  // 2.0x. Across the instances a ring leaves each one through its 8 NDR ports,
   // 8 × 50 × 0.9 = 360 GB/s, more than NVLink's 346.5: the ring runs at NVLink's rate.
   RunConfig ddp = four_instances(demand.tasks[0].run);
   auto plain = predict(w, h100, ddp, embedded_calibration(), default_catalog());
@@ -86,7 +87,7 @@ TEST(RecommendLayouts, FourInstancesTrainInTrainPlansFastestLayoutNotZero3) {
   auto sharded = predict(w, h100, zero3, embedded_calibration(), default_catalog());
   ASSERT_TRUE(sharded.ok()) << sharded.status().message();
   EXPECT_NEAR(plain->throughput, 493'700, 100);
-  EXPECT_NEAR(sharded->throughput, 433'300, 100);
+  EXPECT_NEAR(sharded->throughput, 349'400, 100);
   EXPECT_EQ(sharded->config.framework, "eager-fsdp");
   EXPECT_NEAR(o->throughput, 707'300, 100);
   EXPECT_GT(o->throughput, 1.5 * sharded->throughput);
