@@ -16,6 +16,14 @@ namespace {
 const Catalog& catalog() { return testing::default_catalog(); }
 const Zoo& zoo() { return testing::default_zoo(); }
 
+// `workload` as `c` runs it on an H100 SXM5, with the shipped calibration.
+Prediction on_h100(const char* workload, const RunConfig& c) {
+  auto p = predict(**zoo().find(workload), *catalog().gpu("h100-sxm5-80gb"), c,
+                   embedded_calibration(), catalog());
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? std::move(p).value() : Prediction{};
+}
+
 // Round efficiencies, so that times can be computed by hand.
 Calibration flat() {
   Calibration c;
@@ -102,14 +110,12 @@ TEST(TorchCompile, ATransformerLayersResidualAddsFuseWithItsNorms) {
   c.batch = 1;
   c.seq_len = 2048;
   c.compile = true;
-  auto p = predict(**zoo().find("llama-3.2-1b"), *catalog().gpu("h100-sxm5-80gb"), c,
-                   embedded_calibration(), catalog());
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  ASSERT_TRUE(p->compile.has_value());
-  const CompileEffect& e = *p->compile;
+  const Prediction p = on_h100("llama-3.2-1b", c);
+  ASSERT_TRUE(p.compile.has_value());
+  const CompileEffect& e = *p.compile;
   EXPECT_DOUBLE_EQ(e.eager_elementwise_bytes - e.elementwise_bytes, 805'306'368);
   EXPECT_DOUBLE_EQ(e.eager_kernels - e.kernels, 192);
-  EXPECT_LT(p->step_time_s, e.eager_step_time_s);
+  EXPECT_LT(p.step_time_s, e.eager_step_time_s);
   EXPECT_EQ(e.fused.front(), "residual add + norm, twice a layer");
 }
 
@@ -125,28 +131,22 @@ TEST(TorchCompile, ADecomposedFrameworksEagerNormsRopeAndSwigluFuse) {
   c.seq_len = 2048;
   c.framework = "torchtitan";
   c.compile = true;
-  auto p = predict(**zoo().find("llama-3.2-1b"), *catalog().gpu("h100-sxm5-80gb"), c,
-                   embedded_calibration(), catalog());
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  ASSERT_TRUE(p->compile.has_value());
-  const CompileEffect& e = *p->compile;
+  const Prediction p = on_h100("llama-3.2-1b", c);
+  ASSERT_TRUE(p.compile.has_value());
+  const CompileEffect& e = *p.compile;
   EXPECT_DOUBLE_EQ(e.eager_elementwise_bytes - e.elementwise_bytes,
                    805'306'368 + 3.0 * 16 * 2048 * 204'800);
   EXPECT_DOUBLE_EQ(e.eager_kernels - e.kernels, 192 + 16 * 19 * 3);
   c.compile = false;
-  auto eager = predict(**zoo().find("llama-3.2-1b"), *catalog().gpu("h100-sxm5-80gb"), c,
-                       embedded_calibration(), catalog());
-  ASSERT_TRUE(eager.ok()) << eager.status().message();
-  EXPECT_NE(eager->note.find("framework eager-fsdp runs RMSNorm, the rotary embedding and the "
-                             "gated activation as PyTorch ops: 205 kB more a token and layer in "
-                             "the forward and 19 more kernels a layer"),
+  const Prediction eager = on_h100("llama-3.2-1b", c);
+  EXPECT_NE(eager.note.find("framework eager-fsdp runs RMSNorm, the rotary embedding and the "
+                            "gated activation as PyTorch ops: 205 kB more a token and layer in "
+                            "the forward and 19 more kernels a layer"),
             std::string::npos)
-      << eager->note;
+      << eager.note;
   c.framework = "megatron";  // Transformer Engine's fused kernels: nothing decomposed
-  auto fused = predict(**zoo().find("llama-3.2-1b"), *catalog().gpu("h100-sxm5-80gb"), c,
-                       embedded_calibration(), catalog());
-  ASSERT_TRUE(fused.ok()) << fused.status().message();
-  EXPECT_EQ(fused->note.find("as PyTorch ops"), std::string::npos) << fused->note;
+  const Prediction fused = on_h100("llama-3.2-1b", c);
+  EXPECT_EQ(fused.note.find("as PyTorch ops"), std::string::npos) << fused.note;
 }
 
 // torchtitan measured Llama 3.1 8B on 8 H100 at 5,762 tokens/s a GPU eager and 6,667 under
@@ -162,13 +162,11 @@ TEST(TorchCompile, TorchtitansCompileGainOnLlama31_8B) {
   c.framework = "torchtitan";
   c.recompute = "selective-op";
   c.compile = true;
-  auto p = predict(**zoo().find("llama-3.1-8b"), *catalog().gpu("h100-sxm5-80gb"), c,
-                   embedded_calibration(), catalog());
-  ASSERT_TRUE(p.ok()) << p.status().message();
-  ASSERT_TRUE(p->compile.has_value());
-  EXPECT_NEAR(p->compile->eager_step_time_s / p->step_time_s, 1.19, 0.01);
-  EXPECT_NEAR(p->throughput / 8 / 6'667, 1.03, 0.01);
-  EXPECT_NEAR(p->throughput / p->compile->eager_step_time_s * p->step_time_s / 8 / 5'762, 1.006,
+  const Prediction p = on_h100("llama-3.1-8b", c);
+  ASSERT_TRUE(p.compile.has_value());
+  EXPECT_NEAR(p.compile->eager_step_time_s / p.step_time_s, 1.19, 0.01);
+  EXPECT_NEAR(p.throughput / 8 / 6'667, 1.03, 0.01);
+  EXPECT_NEAR(p.throughput / p.compile->eager_step_time_s * p.step_time_s / 8 / 5'762, 1.006,
               0.01);
 }
 
