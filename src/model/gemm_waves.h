@@ -1,4 +1,4 @@
-// Wave quantization of tensor-core GEMMs (docs/performance.md, "GEMM shapes"): the performance
+// Wave quantization of tensor-core GEMMs (docs/performance.md, "η_shape"): the performance
 // model's and its tests' one definition.
 #pragma once
 
@@ -20,18 +20,48 @@ inline GemmWaves gemm_waves(double tiles, double sms) {
   return {waves, tiles / (waves * sms)};
 }
 
-// The output tiles of `group` GEMMs of `rows` × `n` each (perf_constants.h: CUTLASS tiles).
-inline double gemm_tiles(double rows, double n, double group = 1) {
-  return group * std::ceil(rows / perf_constants::kTile) * std::ceil(n / perf_constants::kTile);
+// The side of the output tiles that a GEMM dimension of `extent` rows or columns runs in: one
+// tile fitted to it up to perf_constants.h kTile, tiles of kTile beyond. cuBLAS and CUTLASS pick
+// a tile shape per GEMM from many (cuBLAS's kernel names show 64 × 64, 128 × 64 and 128 × 128
+// tiles; TensorRT-LLM's CUTLASS GEMMs choose among 16, 32, 64 and 128 rows, cutlass_heuristic.cpp
+// get_candidate_tiles; all recalled, not read in shared/reference), and a GEMM of few rows runs
+// as a GEMV or split over its inner dimension: the model takes a dimension of at most one tile as
+// costing its own extent, as the fitted efficiencies always have. Beyond one tile the last tile is
+// whole however few rows it holds; the extent's time never falls as it grows.
+inline double gemm_tile_side(double extent) { return std::min(extent, perf_constants::kTile); }
+
+// The rows of each tile of a kernel that picks its tile for the rows it is given (TensorRT-LLM's
+// and vLLM's MoE kernels, Engine::moe_tile "expert": a tile per token count, as profiled or
+// tuned): ⌈rows/kTile⌉ tiles of equal rows, none of them padding. 0 for no rows.
+inline double gemm_fitted_tile_rows(double rows) {
+  return rows > 0 ? rows / std::ceil(rows / perf_constants::kTile) : 0;
+}
+
+// The output tiling of `group` GEMMs of `rows` × `n` each, in tiles of gemm_tile_side(rows) ×
+// gemm_tile_side(n), or of `tile_rows` rows where the kernel fixes them. A partly filled tile
+// takes a whole tile's time: `useful` is the share of the tiles' work that is real,
+// rows·n / (⌈rows/Tm⌉·Tm · ⌈n/Tn⌉·Tn); 1 for no tiles.
+struct GemmShape {
+  double tiles = 0;
+  double useful = 1;
+  bool operator==(const GemmShape&) const = default;
+};
+inline GemmShape gemm_shape(double rows, double n, double group = 1, double tile_rows = 0) {
+  if (rows <= 0 || n <= 0) return {};
+  const double tm = tile_rows > 0 ? tile_rows : gemm_tile_side(rows), tn = gemm_tile_side(n);
+  const double row_tiles = std::ceil(rows / tm), column_tiles = std::ceil(n / tn);
+  return {group * row_tiles * column_tiles, rows * n / (row_tiles * tm * column_tiles * tn)};
 }
 
 // The share of the tensor-core pipeline an inner dimension `k` fills.
 inline double gemm_k_efficiency(double k) { return std::min(1.0, k / perf_constants::kFullK); }
 
-// The share of the GEMM rate a shape allows: its tiles' waves times its inner dimension's fill,
-// at least 1e-3.
-inline double gemm_shape_efficiency(double tiles, double k_efficiency, double sms) {
-  return std::max(1e-3, gemm_waves(tiles, sms).efficiency * k_efficiency);
+// The share of the GEMM rate a shape allows, at least 1e-3: the real work over the work of its
+// waves (waves × SMs × one tile's), times its inner dimension's fill. That is the waves' filled
+// slots times the tiles' useful share, so in gemm_tile_side's tiles one more row never makes a
+// GEMM faster.
+inline double gemm_shape_efficiency(const GemmShape& shape, double k_efficiency, double sms) {
+  return std::max(1e-3, gemm_waves(shape.tiles, sms).efficiency * shape.useful * k_efficiency);
 }
 
 // Split-K (cuBLAS's and CUTLASS's split-K GEMM kernels, as recalled from their documentation):
@@ -49,15 +79,17 @@ struct SplitK {
   double efficiency = 0;  // the shape efficiency of the split GEMM (gemm_shape_efficiency)
 };
 
-// How a GEMM of `tiles` output tiles and inner dimension `k` runs on `sms` SMs: unsplit when its
+// How a GEMM of output tiling `shape` and inner dimension `k` runs on `sms` SMs: unsplit when its
 // tiles fill a wave or `k` holds fewer than two slices, otherwise in the most slices that keep
 // tiles × slices within one wave and each slice at least kMinSplitKSlice deep.
-inline SplitK gemm_split_k(double tiles, double k, double sms) {
+inline SplitK gemm_split_k(const GemmShape& shape, double k, double sms) {
+  const double tiles = shape.tiles;
   const double slices =
       tiles <= 0 || tiles >= sms
           ? 1
           : std::max(1.0, std::min(std::floor(sms / tiles), std::floor(k / kMinSplitKSlice)));
-  return {slices, gemm_shape_efficiency(tiles * slices, gemm_k_efficiency(k / slices), sms)};
+  return {slices, gemm_shape_efficiency({tiles * slices, shape.useful},
+                                        gemm_k_efficiency(k / slices), sms)};
 }
 
 // The bytes a split-K GEMM's reduction moves for `outputs` output values: each slice's partial

@@ -116,9 +116,13 @@ struct Work {
   double kv_read = 0;    // cached tokens read from memory by attention
   // The same two on a sliding-window layer, each token attending to at most the window.
   double window_context = 0, window_kv_read = 0;
+  // A serving step: the mean of steps whose prompt tokens differ (serve_at), so its rows are no
+  // one GEMM's and how full their last tiles are is not known; its GEMMs' tiles are fitted to
+  // the rows (gemm_fitted_tile_rows), none of them padding.
+  bool mean_step = false;
   Work divided(double n) const {
-    return {tokens / n,  sequences / n,      context / n,
-            kv_read / n, window_context / n, window_kv_read / n};
+    return {tokens / n,         sequences / n,      context / n, kv_read / n,
+            window_context / n, window_kv_read / n, mean_step};
   }
 };
 
@@ -157,10 +161,12 @@ double roofline(double flops, double bytes, double rate, const Model& m, Times& 
   return std::max(compute, memory);
 }
 
-// Wave quantization of a GEMM's output tiles over the SMs, and a short inner dimension
-// (perf_constants.h: CUTLASS tiles).
-double shape_efficiency(double rows, double n, double k, double sms) {
-  return gemm_shape_efficiency(gemm_tiles(rows, n), gemm_k_efficiency(k), sms);
+// Wave quantization of a GEMM's output tiles over the SMs, the padding of its partly filled
+// tiles, and a short inner dimension (gemm_waves.h); tiles fitted to the rows for a
+// `mean_step` (Work::mean_step).
+double shape_efficiency(double rows, double n, double k, double sms, bool mean_step) {
+  const double tile_rows = mean_step ? gemm_fitted_tile_rows(rows) : 0;
+  return gemm_shape_efficiency(gemm_shape(rows, n, 1, tile_rows), gemm_k_efficiency(k), sms);
 }
 
 // The linear layers of one layer for a step of `tokens` rows, per GPU: each a roofline of its
@@ -170,7 +176,8 @@ double shape_efficiency(double rows, double n, double k, double sms) {
 // expert where the engine loops over them (Engine::moe_kernel). An engine whose kernel takes one
 // tile width for the step (Engine::moe_tile "step") sizes it to the step's tokens. With expert
 // parallelism the step waits for the GPU whose experts get the most rows (ExpertShare::busiest).
-double linear_time(const Model& m, double tokens, Times& t) {
+// A serving mean step's (Work::mean_step) dense GEMMs run in tiles fitted to its rows.
+double linear_time(const Model& m, double tokens, bool mean_step, Times& t) {
   const double row_tile =
       m.step_tiles
           ? std::min(pc::kTile, std::ceil(tokens / ic::kMmqColumnStep) * ic::kMmqColumnStep)
@@ -192,8 +199,9 @@ double linear_time(const Model& m, double tokens, Times& t) {
     }
     const double per_weight = m.dense_weight_bytes + (tokens > 1 ? m.dequant_bytes : 0);
     const double bytes = l.n * l.k * per_weight + tokens * (l.n + l.k) * m.beta;
-    linear += roofline(2 * tokens * l.n * l.k, bytes,
-                       m.dense_gemm_rate * shape_efficiency(tokens, l.n, l.k, m.sms), m, t);
+    linear +=
+        roofline(2 * tokens * l.n * l.k, bytes,
+                 m.dense_gemm_rate * shape_efficiency(tokens, l.n, l.k, m.sms, mean_step), m, t);
   }
   return linear;
 }
@@ -233,7 +241,7 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   Times t;
   if (w.tokens <= 0) return t;
   const TransformerConfig& tc = *m.t;
-  const double linear = linear_time(m, w.tokens, t);
+  const double linear = linear_time(m, w.tokens, w.mean_step, t);
   double attention = 0;
   if (m.sliding > 0) {
     // A layer's mean: the full layers' roofline and the sliding layers', by their shares.
@@ -264,7 +272,7 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   if (head && tc.vocab_size > 0 && w.sequences > 0) {
     const double v = static_cast<double>(tc.vocab_size) / m.tp, d = tc.hidden_size;
     t.head = roofline(2 * w.sequences * v * d, v * d * m.head_bytes + w.sequences * v * 4,
-                      m.head_rate * shape_efficiency(w.sequences, v, d, m.sms), m, t);
+                      m.head_rate * shape_efficiency(w.sequences, v, d, m.sms, w.mean_step), m, t);
   }
   // An engine that loops over the experts pays host and launch time for each touched one.
   const ExpertShare e = expert_share(w.tokens, m.experts, m.top_k, m.ep);
@@ -541,7 +549,8 @@ ServeState serve_at(const Model& m, double n, double in, double out) {
          decoding * context + prompt * (in + 1) / 2,
          decoding * context,
          window + (in > 0 ? prompt * prompt_keys(m, in) / in : 0),
-         window};
+         window,
+         true};
   ServeState s;
   s.step = step_time(m, w);
   s.step_s = s.step.total();

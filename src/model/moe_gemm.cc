@@ -24,9 +24,10 @@ GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_
   g.flops = 2 * routed * n * k;
   g.weights = g.experts * n * k;
   g.activations = routed * (n + k);
-  const double padded = row_tile > 0 ? std::ceil(g.rows / row_tile) * row_tile : g.rows;
-  g.tiles = gemm_tiles(padded, n, g.experts);
-  g.shape_efficiency = gemm_shape_efficiency(g.tiles, gemm_k_efficiency(k), sms) * g.rows / padded;
+  const double tile_rows = row_tile > 0 ? row_tile : gemm_fitted_tile_rows(g.rows);
+  const GemmShape shape = gemm_shape(g.rows, n, g.experts, tile_rows);
+  g.tiles = shape.tiles;
+  g.shape_efficiency = gemm_shape_efficiency(shape, gemm_k_efficiency(k), sms);
   return g;
 }
 
@@ -34,8 +35,9 @@ GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, 
                                    double sms) {
   GroupedExpertGemm g = grouped_expert_gemm(tokens, experts, top_k, n, k, sms);
   if (g.experts <= 0) return g;
-  g.tiles = gemm_tiles(g.rows, n);
-  g.shape_efficiency = gemm_shape_efficiency(g.tiles, gemm_k_efficiency(k), sms);
+  const GemmShape alone = gemm_shape(g.rows, n);
+  g.tiles = alone.tiles;
+  g.shape_efficiency = gemm_shape_efficiency(alone, gemm_k_efficiency(k), sms);
   return g;
 }
 

@@ -18,19 +18,21 @@ double experts_touched(double tokens, double experts, double top_k);
 // TensorRT-LLM's MoE plugin and llama.cpp's mul_mat_id run all the experts the tokens pick in
 // one kernel: its output tiles (each expert's rows in tiles of their own) share the SMs' waves,
 // and each touched expert's weights are read once. Rows are spread evenly over the touched
-// experts (uniform routing; a real step's imbalance adds tiles, not FLOPs). With `row_tile` > 0
-// the kernel tiles every expert's rows in whole tiles of that many rows, chosen for the step
-// rather than for the expert (llama.cpp's MMQ, Engine::moe_tile "step"): the padding's work is
-// done and thrown away, and `shape_efficiency` counts only the rows that are real.
+// experts (uniform routing; a real step's imbalance adds tiles, not FLOPs). Each expert's rows
+// run in ⌈rows/128⌉ tiles fitted to them (gemm_fitted_tile_rows: kernels that pick a tile per
+// token count, Engine::moe_tile "expert"), or with `row_tile` > 0 in whole tiles of that many
+// rows, chosen for the step rather than for the expert (llama.cpp's MMQ, Engine::moe_tile
+// "step"): the padding's work is done and thrown away, and `shape_efficiency` counts only the
+// rows that are real.
 struct GroupedExpertGemm {
-  double experts = 0;           // experts touched, whose weights the step reads
-  double rows = 0;              // tokens per touched expert: tokens·top_k / experts
-  double flops = 0;             // 2·tokens·top_k·n·k, as many as top_k dense MLPs
-  double weights = 0;           // weight elements read: experts·n·k
-  double activations = 0;       // input and output elements: tokens·top_k·(n + k)
-  double tiles = 0;             // of the grouped GEMM: experts·⌈rows/128⌉·⌈n/128⌉
-  double shape_efficiency = 0;  // the tiles' waves over the SMs, times the inner dimension's fill
-                                // and the real rows' share of the padded ones
+  double experts = 0;      // experts touched, whose weights the step reads
+  double rows = 0;         // tokens per touched expert: tokens·top_k / experts
+  double flops = 0;        // 2·tokens·top_k·n·k, as many as top_k dense MLPs
+  double weights = 0;      // weight elements read: experts·n·k
+  double activations = 0;  // input and output elements: tokens·top_k·(n + k)
+  double tiles = 0;        // of the grouped GEMM: experts·⌈rows/Tm⌉·⌈n/128⌉ (gemm_shape)
+  double shape_efficiency = 0;  // the tiles' waves over the SMs, times the real share of their
+                                // padded work and the inner dimension's fill
 };
 GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_k, double n,
                                       double k, double sms, double row_tile = 0);
@@ -38,7 +40,8 @@ GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_
 // The same projection where each touched expert's GEMM is a kernel of its own, as PyTorch eager
 // runs it (Hugging Face transformers' MoE blocks loop over the experts in Python): the FLOPs,
 // weights and activations of grouped_expert_gemm, but `tiles` and `shape_efficiency` are one
-// expert's, ⌈rows/128⌉·⌈n/128⌉ tiles alone over the SMs. Every touched expert has the same rows,
+// expert's GEMM as a dense GEMM of its rows runs (gemm_shape), ⌈rows/Tm⌉·⌈n/128⌉ tiles alone
+// over the SMs. Every touched expert has the same rows,
 // so the projection's time is the roofline of the totals at that efficiency.
 GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, double n, double k,
                                    double sms);

@@ -43,15 +43,17 @@ struct Op {
   OpKind kind = OpKind::kElementwise;
   double flops = 0;
   double bytes = 0;
-  // A GEMM's shape, for its size-dependent efficiency (gemm_split_k): its output tiles, its
-  // inner dimension and its output values (the group's sum), which a split-K reduction re-reads.
-  double tiles = 0;
+  // A GEMM's shape, for its size-dependent efficiency (gemm_split_k): its output tiling (the
+  // group's tiles), its inner dimension and its output values (the group's sum), which a split-K
+  // reduction re-reads.
+  GemmShape shape;
   double k = 0;
   double outputs = 0;
   double count = 1;    // identical kernels (LSTM time steps, MoE layers)
   double kernels = 1;  // launches per instance
   // GEMMs of equal shape run as one grouped GEMM (a GPU's local experts): `flops`, `bytes`,
-  // `output_bytes` and `tiles` are the group's sums, each GEMM's operands spill from L2 alone.
+  // `output_bytes` and `shape.tiles` are the group's sums, each GEMM's operands spill from L2
+  // alone.
   double group = 1;
   // A GEMM whose traffic depends on the GPU's L2 (gemm_bytes): `bytes` holds its operands'
   // bytes and `output_bytes` its output's, and time_ops adds the re-reads on each GPU.
@@ -174,7 +176,7 @@ double op_bytes(const Op& op, double l2_bytes) {
 Op gemm(double m, double n, double k, double beta, double count = 1, double group = 1) {
   Op op;
   op.kind = OpKind::kGemm;
-  op.tiles = gemm_tiles(m, n, group);
+  op.shape = gemm_shape(m, n, group);
   op.k = k;
   op.outputs = group * m * n;
   op.flops = group * 2 * m * n * k;
@@ -530,7 +532,7 @@ void time_ops(std::span<const Op> ops, const Passes& step_passes, const Rates& r
     if (passes == 0) continue;
     double compute = 0, reduction = 0, kernels = op.kernels;
     if (is_gemm) {
-      const SplitK split = gemm_split_k(op.tiles, op.k, rates.sms);
+      const SplitK split = gemm_split_k(op.shape, op.k, rates.sms);
       compute = op.flops / ((op.linear ? rates.linear_tflops : rates.tensor_tflops) * 1e12 *
                             cal.gemm_efficiency * split.efficiency);
       reduction = split_k_reduction_bytes(split.slices, op.outputs);

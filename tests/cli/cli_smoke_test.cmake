@@ -93,7 +93,7 @@ expect(2 "--seq 0 is out of range" train-plan gpt3-175b --gpu a100-sxm4-80gb --g
 # Frameworks (docs/performance.md): the level assumed is said, an unknown name refused.
 expect(0 "the level of framework eager-fsdp (the default for sharded weights, ZeRO-3): llama-2-13b has no measured speed" predict llama-2-13b --gpu a100-sxm4-80gb --gpus 8 --zero 3 --batch 1 --seq 4096)
 expect(0 "the level of framework megatron (the default): llama-2-13b has no measured speed" predict llama-2-13b --gpu a100-sxm4-80gb --gpus 8 --tp 8 --batch 1 --seq 4096)
-expect(0 "an option that shards its weights over several GPUs (ZeRO-3) takes framework eager-fsdp's level, 0.816" recommend llama-2-7b --tokens 1e9)
+expect(0 "an option that shards its weights over several GPUs (ZeRO-3) takes framework eager-fsdp's level, 0.818" recommend llama-2-7b --tokens 1e9)
 expect(0 "\"speed_source\": \"framework\"" predict llama-2-13b --gpu a100-sxm4-80gb --gpus 8 --zero 3 --batch 1 --seq 4096 --framework torchtitan --json)
 expect(2 "unknown framework 'megatorn'; expected 'megatron', 'megatron-lm'" predict llama-2-13b --gpu a100-sxm4-80gb --framework megatorn)
 expect(2 "(did you mean 'megatron'?)" train-plan megatron-22b --gpu a100-sxm4-80gb --gpus 64 --framework megatorn)

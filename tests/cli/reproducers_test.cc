@@ -287,7 +287,7 @@ TEST(Reproducers, GpusPerNodeIsRangeCheckedAndAtMostTheGpusNvlinkDomain) {
 }
 
 // train-plan runs every tensor-parallel layout with sequence parallelism, which its table does
-// not show: Llama 3 70B on 64 H100s, TP 4 PP 8×2 CP 2 DP 1 at 75.8 GB a GPU and 60,520 tokens/s.
+// not show: Llama 3 70B on 64 H100s, TP 4 PP 8×2 CP 2 DP 1 at 75.8 GB a GPU and 60,317 tokens/s.
 // Asked with the table's degrees alone, memory and predict said 100.1 GB, "does not fit". The
 // line of flags gives predict the same layout and the same answer.
 TEST(Reproducers, TrainPlansFirstLayoutAsPredictFlagsGivesTheSameAnswer) {
@@ -298,13 +298,13 @@ TEST(Reproducers, TrainPlansFirstLayoutAsPredictFlagsGivesTheSameAnswer) {
       "--gpus 64 --tp 4 --pp 8 --vp 2 --cp 2 --micro-batch 1 --global-batch 512 --seq 8192 "
       "--precision bf16 --zero 1 --sequence-parallel";
   EXPECT_NE(plan.out.find("#1 as predict flags: " + flags + "\n"), std::string::npos) << plan.out;
-  EXPECT_NE(plan.out.find("75.8    69.3  6.052e+04"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("75.8    69.5  6.032e+04"), std::string::npos) << plan.out;
   std::vector<std::string> args = {"predict", "llama-3-70b", "--gpu", "h100-sxm5-80gb"};
   std::istringstream words(flags);
   for (std::string word; words >> word;) args.push_back(word);
   const Outcome predicted = rigplan(args);
   ASSERT_EQ(predicted.code, 0) << predicted.err;
-  EXPECT_NE(predicted.out.find("throughput   60520 tokens/s"), std::string::npos) << predicted.out;
+  EXPECT_NE(predicted.out.find("throughput   60317 tokens/s"), std::string::npos) << predicted.out;
   args[0] = "memory";
   const Outcome memory = rigplan(args);
   ASSERT_EQ(memory.code, 0) << memory.err;

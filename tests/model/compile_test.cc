@@ -166,7 +166,7 @@ TEST(TorchCompile, TorchtitansCompileGainOnLlama31_8B) {
   ASSERT_TRUE(p.compile.has_value());
   EXPECT_NEAR(p.compile->eager_step_time_s / p.step_time_s, 1.19, 0.01);
   EXPECT_NEAR(p.throughput / 8 / 6'667, 1.03, 0.01);
-  EXPECT_NEAR(p.throughput / p.compile->eager_step_time_s * p.step_time_s / 8 / 5'762, 1.006, 0.01);
+  EXPECT_NEAR(p.throughput / p.compile->eager_step_time_s * p.step_time_s / 8 / 5'762, 0.995, 0.01);
 }
 
 TEST(TorchCompile, AnInferenceRunIsRefused) {

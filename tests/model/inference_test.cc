@@ -923,7 +923,8 @@ TEST(Engines, ShowPrintsAnEnginesExpertGemms) {
 // B200 W4A8 at the FP8 rate (not FP4's) and 0.56 of it. A decode step of 1,024 sequences of
 // gpt-oss-20b, engine priors (gemm 0.75, memory 0.85): each of a layer's 3 expert projections
 // (2880 × 2880, 32 experts, top 4) multiplies 4,096 routed rows, 128 for each of the 32 experts
-// (all touched), in 32 × 23 = 736 tiles: 2 · 4096 · 2880² = 67.95 GFLOP over
+// (all touched), in 32 × 23 = 736 tiles, the last column tile half full (2880/2944 of their work
+// real): 2 · 4096 · 2880² = 67.95 GFLOP over
 // 32 · 2880² · 4.25/8 = 141.0 MB of MXFP4 weights and 4096 · 5760 · 2 = 47.19 MB of activations.
 // The same model in bf16 reads 530.8 MB of expert weights; every other term is the same, so the
 // two steps' GEMM times differ by 24 layers × 3 projections × the difference of one.
@@ -939,15 +940,17 @@ TEST(InferencePerf, TensorRtLlmRunsGptOssMxfp4ExpertsAsItsMoeKernelsDo) {
     return term(run("gpt-oss-20b", g, c), "gemm");
   };
   // H100 (989.4 bf16 TFLOPS, 132 SMs: 6 waves, 736/792 full; 3,350 GB/s). MXFP4 compute-bound:
-  // 67.95e9 / (989.4e12 · 0.75 · 0.31 · 736/792) = 317.85 µs (its bytes take 66.09 µs); bf16
-  // memory-bound: (530.8 + 47.19) MB / (3350e9 · 0.85) = 202.99 µs (compute 98.5 µs).
+  // 67.95e9 / (989.4e12 · 0.75 · 0.31 · 736/792 · 2880/2944) = 324.92 µs (its bytes take
+  // 66.09 µs); bf16 memory-bound: (530.8 + 47.19) MB / (3350e9 · 0.85) = 202.99 µs (compute
+  // 100.7 µs).
   EXPECT_NEAR(gemm_s("h100-sxm5-80gb", "mxfp4") - gemm_s("h100-sxm5-80gb", "bf16"),
-              72 * (317.854e-6 - 202.995e-6), 72 * 0.002e-6);
+              72 * (317.854e-6 * 2944 / 2880 - 202.995e-6), 72 * 0.002e-6);
   // B200 (4,500 FP8 TFLOPS, 148 SMs: 5 waves, 736/740 full; 8,000 GB/s). MXFP4 compute-bound at
-  // the FP8 rate: 67.95e9 / (4500e12 · 0.75 · 0.56 · 736/740) = 36.147 µs (at the FP4 rate it
-  // would be bound by its bytes, 27.675 µs); bf16 memory-bound, 578.0 MB / 6800 GB/s = 85.004 µs.
+  // the FP8 rate: 67.95e9 / (4500e12 · 0.75 · 0.56 · 736/740 · 2880/2944) = 36.950 µs (at the
+  // FP4 rate it would be bound by its bytes, 27.675 µs); bf16 memory-bound, 578.0 MB / 6800 GB/s
+  // = 85.004 µs.
   EXPECT_NEAR(gemm_s("b200-sxm-192gb", "mxfp4") - gemm_s("b200-sxm-192gb", "bf16"),
-              72 * (36.147e-6 - 85.004e-6), 72 * 0.002e-6);
+              72 * (36.147e-6 * 2944 / 2880 - 85.004e-6), 72 * 0.002e-6);
   c.weights = "mxfp4";
   const Prediction p = run("gpt-oss-20b", "h100-sxm5-80gb", c);
   EXPECT_NE(p.note.find("TensorRT-LLM runs the mxfp4 experts' GEMMs on hopper-hbm at the bf16 "
@@ -1232,6 +1235,43 @@ TEST(InferencePerf, GptOssDecodeHeavyRowsOnHopperAreWithinAFifthOfTheirMeasureme
   c.kv_cache = "fp8";
   EXPECT_GT(throughput("gpt-oss-20b", "h100-sxm5-80gb") / 8617, 1.5);
   EXPECT_GT(throughput("gpt-oss-120b", "h200-sxm-141gb") / 3543, 2.0);
+}
+
+// One more token never makes a step faster (gemm_waves.h: a partly filled output tile costs a
+// whole tile's time). Llama 3.1 8B on an RTX 6000 Ada once took 26.6 ms for a 257-token prompt
+// against 32.5 ms for 256, and 65.7 ms for a decode step of 257 sequences at a 1,024-token context
+// against 71.4 ms for 256, when a partly filled tile counted as a full tile of work. Across the
+// tile rows' edges (16, 32, 64, 128 and multiples of 128) the step time never falls.
+TEST(InferencePerf, OneMoreTokenNeverMakesAStepFaster) {
+  RunConfig c;
+  c.batch = 1;
+  c.mode = "prefill";
+  const auto prefill = [&](int tokens) {
+    c.seq_len = tokens;
+    return run("llama-3.1-8b", "rtx-6000-ada", c).step_time_s;
+  };
+  EXPECT_GE(prefill(257), prefill(256));
+  c.mode = "decode";
+  c.seq_len = 1024;
+  c.gen_tokens = 1;
+  const auto decode = [&](int sequences) {
+    c.batch = sequences;
+    return run("llama-3.1-8b", "rtx-6000-ada", c).step_time_s;
+  };
+  EXPECT_GE(decode(257), decode(256));
+  double last_prefill = 0, last_decode = 0;
+  for (const int rows : {15, 16, 17, 32, 33, 64, 65, 128, 129, 256, 257, 384, 385}) {
+    c.mode = "prefill";
+    c.batch = 1;
+    const double p = prefill(rows);
+    c.mode = "decode";
+    c.seq_len = 1024;
+    const double d = decode(rows);
+    EXPECT_GE(p, last_prefill) << rows << " tokens";
+    EXPECT_GE(d, last_decode) << rows << " sequences";
+    last_prefill = p;
+    last_decode = d;
+  }
 }
 
 TEST(InferencePerf, ServingObeysLittlesLaw) {

@@ -44,7 +44,7 @@ TEST(MoeGemm, QwenThirtyBDecodeReadsEightExpertsAtBatchOneAndNearlyAllAtSixtyFou
 TEST(MoeGemm, TheTouchedExpertsShareTheWavesOfOneGroupedGemm) {
   // Batch 64: each touched expert is one row tile by ⌈768/128⌉ = 6 column tiles, 755.65 tiles
   // in 6 waves of 132 SMs: 95.4% of the slots hold a tile. Alone, an expert's 6 tiles would fill
-  // 6/132 = 4.5% of one wave.
+  // 6/132 = 4.5% of one wave. Its 4.07 rows run in a tile fitted to them.
   const GroupedExpertGemm b64 = gate(64);
   EXPECT_NEAR(b64.tiles, 755.654, 1e-3);
   EXPECT_NEAR(b64.shape_efficiency, 755.654 / (6 * 132), 1e-6);
@@ -76,10 +76,25 @@ TEST(MoeGemm, AnExpertLaunchedAloneFillsTheWavesWithItsOwnTiles) {
   EXPECT_DOUBLE_EQ(per_expert_gemms(64, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms).tiles, 6);
 }
 
+TEST(MoeGemm, AKernelThatPicksItsTileForTheRowsPadsNone) {
+  // 2,512 tokens: 157 rows per expert. The grouped kernel runs them in 2 tiles of 78.5 rows by 6:
+  // 1,536 tiles in 12 waves of 132 SMs, 97.0%, none of it padding. A dense GEMM of 157 rows alone
+  // (PyTorch eager's loop) runs 2 tiles of 128 rows, 157/256 of their work real: 12/132 × 157/256.
+  const GroupedExpertGemm grouped = gate(2512);
+  EXPECT_DOUBLE_EQ(grouped.rows, 157);
+  EXPECT_DOUBLE_EQ(grouped.tiles, 1536);
+  EXPECT_NEAR(grouped.shape_efficiency, 1536.0 / 1584, 1e-12);
+  const GroupedExpertGemm alone =
+      per_expert_gemms(2512, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms);
+  EXPECT_DOUBLE_EQ(alone.tiles, 12);
+  EXPECT_NEAR(alone.shape_efficiency, 12.0 / 132 * 157 / 256, 1e-12);
+}
+
 TEST(MoeGemm, AStepWideTilePadsEveryExpertsRows) {
   // llama.cpp's MMQ takes one 128-row tile for a 512-token micro-batch: each expert's 4096/128
-  // = 32.0 rows fill a quarter of it. The tiles and their waves are the fitted kernel's (one row
-  // tile by 6), but only a quarter of each tile's work is real.
+  // = 32.0 rows fill a quarter of it. The tiles and their waves are those of a kernel whose tiles
+  // fit the rows (one row tile by 6: 768 tiles in 6 waves of 132 SMs, 97.0%), but only a quarter
+  // of each tile's work is real: 768/792 × 1/4 = 24.2%.
   const GroupedExpertGemm fitted = gate(512);
   const GroupedExpertGemm padded =
       grouped_expert_gemm(512, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms, 128);
@@ -87,10 +102,13 @@ TEST(MoeGemm, AStepWideTilePadsEveryExpertsRows) {
   EXPECT_NEAR(padded.rows, 32, 1e-9);
   EXPECT_DOUBLE_EQ(padded.tiles, fitted.tiles);
   EXPECT_DOUBLE_EQ(padded.flops, fitted.flops);
-  EXPECT_NEAR(padded.shape_efficiency, fitted.shape_efficiency * 32 / 128, 1e-9);
-  // 40 tokens (a tile of 40 rows): 2.5 rows per expert fill 1/16 of it.
+  EXPECT_NEAR(padded.tiles, 768, 1e-9);
+  EXPECT_NEAR(padded.shape_efficiency, 768.0 / 792 * 32 / 128, 1e-9);
+  // 40 tokens (a tile of 40 rows): 2.7 rows per expert (320 over 118.3 experts) fill 2.7/40 of
+  // it, where a tile fitted to them is full.
   const GroupedExpertGemm small =
       grouped_expert_gemm(40, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms, 40);
+  EXPECT_NEAR(small.rows, 2.705, 1e-3);
   EXPECT_NEAR(small.shape_efficiency, gate(40).shape_efficiency * small.rows / 40, 1e-12);
   // A tile as wide as an expert's rows pads nothing.
   EXPECT_DOUBLE_EQ(grouped_expert_gemm(8192, kExperts, kTopK, kExpertFfn, kHidden, kH100Sms, 128)
