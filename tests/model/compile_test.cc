@@ -151,7 +151,7 @@ TEST(TorchCompile, ADecomposedFrameworksEagerNormsRopeAndSwigluFuse) {
 
 // torchtitan measured Llama 3.1 8B on 8 H100 at 5,762 tokens/s a GPU eager and 6,667 under
 // torch.compile, 1.157x (shared/data/cluster_training_throughput.csv rows 64 and 65, on its
-// 96 GB H100s; the 80 GB SXM5 here): the decomposed eager step predicts 1.19x, where counting
+// 96 GB H100s; the 80 GB SXM5 here): the decomposed eager step predicts 1.20x, where counting
 // each pointwise operator as one kernel predicted 1.008x.
 TEST(TorchCompile, TorchtitansCompileGainOnLlama31_8B) {
   RunConfig c;
@@ -164,7 +164,7 @@ TEST(TorchCompile, TorchtitansCompileGainOnLlama31_8B) {
   c.compile = true;
   const Prediction p = on_h100("llama-3.1-8b", c);
   ASSERT_TRUE(p.compile.has_value());
-  EXPECT_NEAR(p.compile->eager_step_time_s / p.step_time_s, 1.19, 0.01);
+  EXPECT_NEAR(p.compile->eager_step_time_s / p.step_time_s, 1.197, 0.005);
   EXPECT_NEAR(p.throughput / 8 / 6'667, 1.03, 0.01);
   EXPECT_NEAR(p.throughput / p.compile->eager_step_time_s * p.step_time_s / 8 / 5'762, 0.995, 0.01);
 }
