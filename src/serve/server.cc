@@ -46,6 +46,7 @@ constexpr Endpoint kEndpoints[] = {
     {"compare", {"compare"}, "workload", true},
     {"cost", {"cost"}, "workload", true},
     {"recommend", {"recommend"}, "workload", true},
+    {"train-plan", {"train-plan"}, "workload", false},
     {"build/propose", {"build", "propose"}, "", true},
 };
 

@@ -172,6 +172,49 @@ TEST_F(ServeTest, ARequestRateTakesNoConcurrencyAndNoOtherMode) {
       "--mode serve, or leave --request-rate out)");
 }
 
+// The layout search over HTTP: the CLI's fastest layout of Llama 3 70B on 64 H100 SXM5s, TP 4 ×
+// PP 8 (2 virtual stages) × CP 2, ZeRO-1, at 60,317 tokens/s: its global batch of 512 sequences
+// of 8,192 tokens (4,194,304 tokens) in a 69.538 s step.
+TEST_F(ServeTest, TrainPlanAnswersTheCommandsFastestLayout) {
+  auto res = client().Get("/api/train-plan?workload=llama-3-70b&gpu=h100-sxm5-80gb&gpus=64&top=2");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const auto cli = server_->cli({"train-plan", "llama-3-70b", "--gpu", "h100-sxm5-80gb", "--gpus",
+                                 "64", "--top", "2", "--json"});
+  ASSERT_EQ(cli.code, 0) << cli.err;
+  EXPECT_EQ(res->body, cli.out);
+  const auto json = nlohmann::json::parse(res->body);
+  EXPECT_EQ(json["global_batch"], 512);
+  const auto& fastest = json["layouts"][0];
+  EXPECT_EQ(fastest["tp"], 4);
+  EXPECT_EQ(fastest["pp"], 8);
+  EXPECT_EQ(fastest["vp"], 2);
+  EXPECT_EQ(fastest["cp"], 2);
+  EXPECT_EQ(fastest["zero"], 1);
+  const auto& prediction = fastest["prediction"];
+  EXPECT_NEAR(prediction["step_time_s"].get<double>(), 69.538, 5e-4);
+  EXPECT_NEAR(prediction["throughput"].get<double>(), 512 * 8192 / 69.538, 1.0);
+  EXPECT_EQ(prediction["throughput"], 60317.0);
+}
+
+// The layout search refuses over HTTP what it refuses on the command line, naming the field.
+TEST_F(ServeTest, TrainPlanRefusalsAreA400NamingTheField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/api/train-plan?workload=llama-3-70b&gpu=h100-sxm5-80gb&gpus=0",
+       "rigplan: --gpus 0 is out of range; expected an integer from 1 to 1048576"},
+      {"/api/train-plan?workload=llama-3-70b&gpu=h100-sxm5-80gb&gpus=64&top=-1",
+       "rigplan: --top -1 is out of range; expected an integer from 0 to 100000"},
+      {"/api/train-plan?workload=resnet50&gpu=h100-sxm5-80gb&gpus=8",
+       "rigplan: train-plan searches transformer layouts; resnet50 is not a transformer"},
+  };
+  for (const auto& [path, message] : cases) {
+    auto res = client().Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->status, 400) << path;
+    EXPECT_EQ(nlohmann::json::parse(res->body)["error"], message) << path;
+  }
+}
+
 TEST_F(ServeTest, ABareKeyIsAFlagAndNeverTakesTheNextParameter) {
   // `batch=` became a bare --batch, which took the next argument, --gpu=rtx-4090, as its value.
   auto res = client().Get("/api/memory?workload=llama-2-7b&batch=&gpu=rtx-4090");
