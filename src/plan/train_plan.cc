@@ -207,33 +207,73 @@ Result<RunConfig> base_run(const Workload& w, const Gpu& gpu, const TrainPlanReq
   return base;
 }
 
-// Whether some split of the model over `gpus` GPUs leaves data-parallel replicas that divide
-// the global batch whole (layouts_of's first test; micro-batch 1 then always divides).
-bool splits_whole(const TransformerConfig& t, const Gpu& gpu, RunConfig run, int gpus) {
-  run.gpus = gpus;
-  const int node = node_gpus(gpu, run);
-  for (const Split& s : model_splits(t, gpus, *run.seq_len, node)) {
-    if (*run.global_batch % (gpus / (s.tp * s.pp * s.cp)) == 0) return true;
+// Every divisor of n (n >= 1), in O(√n): a global batch may be up to 1e9 sequences.
+std::vector<std::int64_t> all_divisors(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    out.push_back(d);
+    if (d * d != n) out.push_back(n / d);
   }
-  return false;
+  return out;
 }
 
-// The global batches nearest `base`'s, below and above (up to twice it), that some layout
-// splits whole over its GPUs, as --global-batch flags.
-std::vector<std::string> nearest_global_batches(const TransformerConfig& t, const Gpu& gpu,
-                                                RunConfig base) {
-  const int asked = *base.global_batch;
-  auto splits_at = [&](int batch) {
-    base.global_batch = batch;
-    return splits_whole(t, gpu, base, base.gpus);
-  };
-  int below = asked - 1;
-  while (below > 0 && !splits_at(below)) --below;
-  int above = asked + 1;
-  while (above < 2 * asked && !splits_at(above)) ++above;
-  std::vector<std::string> out;
-  if (below > 0) out.push_back(fmt::format("--global-batch {}", below));
-  if (above < 2 * asked) out.push_back(fmt::format("--global-batch {}", above));
+// The GPUs of one data-parallel replica of each split of the model, whatever the GPU count:
+// tensor × pipeline × context degrees as model_splits tries them (each a divisor of the GPUs
+// there, so the count bounds none of them).
+std::vector<std::int64_t> replica_sizes(const TransformerConfig& t, int seq, int node) {
+  std::vector<std::int64_t> out;
+  const int heads = std::gcd(t.num_heads, t.kv_heads());
+  for (int tp : divisors(heads, node)) {
+    for (int pp : divisors(t.total_layers(), t.total_layers())) {
+      for (int cp : kContextDegrees) {
+        if (seq % (2 * cp) == 0) out.push_back(static_cast<std::int64_t>(tp) * pp * cp);
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The data-parallel replicas each split leaves on `gpus` GPUs.
+std::vector<std::int64_t> replica_counts(const std::vector<std::int64_t>& sizes, int gpus) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t size : sizes) {
+    if (gpus % size == 0) out.push_back(gpus / size);
+  }
+  return out;
+}
+
+// Of the values offered, the nearest to `asked` below it (above 0) and above it (under twice
+// it); 0 where none was.
+struct Nearest {
+  std::int64_t below = 0, above = 0;
+  void offer(std::int64_t value, std::int64_t asked) {
+    if (value > 0 && value < asked) below = std::max(below, value);
+    if (value > asked && value < 2 * asked && (above == 0 || value < above)) above = value;
+  }
+};
+
+// The GPU counts nearest `gpus` at which some split leaves replicas that divide the global
+// batch whole: a replica's size × a divisor of the batch (layouts_of's first test; micro-batch
+// 1 then always divides).
+Nearest nearest_gpu_counts(const std::vector<std::int64_t>& sizes, int global_batch, int gpus) {
+  Nearest out;
+  for (std::int64_t replicas : all_divisors(global_batch)) {
+    for (std::int64_t size : sizes) out.offer(size * replicas, gpus);
+  }
+  return out;
+}
+
+// The global batches nearest `asked` that some split on these GPUs divides whole: the
+// multiples of its replicas next to it.
+Nearest nearest_global_batches(const std::vector<std::int64_t>& replicas, int asked) {
+  Nearest out;
+  for (std::int64_t r : replicas) {
+    out.offer((asked - 1) / r * r, asked);
+    out.offer((asked / r + 1) * r, asked);
+  }
   return out;
 }
 
@@ -241,21 +281,23 @@ std::vector<std::string> nearest_global_batches(const TransformerConfig& t, cons
 // global batches that do on the GPUs asked.
 Status check_splits_whole(const Workload& w, const Gpu& gpu, const RunConfig& base) {
   const TransformerConfig& t = *w.transformer;
-  if (splits_whole(t, gpu, base, base.gpus)) return Status();
-  int below = base.gpus - 1;
-  while (below > 0 && !splits_whole(t, gpu, base, below)) --below;
-  int above = base.gpus + 1;
-  while (above < 2 * base.gpus && !splits_whole(t, gpu, base, above)) ++above;
+  const int batch = *base.global_batch;
+  const std::vector<std::int64_t> sizes = replica_sizes(t, *base.seq_len, node_gpus(gpu, base));
+  const std::vector<std::int64_t> replicas = replica_counts(sizes, base.gpus);
+  if (std::any_of(replicas.begin(), replicas.end(), [&](auto r) { return batch % r == 0; }))
+    return Status();
   std::vector<std::string> counts;
-  if (below > 0) counts.push_back(fmt::format("--gpus {}", below));
-  if (above < 2 * base.gpus) counts.push_back(fmt::format("--gpus {}", above));
-  for (std::string& batch : nearest_global_batches(t, gpu, base))
-    counts.push_back(std::move(batch));
+  const Nearest gpus = nearest_gpu_counts(sizes, batch, base.gpus);
+  const Nearest batches = nearest_global_batches(replicas, batch);
+  if (gpus.below > 0) counts.push_back(fmt::format("--gpus {}", gpus.below));
+  if (gpus.above > 0) counts.push_back(fmt::format("--gpus {}", gpus.above));
+  if (batches.below > 0) counts.push_back(fmt::format("--global-batch {}", batches.below));
+  if (batches.above > 0) counts.push_back(fmt::format("--global-batch {}", batches.above));
   return Status::invalid_input(fmt::format(
       "no layout splits {} ({} heads, {} layers, sequence {}) and its global batch of {} "
       "sequences over {} GPUs whole: tensor × pipeline × context parallel must divide the GPUs "
       "and the data-parallel replicas left must divide the global batch{}{}",
-      w.id, t.num_heads, t.total_layers(), *base.seq_len, *base.global_batch, base.gpus,
+      w.id, t.num_heads, t.total_layers(), *base.seq_len, batch, base.gpus,
       counts.empty() ? "" : "; these would: ", fmt::join(counts, ", ")));
 }
 

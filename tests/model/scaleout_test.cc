@@ -726,6 +726,26 @@ TEST(TrainPlan, RefusesAGpuCountNoLayoutSplitsWithTheNearestCountsAndBatchesThat
   EXPECT_GT(batch->evaluated, 0);
 }
 
+// The nearest counts are found from the splits, not by trying every count: Llama 3.1 405B's
+// default global batch is 32 sequences of 131,072 tokens (4,194,304 tokens), and the largest
+// count any split leaves whole is TP 8 (the 8 KV heads) × PP 126 (the layers) × CP 8 × 32
+// replicas = 258,048 GPUs, so 1,048,576 GPUs have a count below and none above. Trying each of
+// the 2 million counts near it took 40 s.
+TEST(TrainPlan, TheNearestCountsOfAMillionGpusAreTheSplitsOwn) {
+  TrainPlanRequest request;
+  request.run.gpus = 1'048'576;
+  auto plan = plan_training(workload("llama-3.1-405b"), gpu("h100-sxm5-80gb"), request,
+                            embedded_calibration(), catalog());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_TRUE(
+      plan.status().message().ends_with("global batch of 32 sequences over 1048576 GPUs "
+                                        "whole: tensor × pipeline × context parallel "
+                                        "must divide the GPUs and the data-parallel "
+                                        "replicas left must divide the global batch; "
+                                        "these would: --gpus 258048"))
+      << plan.status().message();
+}
+
 // train-plan searches in Blackwell's training recipes where the GPU runs them, and refuses them
 // once, with the GPUs that do, where it does not. Llama 3 8B on 8 B200: the fastest NVFP4 layout
 // is faster than the fastest MXFP8 one, which is faster than the fastest BF16 one.
