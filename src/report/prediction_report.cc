@@ -12,7 +12,27 @@ namespace {
 double round4(double x) { return std::round(x * 1e4) / 1e4; }
 double sig(double x) { return std::stod(fmt::format("{:.5g}", x)); }
 
-Json serving_json(const ServingPrediction& s) {
+// Requests asked in flight (--concurrency) beyond what a replica holds wait for a slot: how
+// many per replica, and the wait each adds to its TTFT. serve() (inference_perf.cc) charges a
+// closed loop of `asked` clients over `max_concurrency` slots: each request waits for the
+// (asked − held) ahead of it to finish, at the replica's rate, requests_per_s / replicas.
+struct Queue {
+  int waiting = 0;
+  double wait_ms = 0;
+  double replica_requests_per_s = 0;
+};
+
+Queue queue_of(const Prediction& p) {
+  const ServingPrediction& s = *p.serving;
+  if (s.load != "concurrency" || !p.config.batch || *p.config.batch <= s.max_concurrency) return {};
+  Queue q;
+  q.waiting = *p.config.batch - s.max_concurrency;
+  q.replica_requests_per_s = s.requests_per_s / s.replicas;
+  q.wait_ms = q.waiting / q.replica_requests_per_s * 1e3;
+  return q;
+}
+
+Json serving_json(const ServingPrediction& s, const Queue& q) {
   return {{"ttft_ms", sig(s.ttft_ms)},
           {"tpot_ms", sig(s.tpot_ms)},
           {"output_tokens_per_s", sig(s.output_tokens_per_s)},
@@ -21,7 +41,9 @@ Json serving_json(const ServingPrediction& s) {
           {"max_concurrency", s.max_concurrency},
           {"replicas", s.replicas},
           {"saturated", s.saturated},
-          {"load", s.load}};
+          {"load", s.load},
+          {"queued", q.waiting},
+          {"queue_wait_ms", sig(q.wait_ms)}};
 }
 
 // The serving answer: latency per request and throughput of the whole setup.
@@ -55,13 +77,15 @@ std::string latency_text(double ms) {
   return ms < 1e4 ? fmt::format("{:.4g} ms", ms) : fmt::format("{:.4g} s", ms / 1e3);
 }
 
-std::string serving_text(const ServingPrediction& s) {
+std::string serving_text(const ServingPrediction& s, const Queue& q) {
   std::string out;
   // A saturated setup's queue grows without bound: its TTFT is that of the most it serves.
-  const char* ttft_note = s.saturated ? " at the most this setup serves; at the rate asked the "
-                                        "queue grows, and so does the wait, without bound"
-                          : s.load == "max-load" ? " (the prompt's own chunks; a queue adds to it)"
-                                                 : "";
+  const std::string ttft_note =
+      s.saturated     ? " at the most this setup serves; at the rate asked the queue grows, and so "
+                        "does the wait, without bound"
+      : q.waiting > 0 ? fmt::format(", {} of it in the queue", latency_text(q.wait_ms))
+      : s.load == "max-load" ? " (the prompt's own chunks; a queue adds to it)"
+                             : "";
   out += fmt::format("TTFT         {}{}\n", latency_text(s.ttft_ms), ttft_note);
   out += fmt::format("TPOT         {} ({:.4g} tokens/s per stream)\n", latency_text(s.tpot_ms),
                      1e3 / s.tpot_ms);
@@ -69,6 +93,13 @@ std::string serving_text(const ServingPrediction& s) {
                      s.output_tokens_per_s);
   out += fmt::format("in flight    {:.4g} sequences per replica ({} replica{}); at most {}\n",
                      s.concurrency, s.replicas, s.replicas == 1 ? "" : "s", s.max_concurrency);
+  if (q.waiting > 0) {
+    out += fmt::format(
+        "queue        {} of the {} asked{} wait for a slot: each request waits {} on average for "
+        "the {} ahead of it to finish at {:.4g} requests/s\n",
+        q.waiting, q.waiting + s.max_concurrency, s.replicas == 1 ? "" : " per replica",
+        latency_text(q.wait_ms), q.waiting, q.replica_requests_per_s);
+  }
   if (s.saturated)
     out += "saturated    the request rate is beyond what this setup serves: the queue grows\n";
   return out;
@@ -277,7 +308,7 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
               {"tp", c.tensor_parallel},
               {"pp", c.pipeline_parallel},
               {"weights", c.weights},
-              {"serving", p.serving ? serving_json(*p.serving) : Json(nullptr)},
+              {"serving", p.serving ? serving_json(*p.serving, queue_of(p)) : Json(nullptr)},
               {"note", p.note},
               {"warnings", p.warnings}};
   // Only with a host CPU: without one the answer is what it was before the pipeline existed.
@@ -312,7 +343,7 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
                             : "data-parallel replica",
                         workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "",
                         layout_text(c) + compile_text(c));
-  if (p.serving) out += serving_text(*p.serving);
+  if (p.serving) out += serving_text(*p.serving, queue_of(p));
   if (!p.fits && p.step_time_s == 0) {
     // A training run that does not fit has no speed (perf.h): the note says what fits.
     out += "fits         no: no throughput for a run that does not fit in memory\n";

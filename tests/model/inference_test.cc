@@ -1337,6 +1337,43 @@ TEST(InferencePerf, ASaturatedServiceSaysItsWaitGrowsWithoutBound) {
             std::string::npos);
 }
 
+// 40 requests in flight on an RTX 4090 that holds 8 of Llama 3.1 8B at 4,096 + 1,024 tokens:
+// 32 wait for a slot, and each waits for the 32 ahead of it at the rate the 8 finish, which is
+// the whole difference between the TTFT at 40 and at 8. The text and the JSON say how many.
+TEST(InferencePerf, AConcurrencyAboveTheSlotsSaysHowManyWaitAndHowLong) {
+  RunConfig c;
+  c.mode = "serve";
+  c.seq_len = 4096;
+  c.gen_tokens = 1024;
+  c.batch = 8;
+  const Prediction held = run("llama-3.1-8b", "rtx-4090", c);
+  c.batch = 40;
+  const Prediction p = run("llama-3.1-8b", "rtx-4090", c);
+  ASSERT_TRUE(held.serving && p.serving);
+  ASSERT_EQ(p.serving->max_concurrency, 8);
+  const double rate = p.serving->requests_per_s;
+  EXPECT_DOUBLE_EQ(rate, held.serving->requests_per_s);
+  const double wait_ms = 32 / rate * 1e3;
+  EXPECT_NEAR(p.serving->ttft_ms - held.serving->ttft_ms, wait_ms, 1e-6 * wait_ms);
+  const std::string text =
+      report::prediction_text(workload("llama-3.1-8b"), gpu("rtx-4090"), p, false);
+  EXPECT_NE(text.find(fmt::format("TTFT         {:.4g} s, {:.4g} s of it in the queue\n",
+                                  p.serving->ttft_ms / 1e3, wait_ms / 1e3)),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(fmt::format("queue        32 of the 40 asked wait for a slot: each request "
+                                  "waits {:.4g} s on average for the 32 ahead of it to finish at "
+                                  "{:.4g} requests/s\n",
+                                  wait_ms / 1e3, rate)),
+            std::string::npos)
+      << text;
+  const auto json = report::to_json(workload("llama-3.1-8b"), gpu("rtx-4090"), p);
+  EXPECT_EQ(json["serving"]["queued"], 32);
+  EXPECT_EQ(report::to_json(workload("llama-3.1-8b"), gpu("rtx-4090"), held)["serving"]["queued"],
+            0);
+  EXPECT_EQ(held.serving->max_concurrency, 8);
+}
+
 TEST(InferencePerf, MoreInFlightMeansSlowerTokensButMoreOfThem) {
   RunConfig c;
   c.mode = "serve";
