@@ -94,6 +94,9 @@ struct Engine {
   int prefill_chunk_tokens_small = 0;
   int max_seqs = 0;  // 0: no limit but memory
   int max_seqs_small = 0;
+  // The engine's own option that sets max_seqs, as a user gives it ("--parallel" for llama.cpp's
+  // slots); empty where not recorded.
+  std::string max_seqs_flag;
   double large_gpu_gb = 0;  // GPUs with at least this much memory take the large defaults
   std::string logits_rows;  // batch, max-seqs, chunk: rows of fp32 logits held
   std::string split;        // tensor, layer: how --gpus N alone spreads one model

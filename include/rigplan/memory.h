@@ -156,6 +156,11 @@ struct MemoryEstimate {
   double available_gb = 0;
   double kv_room_gb = 0;
   int max_sequences = 0;
+  // Of those: the sequences the room holds before the engine's limit, that limit (the engine's
+  // max_seqs or --max-seqs; 0: none), and the engine's own option for it ("--parallel").
+  int kv_sequences = 0;
+  int engine_max_sequences = 0;
+  std::string max_seqs_flag;
   std::vector<std::string> notes;  // defaults the estimate assumed (engine, split), one each
 };
 

@@ -53,6 +53,7 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
       {"prefill_chunk_tokens_small", &E::prefill_chunk_tokens_small, true, "", {}, kNonNegative},
       {"max_seqs", &E::max_seqs, true, "", {}, kNonNegative},
       {"max_seqs_small", &E::max_seqs_small, true, "", {}, kNonNegative},
+      {"max_seqs_flag", &E::max_seqs_flag, false},
       {"large_gpu_gb", &E::large_gpu_gb, true, "GB", {}, kNonNegative},
       {"logits_rows", &E::logits_rows, true, "", {"batch", "max-seqs", "chunk"}},
       {"split", &E::split, true, "", {"tensor", "layer"}},

@@ -1565,8 +1565,10 @@ MemoryEstimate evaluate(const Run& r, double capacity_gb) {
     if (kv_gb > 0 && r.w.transformer) {
       const double per_sequence = kv_gb / r.batch;
       const int limit = r.c.max_seqs.value_or(r.engine->max_sequences(capacity_gb));
-      e.max_sequences = static_cast<int>(std::min(1e6, std::floor(e.kv_room_gb / per_sequence)));
-      if (limit > 0) e.max_sequences = std::min(e.max_sequences, limit);
+      e.kv_sequences = static_cast<int>(std::min(1e6, std::floor(e.kv_room_gb / per_sequence)));
+      e.engine_max_sequences = std::max(limit, 0);
+      e.max_sequences = limit > 0 ? std::min(e.kv_sequences, limit) : e.kv_sequences;
+      e.max_seqs_flag = r.engine->max_seqs_flag;
     }
   }
   e.fits = e.total_gb <= e.available_gb;

@@ -94,6 +94,7 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"prefill_chunk_tokens_small", e.prefill_chunk_tokens_small},
               {"max_seqs", e.max_seqs},
               {"max_seqs_small", e.max_seqs_small},
+              {"max_seqs_flag", e.max_seqs_flag},
               {"large_gpu_gb", e.large_gpu_gb},
               {"logits_rows", e.logits_rows},
               {"split", e.split},

@@ -49,6 +49,28 @@ std::string run_summary(const Workload& w, const RunConfig& c) {
   return out;
 }
 
+// The sequences the KV cache room holds at once per replica. Where the engine's limit holds
+// fewer than the room would (llama.cpp's one slot by default), the limit by the engine's own
+// name for it, and how many the room holds: what --max-seqs (the engine's option) may raise it to.
+std::string kv_room_text(const MemoryEstimate& e) {
+  std::string out = fmt::format(
+      "KV cache room: {:.1f} GB, {} sequence{} of {} tokens at once per "
+      "replica",
+      e.kv_room_gb, e.max_sequences, e.max_sequences == 1 ? "" : "s",
+      *e.config.seq_len + e.config.gen_tokens);
+  if (e.kv_sequences > e.max_sequences && e.engine_max_sequences == e.max_sequences) {
+    const auto flag = [&](int n) {
+      return e.max_seqs_flag.empty()
+                 ? std::string()
+                 : fmt::format(", {} {} in {}", e.max_seqs_flag, n, e.config.engine);
+    };
+    out += fmt::format(": {}'s limit (--max-seqs {}{}); the room holds {} (--max-seqs {}{})",
+                       e.config.engine, e.max_sequences, flag(e.max_sequences), e.kv_sequences,
+                       e.kv_sequences, flag(e.kv_sequences));
+  }
+  return out + ".\n";
+}
+
 // Whether it fits, the largest batch, the longest sequence, the fewest GPUs and the suggestions.
 std::string verdict(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) {
   std::string out;
@@ -74,11 +96,7 @@ std::string verdict(const Workload& workload, const Gpu& gpu, const MemoryEstima
   }
   out += e.min_gpus > 0 ? fmt::format("Fewest GPUs that hold it: {}.\n", e.min_gpus)
                         : std::string("Not within 1024 GPUs.\n");
-  if (e.config.mode != "train" && workload.transformer) {
-    out += fmt::format(
-        "KV cache room: {:.1f} GB, {} sequence{} of {} tokens at once per replica.\n", e.kv_room_gb,
-        e.max_sequences, e.max_sequences == 1 ? "" : "s", *e.config.seq_len + e.config.gen_tokens);
-  }
+  if (e.config.mode != "train" && workload.transformer) out += kv_room_text(e);
   if (!e.suggestions.empty()) out += "Would fit with: " + join(e.suggestions, ", ") + ".\n";
   for (const auto& w : e.warnings) out += "Warning: " + w + ".\n";
   for (const auto& note : e.notes) out += "Assumed: " + note + ".\n";
@@ -148,6 +166,8 @@ Json to_json(const Workload& workload, const Gpu& gpu, const MemoryEstimate& e) 
           {"available_gb", round2(e.available_gb)},
           {"kv_room_gb", round2(e.kv_room_gb)},
           {"max_sequences", e.max_sequences},
+          {"kv_sequences", e.kv_sequences},
+          {"engine_max_sequences", e.engine_max_sequences},
           {"notes", e.notes},
           {"warnings", e.warnings}};
 }

@@ -500,6 +500,42 @@ TEST(InferenceMemory, ServingWithoutABatchFillsTheKvCache) {
   EXPECT_LE(e.total_gb, e.available_gb);
 }
 
+// llama.cpp decodes one slot by default (--parallel 1), while the room beside Llama 3 8B in
+// Q4_K_M on an RTX 4090 holds 18 sequences of 8,192 tokens, each 2 (K, V) × 32 layers × 8 KV
+// heads × 128 × 2 B × 8,192 = 1.074 GB of cache: the largest batch. The KV line says both, by
+// llama.cpp's name for the slots, so that "Largest batch that fits: 18" reads beside "1 sequence".
+TEST(InferenceMemory, LlamaCppSaysItsOneSlotAndTheSlotsTheRoomHolds) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "llama.cpp";
+  c.weights = "q4_k_m";
+  c.seq_len = 8192;
+  const MemoryEstimate e = estimate("llama-3-8b", "rtx-4090", c);
+  const double per_sequence_gb = 2.0 * 32 * 8 * 128 * 2 * 8192 / 1e9;
+  EXPECT_EQ(e.max_sequences, 1);
+  EXPECT_EQ(e.engine_max_sequences, 1);
+  EXPECT_EQ(e.kv_sequences, static_cast<int>(e.kv_room_gb / per_sequence_gb));
+  EXPECT_EQ(e.kv_sequences, 18);
+  EXPECT_EQ(e.max_batch, 18);
+  const std::string text = report::memory_text(workload("llama-3-8b"), gpu("rtx-4090"), e, false);
+  EXPECT_NE(text.find(fmt::format("KV cache room: {:.1f} GB, 1 sequence of 8192 tokens at once "
+                                  "per replica: llama.cpp's limit (--max-seqs 1, --parallel 1 in "
+                                  "llama.cpp); the room holds 18 (--max-seqs 18, --parallel 18 in "
+                                  "llama.cpp).\n",
+                                  e.kv_room_gb)),
+            std::string::npos)
+      << text;
+  // Given 18 slots, the line has nothing to add.
+  c.max_seqs = 18;
+  const MemoryEstimate slots = estimate("llama-3-8b", "rtx-4090", c);
+  EXPECT_EQ(slots.max_sequences, 18);
+  EXPECT_NE(report::memory_text(workload("llama-3-8b"), gpu("rtx-4090"), slots, false)
+                .find(fmt::format("KV cache room: {:.1f} GB, 18 sequences of 8192 tokens at once "
+                                  "per replica.\n",
+                                  slots.kv_room_gb)),
+            std::string::npos);
+}
+
 // Layers in host memory are not modelled for a served LLM: --offload was ignored, and Llama 3 70B
 // in Q4_K_M (42.8 GB) on one 24 GB RTX 4090 decoded at the speed of a GPU holding it all,
 // 18.9 tokens/s (42.8 GB / (1,008 GB/s × 0.85) = 50 ms a token).
