@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rigplan/catalog.h"
@@ -188,6 +189,9 @@ struct Prediction {
   std::optional<PipelineEstimate> pipeline;
   // Training with --compile or --cuda-graphs, with its terms: against the eager step.
   std::optional<CompileEffect> compile;
+
+  // Adds a clause to `note`, after a "; " where it has one.
+  void add_note(std::string_view clause);
 };
 
 // How a training run's step is compiled, as answers say it: "torch.compile", "CUDA graphs",

@@ -227,10 +227,6 @@ Result<double> reference_demand(const PipelineInput& input, const Gpu& gpu,
 
 namespace {
 
-void append_note(Prediction& p, const std::string& note) {
-  p.note += (p.note.empty() ? "" : "; ") + note;
-}
-
 // The loader the host names, checked against the workload's input.
 Result<const Loader*> loader_for(const Workload& w, const Loader* loader,
                                  const InputPipelines& pipelines) {
@@ -296,7 +292,7 @@ Result<Prediction> with_input_pipeline(const Workload& w, Prediction p, const Ho
   auto feed = input_feed(w, p.config, p.samples_per_step, p.step_time_s, host, pipelines);
   if (!feed) return feed.status();
   if (!feed->estimate) {
-    append_note(p, feed->not_modelled);
+    p.add_note(feed->not_modelled);
     return p;
   }
   if (feed->estimate->bound) {

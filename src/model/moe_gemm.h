@@ -41,8 +41,8 @@ GroupedExpertGemm grouped_expert_gemm(double tokens, double experts, double top_
 // runs it (Hugging Face transformers' MoE blocks loop over the experts in Python): the FLOPs,
 // weights and activations of grouped_expert_gemm, but `tiles` and `shape_efficiency` are one
 // expert's GEMM as a dense GEMM of its rows runs (gemm_shape), ⌈rows/Tm⌉·⌈n/128⌉ tiles alone
-// over the SMs. Every touched expert has the same rows,
-// so the projection's time is the roofline of the totals at that efficiency.
+// over the SMs. Every touched expert has the same rows, so the projection's time is the roofline
+// of the totals at that efficiency.
 GroupedExpertGemm per_expert_gemms(double tokens, double experts, double top_k, double n, double k,
                                    double sms);
 

@@ -250,6 +250,7 @@ struct EagerDecomposition {
 // have (LayerNorm is one kernel, ALiBi has no rotary embedding). `kernels` a layer.
 struct DecomposedBytes {
   double hidden = 0, split = 0, kernels = 0;
+  std::vector<std::string> operators;  // as the prediction's note names them
 };
 DecomposedBytes decomposed_pointwise(const TransformerConfig& t, double beta) {
   using E = EagerDecomposition;
@@ -260,14 +261,17 @@ DecomposedBytes decomposed_pointwise(const TransformerConfig& t, double beta) {
   if (t.norm == "rmsnorm") {
     extra.hidden = 2 * t.hidden_size * (casts + E::kNormFp32Bytes);
     extra.kernels += 2 * E::kNormKernels;
+    extra.operators.emplace_back("RMSNorm");
   }
   if (t.position == "rope") {
     extra.split += (q + kv) * (casts + E::kRopeFp32Bytes - 2 * beta);
     extra.kernels += 2 * E::kRopeKernels;
+    extra.operators.emplace_back("the rotary embedding");
   }
   if (t.gated()) {
     extra.split += static_cast<double>(t.ffn_size) * t.top_k() * 2 * beta;
     extra.kernels += E::kGatedKernels;
+    extra.operators.emplace_back("the gated activation");
   }
   return extra;
 }
@@ -904,8 +908,10 @@ struct StepOperators {
   // Under torch.compile: the chains of operators fused into one kernel each (CompileEffect).
   std::vector<std::string> fused;
   // A transformer trained without torch.compile: what a framework whose pointwise operators are
-  // "decomposed" moves beyond `ops` (decomposed_pointwise), run as `ops` are; empty otherwise.
+  // "decomposed" moves beyond `ops` (decomposed_pointwise), run as `ops` are, and the operators
+  // it runs as PyTorch ops; empty otherwise.
   std::vector<Op> decomposed;
+  std::vector<std::string> decomposed_operators;
 };
 
 namespace {
@@ -923,8 +929,9 @@ Result<StepOperators> step_operators_in_precision(const StepShape& s) {
                     s.ep, compile, out.ops);
     if (compile) out.fused = transformer_fusions(t);
     if (s.train && !compile) {
-      const DecomposedBytes extra = decomposed_pointwise(t, s.beta);
+      DecomposedBytes extra = decomposed_pointwise(t, s.beta);
       if (extra.kernels > 0) {
+        out.decomposed_operators = std::move(extra.operators);
         out.decomposed.push_back(elementwise(
             tokens * (extra.hidden / (s.c.sequence_parallel ? s.tp : 1) + extra.split / s.tp),
             t.total_layers()));
@@ -1710,10 +1717,6 @@ Communication communication(const StepContext& s, double compute_s) {
   return out;
 }
 
-void append_note(Prediction& p, const std::string& note) {
-  p.note += (p.note.empty() ? "" : "; ") + note;
-}
-
 // Offload: the optimizer's gradients go to host memory and the updated 16-bit weights come
 // back once per optimizer step (ZeRO-Offload); offloaded weights (ZeRO-3) cross PCIe for the
 // forward and the backward of every step. Counted as not overlapped with compute; the CPU's
@@ -1733,9 +1736,10 @@ double add_offload_traffic(const StepContext& s, Prediction& p) {
   const double seconds = bytes / (pcie_of(s) * 1e9 * pc::kOffloadEfficiency);
   if (!s.detail) return seconds;
   p.terms.push_back({"offload_traffic", seconds, 0, bytes, "capacity"});
-  append_note(p, fmt::format("{:.1f} GB per step over PCIe {}.0 x{} for the offload; the "
-                             "optimizer step that the host's CPU runs is not counted",
-                             bytes / 1e9, s.gpu.pcie_gen, s.gpu.pcie_lanes));
+  p.add_note(
+      fmt::format("{:.1f} GB per step over PCIe {}.0 x{} for the offload; the "
+                  "optimizer step that the host's CPU runs is not counted",
+                  bytes / 1e9, s.gpu.pcie_gen, s.gpu.pcie_lanes));
   return seconds;
 }
 
@@ -1838,18 +1842,11 @@ std::string format_note(const StepContext& s) {
       f.precision);
 }
 
-// What the prediction assumed: the workload's measured speed or its framework's level, a
-// borrowed calibration, a board power below the chip's, the GPU-to-GPU link, an inference split
-// over pipeline stages.
 // What a "decomposed" framework's pointwise operators add to a step (StepOperators::decomposed,
 // not empty), in its forward pass's bytes a token and layer.
 std::string decomposed_note(const StepContext& s, const StepOperators& ops,
                             const FrameworkCalibration& framework) {
-  const TransformerConfig& t = *s.w.transformer;
-  std::vector<std::string> names;
-  if (t.norm == "rmsnorm") names.emplace_back("RMSNorm");
-  if (t.position == "rope") names.emplace_back("the rotary embedding");
-  if (t.gated()) names.emplace_back("the gated activation");
+  std::vector<std::string> names = ops.decomposed_operators;
   const std::string last = names.back();
   names.pop_back();
   const Op& op = ops.decomposed.front();
@@ -1861,42 +1858,42 @@ std::string decomposed_note(const StepContext& s, const StepOperators& ops,
       op.bytes / tokens / 1e3, format_number(op.kernels));
 }
 
+// What the prediction assumed: the workload's measured speed or its framework's level, a
+// borrowed calibration, a board power below the chip's, the GPU-to-GPU link, an inference split
+// over pipeline stages.
 void add_notes(const StepContext& s, const ImplementationSpeed& speed,
                const FrameworkCalibration& framework, const Communication& comm, Prediction& p) {
   if (s.train) {
-    append_note(p, speed_note(s, speed, framework));
+    p.add_note(speed_note(s, speed, framework));
   } else if (speed.speed != 1) {
-    append_note(
-        p, fmt::format(
-               "operator times divided by {:.3g}, this workload's measured speed against the model",
-               speed.speed));
+    p.add_note(fmt::format(
+        "operator times divided by {:.3g}, this workload's measured speed against the model",
+        speed.speed));
   }
   if (!s.model->borrowed_from.empty()) {
     const std::string& from = s.model->borrowed_from;
-    append_note(p,
-                fmt::format("no measured run covers {}'s architecture ({}): its GEMM efficiency "
-                            "is the median of the fitted architectures', its memory "
-                            "efficiency {}",
-                            s.gpu.id, s.model->key,
-                            from == kMeanOfFitted ? "their mean"
-                                                  : "the median of the fitted " + from + " ones'"));
+    p.add_note(fmt::format(
+        "no measured run covers {}'s architecture ({}): its GEMM efficiency "
+        "is the median of the fitted architectures', its memory "
+        "efficiency {}",
+        s.gpu.id, s.model->key,
+        from == kMeanOfFitted ? "their mean" : "the median of the fitted " + from + " ones'"));
   }
 
   if (s.rates.sustained < 1) {
-    append_note(p, fmt::format("{} W holds {}'s chip below its rated clocks, which need {} W: it "
-                               "runs at {:.0f}% of its rated speed",
-                               format_number(s.gpu.board_power_w), s.gpu.id,
-                               format_number(*s.gpu.full_clock_power_w), 100 * s.rates.sustained));
+    p.add_note(
+        fmt::format("{} W holds {}'s chip below its rated clocks, which need {} W: it "
+                    "runs at {:.0f}% of its rated speed",
+                    format_number(s.gpu.board_power_w), s.gpu.id,
+                    format_number(*s.gpu.full_clock_power_w), 100 * s.rates.sustained));
   }
-  if (s.low && s.low->block_scaled) append_note(p, format_note(s));
-  if (!comm.link_name.empty()) append_note(p, fmt::format("GPU-to-GPU: {}", comm.link_name));
-  if (const std::string nodes = smaller_node_note(s.gpu, s.c); !nodes.empty())
-    append_note(p, nodes);
-  if (!comm.parts.empty()) append_note(p, "exposed: " + join(comm.parts, ", "));
+  if (s.low && s.low->block_scaled) p.add_note(format_note(s));
+  if (!comm.link_name.empty()) p.add_note(fmt::format("GPU-to-GPU: {}", comm.link_name));
+  if (const std::string nodes = smaller_node_note(s.gpu, s.c); !nodes.empty()) p.add_note(nodes);
+  if (!comm.parts.empty()) p.add_note("exposed: " + join(comm.parts, ", "));
   if (!s.train && s.pp > 1) {
-    append_note(
-        p, fmt::format("layers split over {} GPUs: each runs in turn, so one stream is no faster",
-                       s.pp));
+    p.add_note(fmt::format(
+        "layers split over {} GPUs: each runs in turn, so one stream is no faster", s.pp));
   }
 }
 
@@ -2040,7 +2037,7 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   const Communication comm = time_step(s, *ops, speed.speed, capacity, p);
   if (detail) add_notes(s, speed, **framework, comm, p);
   if (detail && s.decomposed && !ops->decomposed.empty())
-    append_note(p, decomposed_note(s, *ops, **framework));
+    p.add_note(decomposed_note(s, *ops, **framework));
   return {};
 }
 
@@ -2062,14 +2059,19 @@ Status compare_with_eager(const Workload& w, const Gpu& gpu, const RunConfig& co
   effect.eager_launch_s = eager.compile->launch_s;
   effect.eager_elementwise_bytes = eager.compile->elementwise_bytes;
   effect.eager_step_time_s = eager.step_time_s;
-  append_note(p, fmt::format("{}: {:.3g}× the eager step's speed ({} kernels a step for {})",
-                             compiled_with(config), eager.step_time_s / p.step_time_s,
-                             format_number(std::round(effect.kernels)),
-                             format_number(std::round(effect.eager_kernels))));
+  p.add_note(fmt::format("{}: {:.3g}× the eager step's speed ({} kernels a step for {})",
+                         compiled_with(config), eager.step_time_s / p.step_time_s,
+                         format_number(std::round(effect.kernels)),
+                         format_number(std::round(effect.eager_kernels))));
   return {};
 }
 
 }  // namespace
+
+void Prediction::add_note(std::string_view clause) {
+  if (!note.empty()) note += "; ";
+  note += clause;
+}
 
 std::string compiled_with(const RunConfig& run) {
   std::vector<std::string> how;
