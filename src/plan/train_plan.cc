@@ -29,11 +29,17 @@ constexpr int kMicroBatches[] = {1, 2, 4, 8};
 constexpr int kContextDegrees[] = {1, 2, 4, 8};
 constexpr int kMaxVirtualStages = 8;
 
-std::vector<int> divisors(int n, int most) {
-  std::vector<int> out;
-  for (int d = 1; d <= std::min(n, most); ++d) {
-    if (n % d == 0) out.push_back(d);
+// The divisors of n (n >= 1) up to `most`, ascending, in O(√n): a global batch may be up to 1e9
+// sequences.
+template <typename Int>
+std::vector<Int> divisors(Int n, Int most) {
+  std::vector<Int> out, above_root;
+  for (Int d = 1; d <= n / d; ++d) {
+    if (n % d != 0) continue;
+    if (d <= most) out.push_back(d);
+    if (d != n / d && n / d <= most) above_root.push_back(n / d);
   }
+  out.insert(out.end(), above_root.rbegin(), above_root.rend());
   return out;
 }
 
@@ -42,16 +48,17 @@ struct Split {
   int tp = 1, pp = 1, cp = 1;
 };
 
-// Tensor parallelism stays within a node's GPU-to-GPU link (`node` GPUs).
+// Tensor parallelism stays within a node's GPU-to-GPU link (`node` GPUs). With `gpus` 0, the
+// splits of any GPU count.
 std::vector<Split> model_splits(const TransformerConfig& t, int gpus, int seq, int node) {
   std::vector<Split> out;
-  const int heads = std::gcd(t.num_heads, t.kv_heads());
-  for (int tp : divisors(heads, std::min(gpus, node))) {
-    for (int pp : divisors(t.total_layers(), gpus / tp)) {
+  const int heads = std::gcd(t.num_heads, t.kv_heads()), layers = t.total_layers();
+  for (int tp : divisors(heads, gpus > 0 ? std::min(gpus, node) : node)) {
+    for (int pp : divisors(layers, gpus > 0 ? gpus / tp : layers)) {
       for (int cp : kContextDegrees) {
         // Ring attention balances causal work over 2·cp chunks of each sequence.
         const std::int64_t split = static_cast<std::int64_t>(tp) * pp * cp;
-        if (gpus % split == 0 && seq % (2 * cp) == 0) out.push_back({tp, pp, cp});
+        if ((gpus == 0 || gpus % split == 0) && seq % (2 * cp) == 0) out.push_back({tp, pp, cp});
       }
     }
   }
@@ -207,29 +214,11 @@ Result<RunConfig> base_run(const Workload& w, const Gpu& gpu, const TrainPlanReq
   return base;
 }
 
-// Every divisor of n (n >= 1), in O(√n): a global batch may be up to 1e9 sequences.
-std::vector<std::int64_t> all_divisors(std::int64_t n) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t d = 1; d * d <= n; ++d) {
-    if (n % d != 0) continue;
-    out.push_back(d);
-    if (d * d != n) out.push_back(n / d);
-  }
-  return out;
-}
-
-// The GPUs of one data-parallel replica of each split of the model, whatever the GPU count:
-// tensor × pipeline × context degrees as model_splits tries them (each a divisor of the GPUs
-// there, so the count bounds none of them).
+// The GPUs of one data-parallel replica of each split of the model, whatever the GPU count.
 std::vector<std::int64_t> replica_sizes(const TransformerConfig& t, int seq, int node) {
   std::vector<std::int64_t> out;
-  const int heads = std::gcd(t.num_heads, t.kv_heads());
-  for (int tp : divisors(heads, node)) {
-    for (int pp : divisors(t.total_layers(), t.total_layers())) {
-      for (int cp : kContextDegrees) {
-        if (seq % (2 * cp) == 0) out.push_back(static_cast<std::int64_t>(tp) * pp * cp);
-      }
-    }
+  for (const Split& s : model_splits(t, 0, seq, node)) {
+    out.push_back(static_cast<std::int64_t>(s.tp) * s.pp * s.cp);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -260,7 +249,7 @@ struct Nearest {
 // 1 then always divides).
 Nearest nearest_gpu_counts(const std::vector<std::int64_t>& sizes, int global_batch, int gpus) {
   Nearest out;
-  for (std::int64_t replicas : all_divisors(global_batch)) {
+  for (std::int64_t replicas : divisors<std::int64_t>(global_batch, global_batch)) {
     for (std::int64_t size : sizes) out.offer(size * replicas, gpus);
   }
   return out;
