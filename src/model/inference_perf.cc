@@ -22,6 +22,10 @@ namespace {
 namespace ic = inference_constants;
 namespace pc = perf_constants;
 
+// Prompt tokens below which what is left of a serving cycle's prompts after its full chunks is
+// the floating-point rounding of a whole number of chunks, not a chunk of its own.
+constexpr double kPromptTokenTolerance = 1e-6;
+
 // The tensor rate of a compute type on a GPU, TFLOPS (TOPS for int8); nullopt where it has none.
 std::optional<double> compute_tflops(const Gpu& g, std::string_view type) {
   if (type == "fp32") return g.fp32_tflops;
@@ -116,13 +120,9 @@ struct Work {
   double kv_read = 0;    // cached tokens read from memory by attention
   // The same two on a sliding-window layer, each token attending to at most the window.
   double window_context = 0, window_kv_read = 0;
-  // A serving step: the mean of steps whose prompt tokens differ (serve_at), so its rows are no
-  // one GEMM's and how full their last tiles are is not known; its GEMMs' tiles are fitted to
-  // the rows (gemm_fitted_tile_rows), none of them padding.
-  bool mean_step = false;
   Work divided(double n) const {
-    return {tokens / n,         sequences / n,      context / n, kv_read / n,
-            window_context / n, window_kv_read / n, mean_step};
+    return {tokens / n,  sequences / n,      context / n,
+            kv_read / n, window_context / n, window_kv_read / n};
   }
 };
 
@@ -162,11 +162,9 @@ double roofline(double flops, double bytes, double rate, const Model& m, Times& 
 }
 
 // Wave quantization of a GEMM's output tiles over the SMs, the padding of its partly filled
-// tiles, and a short inner dimension (gemm_waves.h); tiles fitted to the rows for a
-// `mean_step` (Work::mean_step).
-double shape_efficiency(double rows, double n, double k, double sms, bool mean_step) {
-  const double tile_rows = mean_step ? gemm_fitted_tile_rows(rows) : 0;
-  return gemm_shape_efficiency(gemm_shape(rows, n, 1, tile_rows), gemm_k_efficiency(k), sms);
+// tiles, and a short inner dimension (gemm_waves.h).
+double shape_efficiency(double rows, double n, double k, double sms) {
+  return gemm_shape_efficiency(gemm_shape(rows, n), gemm_k_efficiency(k), sms);
 }
 
 // The linear layers of one layer for a step of `tokens` rows, per GPU: each a roofline of its
@@ -176,8 +174,7 @@ double shape_efficiency(double rows, double n, double k, double sms, bool mean_s
 // expert where the engine loops over them (Engine::moe_kernel). An engine whose kernel takes one
 // tile width for the step (Engine::moe_tile "step") sizes it to the step's tokens. With expert
 // parallelism the step waits for the GPU whose experts get the most rows (ExpertShare::busiest).
-// A serving mean step's (Work::mean_step) dense GEMMs run in tiles fitted to its rows.
-double linear_time(const Model& m, double tokens, bool mean_step, Times& t) {
+double linear_time(const Model& m, double tokens, Times& t) {
   const double row_tile =
       m.step_tiles
           ? std::min(pc::kTile, std::ceil(tokens / ic::kMmqColumnStep) * ic::kMmqColumnStep)
@@ -199,9 +196,8 @@ double linear_time(const Model& m, double tokens, bool mean_step, Times& t) {
     }
     const double per_weight = m.dense_weight_bytes + (tokens > 1 ? m.dequant_bytes : 0);
     const double bytes = l.n * l.k * per_weight + tokens * (l.n + l.k) * m.beta;
-    linear +=
-        roofline(2 * tokens * l.n * l.k, bytes,
-                 m.dense_gemm_rate * shape_efficiency(tokens, l.n, l.k, m.sms, mean_step), m, t);
+    linear += roofline(2 * tokens * l.n * l.k, bytes,
+                       m.dense_gemm_rate * shape_efficiency(tokens, l.n, l.k, m.sms), m, t);
   }
   return linear;
 }
@@ -241,7 +237,7 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   Times t;
   if (w.tokens <= 0) return t;
   const TransformerConfig& tc = *m.t;
-  const double linear = linear_time(m, w.tokens, w.mean_step, t);
+  const double linear = linear_time(m, w.tokens, t);
   double attention = 0;
   if (m.sliding > 0) {
     // A layer's mean: the full layers' roofline and the sliding layers', by their shares.
@@ -272,7 +268,7 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   if (head && tc.vocab_size > 0 && w.sequences > 0) {
     const double v = static_cast<double>(tc.vocab_size) / m.tp, d = tc.hidden_size;
     t.head = roofline(2 * w.sequences * v * d, v * d * m.head_bytes + w.sequences * v * 4,
-                      m.head_rate * shape_efficiency(w.sequences, v, d, m.sms, w.mean_step), m, t);
+                      m.head_rate * shape_efficiency(w.sequences, v, d, m.sms), m, t);
   }
   // An engine that loops over the experts pays host and launch time for each touched one.
   const ExpertShare e = expert_share(w.tokens, m.experts, m.top_k, m.ep);
@@ -528,35 +524,106 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   return m;
 }
 
-// Serving with `n` sequences in flight per replica under continuous batching: each step every
-// decoding sequence adds a token and prompts fill the rest of the engine's token budget, so a
-// request's prompt and output cost their share of the steps' work.
+// Serving with `n` sequences in flight per replica under continuous batching (vLLM, SGLang and
+// TensorRT-LLM with chunked prefill): every step each decoding sequence adds a token, and prompt
+// chunks fill at most the rest of the engine's token budget. A cycle, in which each of the n
+// finishes one request, has max(O, ⌈n(I+O)/budget⌉) steps with n·O/steps decoding sequences in
+// each. A prompt runs in chunks of the `room` the decodes leave: ⌊I/room⌋ that fill a step and
+// its rest. The n rests spread over the cycle's other steps as evenly as whole rests allow, so
+// with fewer prompts than steps most steps only decode; a step holds at most `room`. Each kind
+// of step is timed at its own rows, as the GEMMs of those rows run.
+struct ServeCycle {
+  double steps = 0;
+  double decoding = 0;  // sequences decoding in each step
+  double room = 0;      // prompt tokens a step holds beside them: the budget less `decoding`
+  double whole = 0;     // chunks of `room` tokens in each prompt
+  double rest = 0;      // the prompt's last chunk, tokens (0: none)
+  // Steps of the cycle and the prompt tokens in each: the prompts' whole chunks, then the steps
+  // over which the rests spread, carrying more of them and fewer (none in the decode-only steps).
+  std::pair<double, double> chunks, more, fewer;
+};
+
+// How the prompts' rests spread over `steps` steps: n rests of `rest` tokens, ⌊n/steps⌋ or one
+// more in a step, a step holding at most `room`.
+void spread_rests(ServeCycle& c, double n, double steps) {
+  const double fewer = c.rest * std::floor(n / steps);
+  const double more = std::min(c.room, fewer + c.rest);
+  const double with_more = more > fewer ? (n * c.rest - steps * fewer) / (more - fewer) : 0;
+  c.more = {with_more, more};
+  c.fewer = {steps - with_more, fewer};
+}
+
+ServeCycle serve_cycle(const Model& m, double n, double in, double out) {
+  const double budget = m.chunk > 0 ? m.chunk : n * (in + out);
+  ServeCycle c;
+  c.steps = std::max(out, std::ceil(n * (in + out) / budget));
+  c.decoding = n * out / c.steps;
+  c.room = budget - c.decoding;
+  if (in <= 0 || c.room <= 0) {
+    c.fewer = {c.steps, 0};
+    return c;
+  }
+  c.whole = std::floor(in / c.room);
+  c.rest = in - c.whole * c.room;
+  if (c.rest < kPromptTokenTolerance) c.rest = 0;  // rounding of a whole number of chunks
+  c.chunks = {n * c.whole, c.room};
+  const double others = std::max(0.0, c.steps - c.chunks.first);
+  if (c.rest > 0 && others > 0) {
+    spread_rests(c, n, others);
+  } else {
+    c.fewer = {others, 0};
+  }
+  return c;
+}
+
+// The work of a cycle's step that carries `prompt` prompt tokens beside its decodes: a decoding
+// sequence attends to its prompt and half its output on average, a prompt token to half its
+// prompt (causal); a prompt samples its first token in the step of its last chunk.
+Work cycle_step(const Model& m, const ServeCycle& c, double in, double out, double prompt,
+                double prompts_ending) {
+  const double context = in + out / 2, d = c.decoding;
+  const double window = d * window_keys(m, context);
+  return {d + prompt,
+          d + prompts_ending,
+          d * context + prompt * (in + 1) / 2,
+          d * context,
+          window + (in > 0 ? prompt * prompt_keys(m, in) / in : 0),
+          window};
+}
+
+// The serving cycle's times with n in flight. `step` is the cycle's steps mixed by their count,
+// a mean step's times: its total is the TPOT, the mean time between a sequence's tokens over
+// every step it decodes in (what vLLM's benchmark reports as mean TPOT).
 struct ServeState {
   Times step;
-  double step_s = 0;   // one step: the time per output token
+  double step_s = 0;   // the mean step: the time per output token
   double cycle_s = 0;  // until the n sequences in flight have each finished a request
-  double ttft_s = 0;   // a prompt's chunks, or its own prefill when that is longer
+  double ttft_s = 0;   // a prompt's chunks in the steps that carry them, or its own prefill
 };
 
 ServeState serve_at(const Model& m, double n, double in, double out) {
-  const double budget = m.chunk > 0 ? m.chunk : n * (in + out);
-  const double steps = std::max(out, std::ceil(n * (in + out) / budget));
-  const double decoding = n * out / steps, prompt = n * in / steps;
-  const double context = in + out / 2;
-  const double window = decoding * window_keys(m, context);
-  Work w{decoding + prompt,
-         decoding + n / steps,
-         decoding * context + prompt * (in + 1) / 2,
-         decoding * context,
-         window + (in > 0 ? prompt * prompt_keys(m, in) / in : 0),
-         window,
-         true};
+  const ServeCycle c = serve_cycle(m, n, in, out);
   ServeState s;
-  s.step = step_time(m, w);
-  s.step_s = s.step.total();
-  s.cycle_s = steps * s.step_s;
-  const double prompt_steps = std::ceil(in / std::max(1.0, budget - decoding));
-  s.ttft_s = std::max(prefill(m, 1, in).total(), prompt_steps * s.step_s);
+  double chunk_s = 0, rest_tokens = 0, rest_s = 0;  // the steps of a prompt's chunks
+  for (const auto* kind : {&c.chunks, &c.more, &c.fewer}) {
+    const auto [count, prompt] = *kind;
+    if (count <= 0) continue;
+    // A rest ends its prompt; where whole chunks are all a prompt has, its last one does.
+    const double ending = kind != &c.chunks ? prompt / std::max(c.rest, 1.0)
+                          : c.rest > 0      ? 0
+                                            : 1 / c.whole;
+    const Times t = step_time(m, cycle_step(m, c, in, out, prompt, ending));
+    s.step.add(t, count / c.steps);
+    s.cycle_s += count * t.total();
+    if (kind == &c.chunks) chunk_s = t.total();
+    if (kind != &c.chunks && prompt > 0) {
+      rest_tokens += count * prompt;
+      rest_s += count * prompt * t.total();
+    }
+  }
+  s.step_s = s.cycle_s / c.steps;
+  const double own = c.whole * chunk_s + (rest_tokens > 0 ? rest_s / rest_tokens : 0);
+  s.ttft_s = std::max(prefill(m, 1, in).total(), own);
   return s;
 }
 
@@ -750,8 +817,10 @@ std::string sliding_note(const Engine& engine, const TransformerConfig& t) {
       engine.name, engine.version, kept);
 }
 
-// The engine's host time per sequence, the host it runs on, and whether it bounds the step `t`.
-std::string host_note(const Model& m, const Times& t) {
+// The engine's host time per sequence, the host it runs on, and whether it bounds the step `t`:
+// for serving, the cycle's mean step (serve_at), whose host time is what the steps that wait for
+// the host add.
+std::string host_note(const Model& m, const Times& t, bool serving) {
   const Engine& e = *m.engine;
   const auto us = [](double s) { return format_number(std::round(s * 1e8) / 100); };
   const auto ms = [](double s) { return format_number(std::round(s * 1e5) / 100); };
@@ -760,20 +829,23 @@ std::string host_note(const Model& m, const Times& t) {
                            format_number(e.host_sequence_us), format_number(m.host->single_thread),
                            m.host->name)
              : "on an x86 server's host";
+  const std::string step = serving ? "the serving cycle's mean step" : "a step";
   if (serial_host(m)) {
     return fmt::format(
         "host: {} {} prepares each step on the host, {} µs a sequence in the step ({}); with the "
         "layers split its pipeline loop does not overlap that with the GPUs' step, so a step "
-        "takes both: {} ms of host and {} ms of GPUs",
-        e.name, e.version, us(m.host_sequence_s), host, ms(t.host), ms(t.total() - t.host));
+        "takes both: {} ms of host and {} ms of GPUs in {}",
+        e.name, e.version, us(m.host_sequence_s), host, ms(t.host), ms(t.total() - t.host), step);
   }
   return fmt::format(
       "host: {} {} prepares each step on the host while the GPUs run the one before, {} µs a "
       "sequence in the step ({}); a step takes the longer of the two, here {}",
       e.name, e.version, us(m.host_sequence_s), host,
-      t.host > 0 ? fmt::format("the host's {} ms (the GPUs' {} ms wait for it)", ms(t.total()),
-                               ms(t.total() - t.host))
-                 : "the GPUs'");
+      t.host <= 0 ? "the GPUs'"
+      : serving   ? fmt::format("{} ms in {}, {} ms of it the GPUs waiting for the host",
+                                ms(t.total()), step, ms(t.host))
+                  : fmt::format("the host's {} ms (the GPUs' {} ms wait for it)", ms(t.total()),
+                                ms(t.total() - t.host)));
 }
 
 // The prediction's note: the memory notes, the engine with the efficiencies it runs at, the link
@@ -794,7 +866,7 @@ std::string inference_note(const MemoryEstimate& memory, const Engine& engine,
         "biases: {} adds each of the {} biases of a layer with a kernel of its own, {} µs each",
         engine.name, m.bias_adds, format_number(engine.bias_add_us)));
   }
-  if (m.host_sequence_s > 0) notes.push_back(host_note(m, t));
+  if (m.host_sequence_s > 0) notes.push_back(host_note(m, t, c.mode == "serve"));
   if (m.t->sliding_layers() > 0) notes.push_back(sliding_note(engine, *m.t));
   if (!m.link.empty()) notes.push_back(fmt::format("GPU-to-GPU: {}", m.link));
   if (m.pp > 1) {
