@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <span>
 #include <sstream>
 
 #include "catalog/catalog_image.h"
@@ -319,8 +322,9 @@ void add_compile_options(CLI::App* cmd, RunConfig& run) {
                 "mode=\"reduce-overhead\"): no host launch per kernel");
 }
 
-void add_run_options(CLI::App* cmd, RunOptions& o) {
+void add_run_options(CLI::App* cmd, RunOptions& o, const CliContext& ctx) {
   o.cmd = cmd;
+  o.command_line = &ctx.command_line;
   cmd->add_option("workload", o.workload, "Zoo id or name (`rigplan workloads list`)");
   cmd->add_option("--hf-config", o.hf_config,
                   "A Hugging Face config.json instead of a zoo workload");
@@ -344,6 +348,21 @@ bool has_long_name(const CLI::Option& opt, std::string_view option) {
   const std::string_view name = option.substr(2);
   const auto& names = opt.get_lnames();
   return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// An alias (--concurrency for --batch, --input-len for --seq, --output-len for --gen-tokens) is
+// refused as typed, before the run's checks name the value by its field.
+Status check_typed_aliases(const RunOptions& o, std::span<const CLI::Option* const> given) {
+  if (!o.command_line || !o.cmd) return {};
+  for (const CLI::Option* opt : given) {
+    const std::string typed = typed_name(*opt, *o.command_line);
+    const input::NumberField* field = number_field(*o.cmd, *opt);
+    if (!field || opt->results().empty() || typed == fmt::format("--{}", field->name)) continue;
+    const std::string& text = opt->results().back();
+    if (const std::string why = number_text_problem(*field, text); !why.empty())
+      return Status::invalid_input(fmt::format("{} {} {}", typed, text, why));
+  }
+  return {};
 }
 
 // --request-rate is the load of --mode serve, and --concurrency another one: a rate given with
@@ -413,6 +432,7 @@ Result<RunConfig> run_config(const RunOptions& o) {
     return std::any_of(given_options.begin(), given_options.end(),
                        [option](const CLI::Option* opt) { return has_long_name(*opt, option); });
   };
+  if (Status s = check_typed_aliases(o, given_options); !s.ok()) return s;
   if (Status s = check_serving_load(run, given("--batch")); !s.ok()) return s;
   std::vector<std::string> explicit_keys;
   for (const auto& [option, key] : kOptionKeys) {
@@ -428,6 +448,90 @@ Result<WorkloadRun> resolve_run(const CliContext& ctx, const Zoo& zoo, const Run
   auto run = run_config(o);
   if (!run) return run.status();
   return WorkloadRun{std::move(workload).value(), *run};
+}
+
+namespace {
+
+// Fields that share their command-line name with another field, and the commands that take
+// them; the other commands take the first field of the name in all_number_fields().
+constexpr std::pair<std::string_view, const input::NumberField*> kCommandFields[] = {
+    {"cost", &input::kMachineGpus},
+    {"cost", &input::kBusyHoursPerMonth},
+    {"build propose", &input::kBuildBudget},
+    {"offers list", &input::kMaxHourlyPrice},
+};
+
+// The subcommands down to `command`: "build propose".
+std::string command_path(const CLI::App& command) {
+  std::string path = command.get_name();
+  for (const CLI::App* up = command.get_parent(); up && up->get_parent(); up = up->get_parent())
+    path = up->get_name() + " " + path;
+  return path;
+}
+
+// 1000 rather than 1e+03: a whole number as an integer.
+std::string whole(double value) { return fmt::format("{:.0f}", value); }
+
+// The whole numbers nearest a fraction that `field` accepts: " (did you mean 2 or 3?)".
+std::string nearest_whole(const input::NumberField& field, double value) {
+  std::vector<std::string> near;
+  for (const double v : {std::floor(value), std::ceil(value)}) {
+    if (field.accepts(v)) near.push_back(whole(v));
+  }
+  if (near.empty()) return "";
+  return fmt::format(" (did you mean {}?)", fmt::join(near, " or "));
+}
+
+// `text` read whole as a number; none when any of it is not part of one.
+std::optional<double> read_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+const input::NumberField* number_field(const CLI::App& command, const CLI::Option& option) {
+  const auto& names = option.get_lnames();
+  if (names.empty()) return nullptr;
+  const std::string path = command_path(command);
+  for (const auto& [name, field] : kCommandFields) {
+    if (name == path && field->name == names.front()) return field;
+  }
+  for (const input::NumberField* field : input::all_number_fields()) {
+    if (field->name == names.front()) return field;
+  }
+  return nullptr;
+}
+
+std::string typed_name(const CLI::Option& option, const std::vector<std::string>& args) {
+  const auto& names = option.get_lnames();
+  for (auto arg = args.rbegin(); arg != args.rend(); ++arg) {
+    if (!arg->starts_with("--")) continue;
+    const std::string name = arg->substr(2, arg->find('=') - 2);
+    if (std::find(names.begin(), names.end(), name) != names.end()) return "--" + name;
+  }
+  return option.get_name();
+}
+
+std::string number_text_problem(const input::NumberField& field, const std::string& text) {
+  const std::optional<double> value = read_number(text);
+  if (!value) {
+    // Digit groups, 4,096 or 4_096, are the number without them.
+    std::string digits = text;
+    std::erase_if(digits, [](char c) { return c == ',' || c == '_'; });
+    const std::optional<double> grouped = digits == text ? std::nullopt : read_number(digits);
+    return fmt::format("is not a number; expected {}{}", field.accepted(),
+                       grouped && field.accepts(*grouped)
+                           ? fmt::format(" (did you mean {}?)", format_number(*grouped))
+                           : "");
+  }
+  const std::string why = input::problem(field, *value);
+  if (why.empty() || !field.integer || !std::isfinite(*value) || *value == std::trunc(*value))
+    return why;
+  return why + nearest_whole(field, *value);
 }
 
 Date today() {

@@ -16,6 +16,10 @@
 #include "rigplan/status.h"
 #include "rigplan/workload.h"
 
+namespace rigplan::input {
+struct NumberField;
+}  // namespace rigplan::input
+
 namespace rigplan::cli {
 
 inline constexpr int kExitOk = 0;
@@ -158,8 +162,10 @@ struct RunOptions {
   std::optional<int> resolution;  // --resolution: image models at another input size, px
   std::string recipe;             // --recipe: a recipe id or a tool name (data/recipes/)
   const CLI::App* cmd = nullptr;
+  // The arguments as typed (CliContext::command_line): a refusal names an alias as typed.
+  const std::vector<std::string>* command_line = nullptr;
 };
-void add_run_options(CLI::App* cmd, RunOptions& o);
+void add_run_options(CLI::App* cmd, RunOptions& o, const CliContext& ctx);
 // --framework, for the commands that predict a training run's speed (predict, compare,
 // train-plan, recommend); the memory of a step does not depend on it.
 void add_framework_option(CLI::App* cmd, RunConfig& run);
@@ -184,6 +190,17 @@ struct BuildMachine {
   BaseSystem machine;
 };
 Result<BuildMachine> load_build_machine(const std::string& path, const Catalog& catalog);
+
+// The range of a command's number option (input.h): the field of the option's name, or where
+// fields share a name (--gpus of a run and of an owned machine), the command's own; null for an
+// option that is not a number.
+const input::NumberField* number_field(const CLI::App& command, const CLI::Option& option);
+// The name the arguments give an option, the last of them: "--concurrency" for --batch's alias.
+std::string typed_name(const CLI::Option& option, const std::vector<std::string>& args);
+// Why the text of a number option is not one of its values, worded as input::problem() words a
+// number ("is not a number; expected an integer from 1 to 64"), with the values meant where
+// they are plain ("2.5" for an integer: " (did you mean 2 or 3?)"); "" when it is one.
+std::string number_text_problem(const input::NumberField& field, const std::string& text);
 
 // Today's date from the system clock (front ends only; the library takes dates as input).
 Date today();

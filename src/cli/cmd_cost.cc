@@ -113,7 +113,7 @@ void add_cost_command(CLI::App& app, CliContext& ctx) {
   auto& o = ctx.keep<CostOptions>();
   auto* cmd = app.add_subcommand(
       "cost", "Buy vs rent: owning a machine over a horizon against cloud offers, with break-even");
-  add_run_options(cmd, o.run);
+  add_run_options(cmd, o.run, ctx);
   add_machine_options(cmd, o);
   add_site_options(cmd, o);
   cmd->add_flag("--explain", o.explain, "How each number is computed");

@@ -60,7 +60,7 @@ void add_memory_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand(
       "memory",
       "Memory breakdown of a workload on a GPU: does it fit, the largest batch, how many GPUs");
-  add_run_options(cmd, o.run);
+  add_run_options(cmd, o.run, ctx);
   cmd->add_option("--gpu", o.gpu, "GPU id or name")->required();
   cmd->add_flag("!--no-flash", o.run.run.flash_attention,
                 "Attention without FlashAttention (keeps s×s scores)");

@@ -19,7 +19,7 @@ void add_predict_command(CLI::App& app, CliContext& ctx) {
   auto& loader_name = ctx.keep<std::string>();
   auto* cmd = app.add_subcommand(
       "predict", "Throughput and step time of a workload on N GPUs, and what bounds it");
-  add_run_options(cmd, o);
+  add_run_options(cmd, o, ctx);
   add_framework_option(cmd, o.run);
   add_compile_options(cmd, o.run);
   cmd->add_option("--gpu", gpu_name, "GPU id or name")->required();
@@ -68,7 +68,7 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
   auto& html_file = ctx.keep<std::string>();
   auto* cmd = app.add_subcommand("compare",
                                  "GPUs side by side for a workload, relative to a reference GPU");
-  add_run_options(cmd, o);
+  add_run_options(cmd, o, ctx);
   add_framework_option(cmd, o.run);
   add_compile_options(cmd, o.run);
   cmd->add_option("--gpus", gpu_list, "Comma-separated GPU ids or names")->required();

@@ -134,7 +134,7 @@ void add_recommend_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand(
       "recommend",
       "Ranked owned machines and cloud offers for a workload or preset, with cost, time and CO2");
-  add_run_options(cmd, o.run);
+  add_run_options(cmd, o.run, ctx);
   add_framework_option(cmd, o.run.run);
   add_compile_options(cmd, o.run.run);
   cmd->add_flag("--presets", o.list_presets, "List the presets and exit");

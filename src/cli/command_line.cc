@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "cli/cli_context.h"
+#include "rigplan/input.h"
 #include "util/strings.h"
 
 namespace rigplan::cli {
@@ -92,6 +95,56 @@ std::unique_ptr<CLI::App> make_command_line(CliContext& ctx, const std::string& 
 
 namespace {
 
+struct CommandOption {
+  const CLI::App* command;
+  const CLI::Option* option;
+};
+
+// The option of `app` or a subcommand that ran whose values CLI11 could not convert: the one
+// `error` names, with its values.
+std::optional<CommandOption> unconverted(const CLI::App& app, const CLI::ConversionError& error) {
+  const std::string_view what = error.what();
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->count() > 0 && CLI::ConversionError(opt->get_name(), opt->results()).what() == what)
+      return CommandOption{&app, opt};
+  }
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (auto found = unconverted(*sub, error)) return found;
+  }
+  return std::nullopt;
+}
+
+// What a number option that CLI11 could not convert accepts, naming the flag as typed:
+// "--concurrency abc is not a number; expected an integer from 1 to 1000000000". Empty when the
+// error is not about a number option's value, for CLI11's own message.
+std::string conversion_message(const CLI::App& app, const CLI::ConversionError& error,
+                               const std::vector<std::string>& args) {
+  const auto found = unconverted(app, error);
+  if (!found || found->option->results().empty()) return "";
+  const input::NumberField* field = number_field(*found->command, *found->option);
+  const std::string typed = typed_name(*found->option, args);
+  const std::string type = found->option->get_type_name();
+  if (found->option->get_expected_max() == 0) {  // a flag: --compile=maybe
+    return fmt::format(
+        "{0} {1} is not accepted; {0} is a flag: give it alone, {0}=true or {0}=false", typed,
+        found->option->results().back());
+  }
+  for (const std::string& text : found->option->results()) {
+    if (!field) {
+      if (type != "INT" && type != "UINT" && type != "FLOAT") return "";
+      return fmt::format("{} {} is not a number; expected {}", typed, text,
+                         type == "FLOAT" ? "a number" : "an integer");
+    }
+    if (const std::string why = number_text_problem(*field, text); !why.empty())
+      return fmt::format("{} {} {}", typed, text, why);
+  }
+  // A value in range in a notation CLI11 does not read as an integer: 1e3.
+  const std::string& text = found->option->results().back();
+  if (!field->integer) return "";
+  return fmt::format("{} {} is not written as an integer; expected {} (did you mean {:.0f}?)",
+                     typed, text, field->accepted(), std::strtod(text.c_str(), nullptr));
+}
+
 // Parses `args` with the command line `app` bound to `ctx` and runs the subcommand.
 int parse_and_run(CLI::App& app, const std::vector<std::string>& args, CliContext& ctx) {
   ctx.command_line = args;
@@ -111,6 +164,13 @@ int parse_and_run(CLI::App& app, const std::vector<std::string>& args, CliContex
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
+    // CLI11 says "Could not convert: --batch = abc"; rigplan says what the flag accepts.
+    const auto* conversion = dynamic_cast<const CLI::ConversionError*>(&e);
+    if (const std::string message = conversion ? conversion_message(app, *conversion, args) : "";
+        !message.empty()) {
+      *ctx.err << "rigplan: " << message << "\n";
+      return kExitBadInput;
+    }
     const int code = app.exit(e, *ctx.out, *ctx.err);
     return code == 0 ? kExitOk : kExitBadInput;
   }

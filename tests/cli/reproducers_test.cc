@@ -8,12 +8,15 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "cli/cli_context.h"
+#include "rigplan/input.h"
+#include "util/strings.h"
 
 namespace rigplan::testing {
 namespace {
@@ -104,6 +107,118 @@ TEST(Reproducers, IntegersBeyondTheirRangeAreRefusedNotWrapped) {
   expect_refused({{"build", "propose", "--gpus", "99999999999999999999999x", "rtx-4090"},
                   "--gpus '99999999999999999999999xrtx-4090': expected COUNTx GPU with a count of "
                   "1 to 100000, e.g. 4x rtx-4090"});
+}
+
+// CLI11 said "Could not convert: --batch = abc": no range, and --batch where --concurrency was
+// typed. A number that does not read names the flag as typed, what it accepts, and the value
+// meant where that is plain.
+TEST(Reproducers, NumbersThatDoNotReadNameTheFlagAsTypedAndWhatItAccepts) {
+  const std::vector<std::string> predict = {"predict", "llama-3.1-8b", "--gpu", "h100-sxm5-80gb"};
+  const auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  const std::vector<Case> cases = {
+      {with(predict, {"--batch", "abc"}),
+       "--batch abc is not a number; expected an integer from 1 to 1000000000"},
+      {with(predict, {"--gpus", "2.5"}),
+       "--gpus 2.5 is not a whole number; expected an integer from 1 to 1048576 (did you mean 2 "
+       "or 3?)"},
+      {with(predict, {"--gpus", "-1"}),
+       "--gpus -1 is out of range; expected an integer from 1 to 1048576"},
+      {with(predict, {"--seq", "1e99"}),
+       "--seq 1e99 is out of range; expected an integer from 1 to 100000000 tokens"},
+      {with(predict, {"--seq", "1e3"}),
+       "--seq 1e3 is not written as an integer; expected an integer from 1 to 100000000 tokens "
+       "(did you mean 1000?)"},
+      {with(predict, {"--seq", "4,096"}),
+       "--seq 4,096 is not a number; expected an integer from 1 to 100000000 tokens (did you "
+       "mean 4096?)"},
+      {with(predict, {"--batch", "99999999999999"}),
+       "--batch 99999999999999 is out of range; expected an integer from 1 to 1000000000"},
+      {with(predict, {"--tp", "x"}),
+       "--tp x is not a number; expected an integer from 1 to 1048576"},
+      {with(predict, {"--compile=maybe"}),
+       "--compile maybe is not accepted; --compile is a flag: give it alone, --compile=true or "
+       "--compile=false"},
+      // The aliases: --concurrency is --batch, --input-len --seq, --output-len --gen-tokens.
+      {with(predict, {"--mode", "serve", "--concurrency", "x"}),
+       "--concurrency x is not a number; expected an integer from 1 to 1000000000"},
+      {with(predict, {"--mode", "infer", "--input-len", "1.5"}),
+       "--input-len 1.5 is not a whole number; expected an integer from 1 to 100000000 tokens "
+       "(did you mean 1 or 2?)"},
+      {with(predict, {"--mode", "infer", "--output-len=q"}),
+       "--output-len q is not a number; expected an integer from 0 to 100000000 tokens"},
+      // In range for CLI11, out of it for rigplan: still named as typed.
+      {with(predict, {"--mode", "serve", "--concurrency", "0"}),
+       "--concurrency 0 is out of range; expected an integer from 1 to 1000000000"},
+      {with(predict, {"--mode", "infer", "--input-len", "0"}),
+       "--input-len 0 is out of range; expected an integer from 1 to 100000000 tokens"},
+      {with(predict, {"--mode", "infer", "--output-len", "-5"}),
+       "--output-len -5 is out of range; expected an integer from 0 to 100000000 tokens"},
+      // --gpus of a run and of an owned machine (cost) accept different ranges.
+      {{"memory", "llama-3.1-8b", "--gpu", "h100-sxm5-80gb", "--gpus", "two"},
+       "--gpus two is not a number; expected an integer from 1 to 1048576"},
+      {{"train-plan", "llama-3.1-8b", "--gpu", "h100-sxm5-80gb", "--gpus", "x"},
+       "--gpus x is not a number; expected an integer from 1 to 1048576"},
+      {{"cost", "llama-3.1-8b", "--gpu", "rtx-4090", "--gpus", "8.5"},
+       "--gpus 8.5 is not a whole number; expected an integer from 1 to 8 (did you mean 8?)"},
+      {{"cost", "--gpu", "rtx-4090", "--hours-per-month", "x"},
+       "--hours-per-month x is not a number; expected a number > 0 and <= 730 h"},
+      {{"recommend", "llama-3.1-8b", "--tokens", "1e9", "--hours-per-month", "x"},
+       "--hours-per-month x is not a number; expected a number > 0 and <= 10000000 h"},
+      {{"recommend", "llama-3.1-8b", "--tokens", "1e9", "--concurrency", "1.5"},
+       "--concurrency 1.5 is not a whole number; expected an integer from 1 to 1000000000 (did "
+       "you mean 1 or 2?)"},
+      {{"recommend", "llama-3.1-8b", "--tokens", "lots"},
+       "--tokens lots is not a number; expected a number > 0 and <= 1e+18"},
+      {{"build", "propose", "--gpus", "4x rtx-4090", "--budget", "x"},
+       "--budget x is not a number; expected a number > 0 and <= 1000000000 USD"},
+      {{"offers", "list", "--max-price", "x"},
+       "--max-price x is not a number; expected a number from 0 to 1000000 USD/h"},
+      {{"gpus", "list", "--max-price", "x"},
+       "--max-price x is not a number; expected a number from 0 to 1000000000 USD"},
+  };
+  for (const Case& c : cases) expect_refused(c);
+}
+
+// Every number option of every command has the range its command checks (rigplan/input.h), so
+// that a value that does not read is answered with it.
+TEST(Reproducers, EveryNumberOptionHasItsRange) {
+  cli::CliContext ctx{};
+  const auto app = cli::make_command_line(ctx);
+  const auto all = [](const CLI::App& parent) {
+    return parent.get_subcommands(std::function<bool(const CLI::App*)>{});
+  };
+  std::vector<std::pair<const CLI::App*, std::string>> commands;
+  for (const CLI::App* command : all(*app)) {
+    commands.emplace_back(command, command->get_name());
+    for (const CLI::App* sub : all(*command))
+      commands.emplace_back(sub, command->get_name() + " " + sub->get_name());
+  }
+  int checked = 0;
+  for (const auto& [command, path] : commands) {
+    for (const CLI::Option* option : command->get_options()) {
+      const std::string type = option->get_type_name();
+      if (type != "FLOAT" && type != "INT" && type != "UINT") continue;
+      const input::NumberField* field = cli::number_field(*command, *option);
+      ASSERT_NE(field, nullptr) << path << " " << option->get_name();
+      std::vector<std::string> args = split(path, ' ');
+      args.push_back(option->get_name() + "=abc");
+      expect_refused(
+          {args, option->get_name() + " abc is not a number; expected " + field->accepted()});
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100);
+  const auto gpus = [&](const char* name) {
+    const CLI::App* command = app->get_subcommand(name);
+    return cli::number_field(*command, *command->get_option("--gpus"));
+  };
+  EXPECT_EQ(gpus("predict"), &input::kGpus);
+  EXPECT_EQ(gpus("memory"), &input::kGpus);
+  EXPECT_EQ(gpus("train-plan"), &input::kGpus);
+  EXPECT_EQ(gpus("cost"), &input::kMachineGpus);
 }
 
 std::string llama_config(const std::string& hidden_size) {

@@ -221,7 +221,7 @@ TEST_F(ServeTest, ABareKeyIsAFlagAndNeverTakesTheNextParameter) {
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
   EXPECT_EQ(nlohmann::json::parse(res->body)["error"],
-            "Could not convert: --batch = true\nRun with --help for more information.");
+            "rigplan: --batch true is not a number; expected an integer from 1 to 1000000000");
   res = client().Get("/api/memory?workload=llama-2-7b&gpu=rtx-4090&checkpointing&no-flash=true");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
