@@ -463,10 +463,10 @@ constexpr std::pair<std::string_view, const input::NumberField*> kCommandFields[
 
 // The subcommands down to `command`: "build propose".
 std::string command_path(const CLI::App& command) {
-  std::string path = command.get_name();
+  std::vector<std::string> names = {command.get_name()};
   for (const CLI::App* up = command.get_parent(); up && up->get_parent(); up = up->get_parent())
-    path = up->get_name() + " " + path;
-  return path;
+    names.insert(names.begin(), up->get_name());
+  return join(names, " ");
 }
 
 // 1000 rather than 1e+03: a whole number as an integer.
@@ -489,6 +489,25 @@ std::optional<double> read_number(const std::string& text) {
   const double value = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size()) return std::nullopt;
   return value;
+}
+
+// Whether `text` is digits in groups of three after the first, 4,096 or 1_000_000, not a
+// decimal comma (1,5).
+bool digit_groups(const std::string& text) {
+  size_t run = 0;
+  bool grouped = false;
+  for (const char c : text) {
+    if (c == ',' || c == '_') {
+      if (run == 0 || run > 3 || (grouped && run != 3)) return false;
+      grouped = true;
+      run = 0;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      ++run;
+    } else {
+      return false;
+    }
+  }
+  return grouped && run == 3;
 }
 
 }  // namespace
@@ -522,13 +541,13 @@ std::string number_text_problem(const input::NumberField& field, const std::stri
     // Digit groups, 4,096 or 4_096, are the number without them.
     std::string digits = text;
     std::erase_if(digits, [](char c) { return c == ',' || c == '_'; });
-    const std::optional<double> grouped = digits == text ? std::nullopt : read_number(digits);
+    const std::optional<double> grouped = digit_groups(text) ? read_number(digits) : std::nullopt;
     return fmt::format("is not a number; expected {}{}", field.accepted(),
                        grouped && field.accepts(*grouped)
                            ? fmt::format(" (did you mean {}?)", format_number(*grouped))
                            : "");
   }
-  const std::string why = input::problem(field, *value);
+  std::string why = input::problem(field, *value);
   if (why.empty() || !field.integer || !std::isfinite(*value) || *value == std::trunc(*value))
     return why;
   return why + nearest_whole(field, *value);

@@ -220,6 +220,61 @@ std::string time_cell(const Option& o, bool usage) {
                                  : fmt::format("{:.1f} d", o.time_to_result_h / 24);
 }
 
+// The flags of predict for one word of a strategy as the search names it ("zero-3", "tp-4",
+// "cpu" of "zero-3 + cpu offload"; "dp-8" and "ddp" are --gpus alone); false for a word it
+// does not know.
+bool add_strategy_word(const std::vector<std::string>& words, size_t& i, std::string& flags) {
+  constexpr std::string_view kGpusAlone[] = {"single", "ddp", "+", "offload"};
+  const std::string& word = words[i];
+  const bool has_next = i + 1 < words.size();
+  if (std::find(std::begin(kGpusAlone), std::end(kGpusAlone), word) != std::end(kGpusAlone) ||
+      word.starts_with("dp-"))
+    return true;
+  if (word == "cpu") {
+    flags += " --offload cpu";
+  } else if (word == "micro-batch" && has_next) {
+    flags += " --micro-batch " + words[++i];
+  } else if (has_next && words[i + 1] == "recompute") {
+    flags += " --recompute " + words[i++];
+  } else {
+    const size_t dash = word.rfind('-');
+    if (dash == std::string::npos || dash + 1 == word.size() ||
+        !std::all_of(word.begin() + dash + 1, word.end(),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      return false;
+    flags += fmt::format(" --{} {}", word.substr(0, dash), word.substr(dash + 1));
+  }
+  return true;
+}
+
+// How an option runs, as the flags that give predict its run of the first task with that task's
+// own: "--gpus 8 --zero 3", "--gpus 4 --tp 4". A layout of train-plan's search also names the
+// global batch it steps (the task's batch on each GPU: in place of --batch), its recompute (in
+// place of --checkpointing) and the sequence parallelism that goes with tensor parallelism; an
+// option of several machines names their size and a rented cluster its fabric. A strategy this
+// does not know is shown as the search names it.
+std::string strategy_flags(const Recommendation& r, const Option& o) {
+  std::string text = o.strategy;
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::vector<std::string> words = split(text, ' ');
+  std::erase(words, "");
+  std::string flags = fmt::format("--gpus {}", o.count);
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (!add_strategy_word(words, i, flags)) return o.strategy;
+  }
+  if (o.layout) {
+    const Task& task = r.demand.tasks.front();
+    flags += fmt::format(" --global-batch {}",
+                         task.run.batch.value_or(task.workload.default_batch) * o.count);
+    if (flags.find(" --recompute ") == std::string::npos) flags += " --recompute none";
+    if (flags.find(" --tp ") != std::string::npos) flags += " --sequence-parallel";
+  }
+  const int nodes = o.kind == "rent" ? o.instances : o.machines;
+  if (nodes > 1) flags += fmt::format(" --gpus-per-node {}", o.count / nodes);
+  if (!o.fabric.empty()) flags += fmt::format(" --fabric {}", o.fabric);
+  return flags;
+}
+
 // One row of the options table.
 std::vector<std::string> option_row(const Recommendation& r, const Option& o, bool usage,
                                     bool with_strategy) {
@@ -244,7 +299,7 @@ std::vector<std::string> option_row(const Recommendation& r, const Option& o, bo
                            fmt::format("{:.0f}", o.energy_kwh), fmt::format("{:.0f}", o.co2_kg),
                            priced(o), std::string(o.pareto ? "*" : "")})
     row.push_back(std::move(cell));
-  if (with_strategy) row.push_back(o.strategy);
+  if (with_strategy) row.push_back(strategy_flags(r, o));
   return row;
 }
 
@@ -272,12 +327,12 @@ Table options_table(const Recommendation& r, size_t top, bool usage) {
                                   {"priced"},
                                   {"front"}})
     columns.push_back(c);
-  // A job larger than a machine runs in a layout of train-plan's search: the table names each
-  // option's strategy when one of them does.
+  // How the GPUs of an option share the work (ZeRO-3, tensor parallel, a layout of train-plan's
+  // search), as predict's flags, when an option shown has more than one.
   const std::vector<const Option*> listed = shown(r, top);
   const bool with_strategy =
-      std::any_of(listed.begin(), listed.end(), [](const Option* o) { return o->layout; });
-  if (with_strategy) columns.push_back({"strategy"});
+      std::any_of(listed.begin(), listed.end(), [](const Option* o) { return o->count > 1; });
+  if (with_strategy) columns.push_back({"as predict flags"});
   Table table(columns);
   for (const Option* o : listed) table.add_row(option_row(r, *o, usage, with_strategy));
   return table;
@@ -325,7 +380,7 @@ std::vector<std::string> option_html_row(const Recommendation& r, const Option& 
   const size_t rank = static_cast<size_t>(&o - r.options.data()) + 1;
   std::vector<std::string> row = {
       std::to_string(rank),
-      o.layout ? fmt::format("{} ({})", what(o), o.strategy) : what(o),
+      o.count > 1 ? fmt::format("{} ({})", what(o), strategy_flags(r, o)) : what(o),
       o.kind == "own" ? system_label(o) : std::string(o.provider),
       fmt::format("{:.4g} {}", o.throughput, o.unit),
       o.serving ? time_cell(o, usage) : fmt::format("{:.1f}", o.time_to_result_h),

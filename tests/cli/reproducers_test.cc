@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -134,6 +135,8 @@ TEST(Reproducers, NumbersThatDoNotReadNameTheFlagAsTypedAndWhatItAccepts) {
       {with(predict, {"--seq", "4,096"}),
        "--seq 4,096 is not a number; expected an integer from 1 to 100000000 tokens (did you "
        "mean 4096?)"},
+      {with(predict, {"--gpus", "1,5"}),
+       "--gpus 1,5 is not a number; expected an integer from 1 to 1048576"},
       {with(predict, {"--batch", "99999999999999"}),
        "--batch 99999999999999 is out of range; expected an integer from 1 to 1000000000"},
       {with(predict, {"--tp", "x"}),
@@ -350,6 +353,81 @@ TEST(Reproducers, EveryNumberOptionRefusesMeaninglessValues) {
     }
   }
   EXPECT_GT(checked, 250);  // about forty options, seven values each
+}
+
+// The flags cell of an options table's row, the one of rank `rank`: the text after its last run
+// of two spaces (flags hold single spaces only).
+std::string flags_cell(const std::string& table, int rank) {
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos ||
+        line.compare(start, std::to_string(rank).size() + 2, std::to_string(rank) + "  ") != 0)
+      continue;
+    return line.substr(line.rfind("  ") + 2);
+  }
+  return "";
+}
+
+// What predict says of a run: its --json answer.
+nlohmann::json predicted(std::vector<std::string> args) {
+  args.insert(args.begin(), {"--json", "predict"});
+  const Outcome r = rigplan(args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
+// recommend's table said how a multi-GPU option runs only for a layout of train-plan's search:
+// eight H200s training Llama 3.1 8B by ZeRO-3, or two H100s serving Llama 3.1 70B by tensor
+// parallelism, read as if one GPU ran the job. The table now names every option's strategy as
+// predict's flags, and those flags, with the task's own, give predict the option's throughput.
+TEST(Reproducers, RecommendsStrategyAsPredictFlagsGivesTheOptionsThroughput) {
+  struct Example {
+    std::vector<std::string> recommend;
+    int rank;
+    std::string flags;
+    std::vector<std::string> task;  // the task's own flags, for predict
+  };
+  const std::vector<Example> examples = {
+      {{"recommend", "llama-3.1-8b", "--tokens", "1e9", "--seq", "4096", "--batch", "4",
+        "--allow-stale-prices", "--top", "1"},
+       1,
+       "--gpus 8 --zero 3",
+       {"llama-3.1-8b", "--seq", "4096", "--batch", "4"}},
+      {{"recommend", "--preset", "cluster", "--allow-stale-prices", "--top", "2"},
+       2,
+       "--gpus 32 --zero 1 --micro-batch 4 --global-batch 128 --recompute none --gpus-per-node 8",
+       {"llama-3.2-3b", "--precision", "bf16", "--seq", "2048"}},
+      {{"recommend", "--preset", "cluster", "--allow-stale-prices", "--top", "2"},
+       1,
+       "--gpus 64 --pp 4 --vp 7 --zero 1 --micro-batch 8 --global-batch 256 --recompute none "
+       "--gpus-per-node 8",
+       {"llama-3.2-3b", "--precision", "bf16", "--seq", "2048"}},
+      {{"recommend", "--preset", "chatbot-70b", "--allow-stale-prices", "--top", "7"},
+       7,
+       "--gpus 2 --tp 2",
+       {"llama-3.1-70b", "--mode", "serve", "--engine", "vllm", "--precision", "bf16", "--weights",
+        "fp8", "--input-len", "1024", "--output-len", "256", "--request-rate", "2"}},
+  };
+  for (const Example& e : examples) {
+    const Outcome text = rigplan(e.recommend);
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_EQ(flags_cell(text.out, e.rank), e.flags) << text.out;
+    std::vector<std::string> json_args = e.recommend;
+    json_args.insert(json_args.begin(), "--json");
+    const Outcome json = rigplan(json_args);
+    ASSERT_EQ(json.code, 0) << json.err;
+    const nlohmann::json option = nlohmann::json::parse(json.out)["options"][e.rank - 1];
+    std::vector<std::string> predict = e.task;
+    predict.insert(predict.end(), {"--gpu", option["gpu"].get<std::string>()});
+    for (const std::string& flag : split(e.flags, ' ')) predict.push_back(flag);
+    const nlohmann::json p = predicted(predict);
+    const double throughput = option["throughput"].get<double>();
+    EXPECT_NEAR(p.value("throughput", 0.0), throughput, 1e-4 * throughput) << e.flags;
+    // A service's throughput is the rate asked: its first token's time is the option's too.
+    if (option.contains("serving"))
+      EXPECT_EQ(p["serving"]["ttft_ms"], option["serving"]["ttft_ms"]);
+  }
 }
 
 TEST(Reproducers, ChoicesFromTheCatalogAndLayoutsThatSplitTheModel) {
