@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli_context.h"
+#include "util/figures.h"
 
 namespace rigplan::cli {
 
@@ -29,8 +30,8 @@ void add_workloads_command(CLI::App& app, CliContext& ctx) {
                          {"seq", A::kRight}});
     for (const auto& w : zoo.workloads) {
       table.add_row({w.id, w.name, w.task,
-                     fmt::format("{:.4g}M", static_cast<double>(count_params(w).total) / 1e6),
-                     fmt::format("{:.4g}M", static_cast<double>(w.published_params) / 1e6),
+                     significant(static_cast<double>(count_params(w).total) / 1e6) + "M",
+                     significant(static_cast<double>(w.published_params) / 1e6) + "M",
                      w.default_precision, std::to_string(w.default_batch),
                      w.default_seq_len ? std::to_string(*w.default_seq_len) : "-"});
     }

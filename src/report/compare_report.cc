@@ -7,6 +7,7 @@
 #include "rigplan/chart.h"
 #include "rigplan/compare.h"
 #include "rigplan/report.h"
+#include "util/figures.h"
 #include "util/strings.h"
 
 namespace rigplan::report {
@@ -122,7 +123,7 @@ std::string systems_text(const Comparison& c) {
     const auto* s = system_value(v, g.count);
     const bool runs = p.throughput > 0;
     table.add_row({entry_name(g, true), runs ? fmt::format("{:.2f}", v.relative) : "-",
-                   runs ? fmt::format("{:.4g}", p.throughput) : "-", p.unit, p.bound,
+                   runs ? significant(p.throughput) : "-", p.unit, p.bound,
                    fmt::format("{:.1f} of {}", p.memory_gb, format_number(g.gpu->memory_gb)),
                    fit_label(p, c.requested_batch),
                    v.price ? format_number(v.price->usd * g.count) : "-",
@@ -169,7 +170,7 @@ std::string compare_text(const Comparison& c) {
     std::vector<std::string> row = {
         g.gpu->id,
         p.throughput > 0 ? fmt::format("{:.2f}", v.relative) : "-",
-        p.throughput > 0 ? fmt::format("{:.4g}", p.throughput) : "-",
+        p.throughput > 0 ? significant(p.throughput) : "-",
         p.unit,
         p.bound,
         format_number(g.gpu->memory_gb),

@@ -4,6 +4,7 @@
 
 #include "rigplan/chart.h"
 #include "rigplan/report.h"
+#include "util/figures.h"
 #include "util/strings.h"
 
 namespace rigplan::report {
@@ -180,7 +181,7 @@ std::string cost_text(const CostComparison& c, bool explain) {
                      c.own.co2_operational_kg, format_number(c.site.gco2_per_kwh),
                      c.site.carbon_from, c.own.co2_embodied_kg);
   if (c.throughput > 0)
-    out += fmt::format("Throughput while busy: {:.4g} {}\n", c.throughput, c.unit);
+    out += fmt::format("Throughput while busy: {} {}\n", significant(c.throughput), c.unit);
   if (!c.alternatives.empty()) out += renting_text(c);
   for (const auto& a : c.assumptions) out += "note: " + a + "\n";
   if (explain) {

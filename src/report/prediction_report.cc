@@ -4,6 +4,7 @@
 
 #include "model/perf_constants.h"
 #include "rigplan/report.h"
+#include "util/figures.h"
 #include "util/strings.h"
 
 namespace rigplan::report {
@@ -89,8 +90,8 @@ std::string serving_text(const ServingPrediction& s, const Queue& q) {
   out += fmt::format("TTFT         {}{}\n", latency_text(s.ttft_ms), ttft_note);
   out += fmt::format("TPOT         {} ({:.4g} tokens/s per stream)\n", latency_text(s.tpot_ms),
                      1e3 / s.tpot_ms);
-  out += fmt::format("requests     {:.4g} per second, {:.4g} output tokens/s\n", s.requests_per_s,
-                     s.output_tokens_per_s);
+  out += fmt::format("requests     {} per second, {} output tokens/s\n",
+                     significant(s.requests_per_s), significant(s.output_tokens_per_s));
   out += fmt::format("in flight    {:.4g} sequences per replica ({} replica{}); at most {}\n",
                      s.concurrency, s.replicas, s.replicas == 1 ? "" : "s", s.max_concurrency);
   if (q.waiting > 0) {
@@ -144,8 +145,8 @@ std::string lift_text(const PipelineEstimate& e) {
 // The pipeline's lines: its rate against the GPUs', and what would lift an input-bound run.
 std::string pipeline_text(const PipelineEstimate& e) {
   std::string out = fmt::format(
-      "input        {} on {} of {} cores of {}: {:.5g} images/s; the GPUs take {:.5g}{}{}\n",
-      e.loader, e.loader_cores, e.cores, e.cpu, e.rate, e.demand,
+      "input        {} on {} of {} cores of {}: {} images/s; the GPUs take {}{}{}\n", e.loader,
+      e.loader_cores, e.cores, e.cpu, significant(e.rate, 5), significant(e.demand, 5),
       e.machines > 1 ? fmt::format(" (each of {} machines)", e.machines) : "",
       e.bound ? "" : " (not the bound)");
   if (e.shares_core) {
@@ -163,21 +164,20 @@ std::string pipeline_explain(const PipelineEstimate& e, const Prediction& p) {
   std::string out = fmt::format(
       "\nInput pipeline ({}, data/pipeline): {:.4g} images/s a core at this CPU's boost clock "
       "({:.4g} × the loader's reference clock) × {} cores ({} less {} kept for the training "
-      "process of each GPU) = {:.5g} images/s",
-      e.loader, e.per_core, e.clock_scale, e.loader_cores, e.cores, e.training_cores, e.cpu_rate);
+      "process of each GPU) = {} images/s",
+      e.loader, e.per_core, e.clock_scale, e.loader_cores, e.cores, e.training_cores,
+      significant(e.cpu_rate, 5));
   if (e.decode == "gpu") {
-    out += fmt::format(
-        "; the GPUs' decoders {:.5g} images/s; the pipeline feeds the smaller, "
-        "{:.5g}",
-        e.gpu_decode_rate, e.rate);
+    out += fmt::format("; the GPUs' decoders {} images/s; the pipeline feeds the smaller, {}",
+                       significant(e.gpu_decode_rate, 5), significant(e.rate, 5));
   }
   const double fed = e.rate * e.machines;  // samples/s of every machine's pipeline
-  out += fmt::format(
-      ".\nStep = max(GPU step {:.4g} ms, {:.4g} samples / {:.5g} samples/s{} = {:.4g} ms) = "
-      "{:.4g} ms.\n",
-      p.samples_per_step / (e.demand * e.machines) * 1e3, p.samples_per_step, fed,
-      e.machines > 1 ? fmt::format(" of {} machines", e.machines) : "",
-      p.samples_per_step / fed * 1e3, p.step_time_s * 1e3);
+  out +=
+      fmt::format(".\nStep = max(GPU step {} ms, {} samples / {} samples/s{} = {} ms) = {} ms.\n",
+                  significant(p.samples_per_step / (e.demand * e.machines) * 1e3),
+                  significant(p.samples_per_step), significant(fed, 5),
+                  e.machines > 1 ? fmt::format(" of {} machines", e.machines) : "",
+                  significant(p.samples_per_step / fed * 1e3), significant(p.step_time_s * 1e3));
   out += fmt::format(
       "The {} row's confidence is {} (as of {}): its notes say how it was derived and how "
       "uncertain it is; the throughput's error band is the GPU model's alone.\n",
@@ -219,10 +219,11 @@ std::string compile_explain(const CompileEffect& e, const RunConfig& c, double s
   }
   out += fmt::format(
       "Against eager: kernels {:.0f} → {:.0f} a step, launch {:.3f} → {:.3f} ms, pointwise and "
-      "norm bytes {:.4g} → {:.4g} GB, step {:.4g} → {:.4g} ms ({:.3f}×).\n",
+      "norm bytes {} → {} GB, step {} → {} ms ({:.3f}×).\n",
       e.eager_kernels, e.kernels, e.eager_launch_s * 1e3, e.launch_s * 1e3,
-      e.eager_elementwise_bytes / 1e9, e.elementwise_bytes / 1e9, e.eager_step_time_s * 1e3,
-      step_time_s * 1e3, e.eager_step_time_s / step_time_s);
+      significant(e.eager_elementwise_bytes / 1e9), significant(e.elementwise_bytes / 1e9),
+      significant(e.eager_step_time_s * 1e3), significant(step_time_s * 1e3),
+      e.eager_step_time_s / step_time_s);
   return out;
 }
 
@@ -349,10 +350,10 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
     out += "fits         no: no throughput for a run that does not fit in memory\n";
     out += fmt::format("bound        {}\n", p.bound);
   } else {
-    out += fmt::format("throughput   {:.5g} {} (±{:.0f}%: {:.4g} to {:.4g})\n", p.throughput,
-                       p.unit, p.error_band * 100, p.throughput * (1 - p.error_band),
-                       p.throughput * (1 + p.error_band));
-    out += fmt::format("step time    {:.4g} ms\n", p.step_time_s * 1e3);
+    out += fmt::format("throughput   {} {} (±{:.0f}%: {} to {})\n", significant(p.throughput, 5),
+                       p.unit, p.error_band * 100, significant(p.throughput * (1 - p.error_band)),
+                       significant(p.throughput * (1 + p.error_band)));
+    out += fmt::format("step time    {}\n", latency_text(p.step_time_s * 1e3));
     out += fmt::format("bound        {}\n", p.bound);
     if (p.pipeline) out += pipeline_text(*p.pipeline);
     out += fmt::format("MFU          {:.1f}%\n", p.mfu * 100);

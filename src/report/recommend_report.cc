@@ -7,6 +7,7 @@
 #include "rigplan/chart.h"
 #include "rigplan/engine.h"
 #include "rigplan/report.h"
+#include "util/figures.h"
 #include "util/strings.h"
 
 namespace rigplan::report {
@@ -133,7 +134,8 @@ std::string have_text(const Have& h, bool usage) {
   std::vector<std::string> cards;
   for (const HaveGpu& g : h.gpus) cards.push_back(fmt::format("{} x {}", g.count, g.gpu));
   const std::string run =
-      h.runs ? fmt::format("{} x {} runs it at {:.4g} {}, {}", h.count, h.gpu, h.throughput, h.unit,
+      h.runs ? fmt::format("{} x {} runs it at {} {}, {}", h.count, h.gpu,
+                           significant(h.throughput), h.unit,
                            usage ? fmt::format("{:.0f} busy h/month", h.time_to_result_h)
                                  : fmt::format("{:.1f} h", h.time_to_result_h))
              : std::string("they do not run the workload");
@@ -283,7 +285,7 @@ std::vector<std::string> option_row(const Recommendation& r, const Option& o, bo
                                   o.kind == "own"    ? system_label(o)
                                   : o.kind == "keep" ? "owned"
                                                      : std::string(o.provider),
-                                  fmt::format("{:.4g} {}", o.throughput, o.unit),
+                                  fmt::format("{} {}", significant(o.throughput), o.unit),
                                   time_cell(o, usage)};
   if (r.have) {
     row.push_back(o.speedup_over_have ? fmt::format("{:.2f}x", *o.speedup_over_have)
@@ -382,7 +384,7 @@ std::vector<std::string> option_html_row(const Recommendation& r, const Option& 
       std::to_string(rank),
       o.count > 1 ? fmt::format("{} ({})", what(o), strategy_flags(r, o)) : what(o),
       o.kind == "own" ? system_label(o) : std::string(o.provider),
-      fmt::format("{:.4g} {}", o.throughput, o.unit),
+      fmt::format("{} {}", significant(o.throughput), o.unit),
       o.serving ? time_cell(o, usage) : fmt::format("{:.1f}", o.time_to_result_h),
       fmt::format("{:.0f}", o.total_cost_usd),
       fmt::format("{:.0f}", o.energy_kwh),

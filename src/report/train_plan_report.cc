@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rigplan/report.h"
+#include "util/figures.h"
 
 namespace rigplan::report {
 namespace {
@@ -103,7 +104,7 @@ std::string train_plan_text(const Workload& workload, const Gpu& gpu, const Trai
                                     fmt::format("{}", o.run.zero),
                                     fmt::format("{:.1f}", o.memory_gb),
                                     fmt::format("{:.3g}", o.prediction.step_time_s),
-                                    fmt::format("{:.4g}", o.prediction.throughput),
+                                    significant(o.prediction.throughput),
                                     fmt::format("{:.1f}%", o.prediction.mfu * 100),
                                     fmt::format("{:.0f}", o.gpu_hours)};
     if (days) row.push_back(fmt::format("{:.1f}", *o.days));

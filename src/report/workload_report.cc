@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "rigplan/report.h"
+#include "util/figures.h"
 #include "util/strings.h"
 
 namespace rigplan::report {
@@ -78,12 +79,13 @@ std::string show_text(const Workload& w) {
     out += fmt::format("{} layers\n", w.layers.size());
   }
   const FlopCounts f = count_flops(w, 1, w.default_seq_len.value_or(1));
-  out += fmt::format(
-      "FLOPs per sample{}: forward {:.4g} G, training step {:.4g} G ({:.4g} G with recomputation)",
-      w.default_seq_len ? fmt::format(" of {} tokens", *w.default_seq_len) : "", f.forward / 1e9,
-      f.train / 1e9, f.train_recompute / 1e9);
+  out +=
+      fmt::format("FLOPs per sample{}: forward {} G, training step {} G ({} G with recomputation)",
+                  w.default_seq_len ? fmt::format(" of {} tokens", *w.default_seq_len) : "",
+                  significant(f.forward / 1e9), significant(f.train / 1e9),
+                  significant(f.train_recompute / 1e9));
   out += f.decode_per_token > 0
-             ? fmt::format(", decode {:.4g} G per token\n", f.decode_per_token / 1e9)
+             ? fmt::format(", decode {} G per token\n", significant(f.decode_per_token / 1e9))
              : "\n";
   out += fmt::format(
       "defaults: {}, batch {}{}; throughput in {}\n", w.default_precision, w.default_batch,
