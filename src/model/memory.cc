@@ -23,6 +23,7 @@
 #include "rigplan/engine.h"
 #include "rigplan/input.h"
 #include "rigplan/schema.h"
+#include "util/figures.h"
 #include "util/strings.h"
 #include "workload/diffusion.h"
 
@@ -50,9 +51,9 @@ Status check_choice(std::string_view option, const std::string& value,
 
 std::string gb(double bytes) { return fmt::format("{:.2f} GB", bytes / 1e9); }
 std::string num(double x) { return format_number(x); }
-std::string big(double x) {  // 6.74e9 -> "6.74B"
-  if (x >= 1e9) return fmt::format("{:.3g}B", x / 1e9);
-  if (x >= 1e6) return fmt::format("{:.3g}M", x / 1e6);
+std::string big(double x) {  // 6.74e9 -> "6.74B", 1.008e12 -> "1010B"
+  if (x >= 1e9) return significant(x / 1e9, 3) + "B";
+  if (x >= 1e6) return significant(x / 1e6, 3) + "M";
   return format_number(x);
 }
 
