@@ -425,8 +425,9 @@ TEST(Reproducers, RecommendsStrategyAsPredictFlagsGivesTheOptionsThroughput) {
     const double throughput = option["throughput"].get<double>();
     EXPECT_NEAR(p.value("throughput", 0.0), throughput, 1e-4 * throughput) << e.flags;
     // A service's throughput is the rate asked: its first token's time is the option's too.
-    if (option.contains("serving"))
+    if (option.contains("serving")) {
       EXPECT_EQ(p["serving"]["ttft_ms"], option["serving"]["ttft_ms"]);
+    }
   }
 }
 
