@@ -299,9 +299,13 @@ void overlap_host(const Model& m, double sequences, Times& t) {
 }
 
 // A step of `w` over the whole replica: stages in turn for one stream; with a layer split and
-// several sequences, micro-batches of them pipeline through the stages.
+// several sequences, micro-batches of them pipeline through the stages. Each micro-batch is a
+// step of the engine's loop on every stage (scheduled, launched and, on the last, sampled on its
+// own), so a step of `micro` micro-batches pays the engine's fixed step time `micro` times on
+// each stage, as a prefill pays it once per chunk.
 Times step_time(const Model& m, const Work& w) {
   Times out;
+  double engine_steps = 1;
   if (m.pp == 1) {
     out = stage_time(m, w, m.layers, true);
   } else {
@@ -313,8 +317,9 @@ Times step_time(const Model& m, const Work& w) {
     out.head = head.head * micro;
     out.comm += (m.pp - 1) * (ic::kStageHandoffS +
                               part.tokens * m.t->hidden_size * m.beta / (m.handoff_gbps * 1e9));
+    engine_steps = micro;
   }
-  out.overhead += m.engine->step_overhead_ms * 1e-3;
+  out.overhead += engine_steps * m.engine->step_overhead_ms * 1e-3;
   overlap_host(m, w.sequences, out);
   return out;
 }

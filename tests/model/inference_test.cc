@@ -1203,6 +1203,30 @@ TEST(InferencePerf, ALayerSplitRunsOneStreamInTurnAndPipelinesMany) {
   EXPECT_GT(run("llama-2-13b", "rtx-3090", c).throughput, 4 * split.throughput);
 }
 
+// Each micro-batch of a layer split is a step of the engine's loop on every stage, with the
+// engine's fixed time per step (TensorRT-LLM: 0.5 ms a step, 8 µs a layer). Llama 3 8B's 32
+// layers on two stages decode one stream in 32 × 8 µs + 0.5 ms = 0.756 ms of launches and host,
+// as one GPU does. Two sequences are two micro-batches, each stage running both through its 16
+// layers: 2 × 16 × 8 µs + 2 × 0.5 ms = 1.256 ms. Four on four stages: 4 × 8 × 8 µs + 4 × 0.5 ms
+// = 2.256 ms, where one GPU decoding the four pays 0.756 ms.
+TEST(InferencePerf, EachMicroBatchOfALayerSplitPaysTheEnginesStepTime) {
+  RunConfig c;
+  c.mode = "decode";
+  c.engine = "tensorrt-llm";
+  c.batch = 1;
+  c.seq_len = 1024;
+  EXPECT_NEAR(term(run("llama-3-8b", "h100-sxm5-80gb", c), "launch_and_host"), 0.756e-3, 1e-12);
+  c.gpus = c.pipeline_parallel = 2;
+  EXPECT_NEAR(term(run("llama-3-8b", "h100-sxm5-80gb", c), "launch_and_host"), 0.756e-3, 1e-12);
+  c.batch = 2;
+  EXPECT_NEAR(term(run("llama-3-8b", "h100-sxm5-80gb", c), "launch_and_host"), 1.256e-3, 1e-12);
+  c.batch = 4;
+  c.gpus = c.pipeline_parallel = 4;
+  EXPECT_NEAR(term(run("llama-3-8b", "h100-sxm5-80gb", c), "launch_and_host"), 2.256e-3, 1e-12);
+  c.gpus = c.pipeline_parallel = 1;
+  EXPECT_NEAR(term(run("llama-3-8b", "h100-sxm5-80gb", c), "launch_and_host"), 0.756e-3, 1e-12);
+}
+
 // TensorRT-LLM 1.0 runs a layer split with its pipeline loop, which has no overlap scheduler:
 // the host's 25.6 µs a sequence is added to the GPUs' step instead of hidden under it. 0.17
 // (no host time) runs the same GPU step, so 256 sequences on two stages differ by exactly
@@ -1234,10 +1258,11 @@ TEST(InferencePerf, TensorRtLlmOnePointZeroAddsItsHostTimeToALayerSplitsStep) {
 
 // TensorRT-LLM 1.0's Llama 3.3 70B in NVFP4 on 8 RTX PRO 6000s at PP 8, 128 + 2,048 tokens
 // (validation/serving.csv, split fit): 9,833 output tokens/s measured; predicted 1.75 times
-// that with the host overlapped, 1.25 times with it in series, and 1.35 times since a serving
-// cycle's steps are timed at their own rows: a single GPU's decode steps now pay for their
+// that with the host overlapped, 1.25 times with it in series, 1.35 times since a serving
+// cycle's steps are timed at their own rows (a single GPU's decode steps now pay for their
 // partly filled tiles, the refit efficiencies of the key rose, and the 8 stages' micro-batches
-// of few rows gain from that without the padding (docs/inference.md, "Serving").
+// of few rows gain from that without the padding), and 1.31 times since each of the 8
+// micro-batches pays the engine's step time (docs/inference.md, "Serving").
 TEST(InferencePerf, SeventyBAtPipelineEightOnRtxProIsWithinTwoFifthsOfItsMeasurement) {
   RunConfig c;
   c.mode = "serve";
