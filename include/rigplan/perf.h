@@ -131,6 +131,11 @@ struct ServingPrediction {
   bool saturated = false;  // the request rate is beyond what the setup serves
   std::string limited_by;  // what caps max_concurrency: kv-cache or the engine's max-seqs
   std::string load;        // how the load was set: max-load, concurrency, request-rate
+  // The wait for a slot, in ttft_ms: the requests asked in flight beyond max_concurrency (load
+  // concurrency) each wait for as many to finish ahead of them; at a request rate, an M/D/1
+  // queue's mean wait. `queued`: the requests waiting per replica (0 at a request rate).
+  int queued = 0;
+  double queue_wait_ms = 0;
 };
 
 // Time of one class of operators in a step.

@@ -651,7 +651,7 @@ ServingPrediction serve(const Model& m, const RunConfig& c, int limit, Times& st
   sp.max_concurrency = limit;
   const ServeState full = serve_at(m, limit, in, out);
   const double capacity = limit / full.cycle_s;  // requests per second of a replica
-  double n = limit, wait = 0;
+  double n = limit, wait = 0;                    // the wait for a slot, in seconds
   if (c.request_rate) {
     sp.load = "request-rate";
     const double rate = *c.request_rate / m.replicas;
@@ -671,7 +671,8 @@ ServingPrediction serve(const Model& m, const RunConfig& c, int limit, Times& st
     sp.load = "concurrency";
     n = std::min<double>(*c.batch, limit);
     // Beyond the slots, requests wait for earlier ones to finish.
-    if (*c.batch > limit) wait = (*c.batch - limit) / capacity;
+    sp.queued = std::max(0, *c.batch - limit);
+    wait = sp.queued / capacity;
   } else {
     sp.load = "max-load";
   }
@@ -679,7 +680,8 @@ ServingPrediction serve(const Model& m, const RunConfig& c, int limit, Times& st
   step = s.step;
   sp.concurrency = n;
   sp.tpot_ms = s.step_s * 1e3;
-  sp.ttft_ms = (s.ttft_s + wait) * 1e3 + m.engine->request_overhead_ms;
+  sp.queue_wait_ms = wait * 1e3;
+  sp.ttft_ms = s.ttft_s * 1e3 + sp.queue_wait_ms + m.engine->request_overhead_ms;
   // A setup that keeps up serves what arrives (the in-flight count that the search lands on may
   // sit just past a step in the step time, where its own rate is a little higher).
   sp.requests_per_s =

@@ -13,27 +13,7 @@ namespace {
 double round4(double x) { return std::round(x * 1e4) / 1e4; }
 double sig(double x) { return std::stod(fmt::format("{:.5g}", x)); }
 
-// Requests asked in flight (--concurrency) beyond what a replica holds wait for a slot: how
-// many per replica, and the wait each adds to its TTFT. serve() (inference_perf.cc) charges a
-// closed loop of `asked` clients over `max_concurrency` slots: each request waits for the
-// (asked − held) ahead of it to finish, at the replica's rate, requests_per_s / replicas.
-struct Queue {
-  int waiting = 0;
-  double wait_ms = 0;
-  double replica_requests_per_s = 0;
-};
-
-Queue queue_of(const Prediction& p) {
-  const ServingPrediction& s = *p.serving;
-  if (s.load != "concurrency" || !p.config.batch || *p.config.batch <= s.max_concurrency) return {};
-  Queue q;
-  q.waiting = *p.config.batch - s.max_concurrency;
-  q.replica_requests_per_s = s.requests_per_s / s.replicas;
-  q.wait_ms = q.waiting / q.replica_requests_per_s * 1e3;
-  return q;
-}
-
-Json serving_json(const ServingPrediction& s, const Queue& q) {
+Json serving_json(const ServingPrediction& s) {
   return {{"ttft_ms", sig(s.ttft_ms)},
           {"tpot_ms", sig(s.tpot_ms)},
           {"output_tokens_per_s", sig(s.output_tokens_per_s)},
@@ -43,11 +23,10 @@ Json serving_json(const ServingPrediction& s, const Queue& q) {
           {"replicas", s.replicas},
           {"saturated", s.saturated},
           {"load", s.load},
-          {"queued", q.waiting},
-          {"queue_wait_ms", sig(q.wait_ms)}};
+          {"queued", s.queued},
+          {"queue_wait_ms", sig(s.queue_wait_ms)}};
 }
 
-// The serving answer: latency per request and throughput of the whole setup.
 // A training run's parallel layout beyond data parallelism, as Megatron-LM names it.
 std::string layout_text(const RunConfig& c) {
   const int split = c.tensor_parallel * c.pipeline_parallel * c.context_parallel;
@@ -78,13 +57,14 @@ std::string latency_text(double ms) {
   return ms < 1e4 ? fmt::format("{:.4g} ms", ms) : fmt::format("{:.4g} s", ms / 1e3);
 }
 
-std::string serving_text(const ServingPrediction& s, const Queue& q) {
+// The serving answer: latency per request and throughput of the whole setup.
+std::string serving_text(const ServingPrediction& s) {
   std::string out;
   // A saturated setup's queue grows without bound: its TTFT is that of the most it serves.
   const std::string ttft_note =
-      s.saturated     ? " at the most this setup serves; at the rate asked the queue grows, and so "
-                        "does the wait, without bound"
-      : q.waiting > 0 ? fmt::format(", {} of it in the queue", latency_text(q.wait_ms))
+      s.saturated ? " at the most this setup serves; at the rate asked the queue grows, and so "
+                    "does the wait, without bound"
+      : s.queue_wait_ms > 0  ? fmt::format(", {} of it in the queue", latency_text(s.queue_wait_ms))
       : s.load == "max-load" ? " (the prompt's own chunks; a queue adds to it)"
                              : "";
   out += fmt::format("TTFT         {}{}\n", latency_text(s.ttft_ms), ttft_note);
@@ -94,12 +74,12 @@ std::string serving_text(const ServingPrediction& s, const Queue& q) {
                      significant(s.requests_per_s), significant(s.output_tokens_per_s));
   out += fmt::format("in flight    {:.4g} sequences per replica ({} replica{}); at most {}\n",
                      s.concurrency, s.replicas, s.replicas == 1 ? "" : "s", s.max_concurrency);
-  if (q.waiting > 0) {
+  if (s.queued > 0) {
     out += fmt::format(
         "queue        {} of the {} asked{} wait for a slot: each request waits {} on average for "
         "the {} ahead of it to finish at {:.4g} requests/s\n",
-        q.waiting, q.waiting + s.max_concurrency, s.replicas == 1 ? "" : " per replica",
-        latency_text(q.wait_ms), q.waiting, q.replica_requests_per_s);
+        s.queued, s.queued + s.max_concurrency, s.replicas == 1 ? "" : " per replica",
+        latency_text(s.queue_wait_ms), s.queued, s.requests_per_s / s.replicas);
   }
   if (s.saturated)
     out += "saturated    the request rate is beyond what this setup serves: the queue grows\n";
@@ -309,7 +289,7 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
               {"tp", c.tensor_parallel},
               {"pp", c.pipeline_parallel},
               {"weights", c.weights},
-              {"serving", p.serving ? serving_json(*p.serving, queue_of(p)) : Json(nullptr)},
+              {"serving", p.serving ? serving_json(*p.serving) : Json(nullptr)},
               {"note", p.note},
               {"warnings", p.warnings}};
   // Only with a host CPU: without one the answer is what it was before the pipeline existed.
@@ -344,7 +324,7 @@ std::string prediction_text(const Workload& workload, const Gpu& gpu, const Pred
                             : "data-parallel replica",
                         workload.transformer ? fmt::format(", seq {}", *c.seq_len) : "",
                         layout_text(c) + compile_text(c));
-  if (p.serving) out += serving_text(*p.serving, queue_of(p));
+  if (p.serving) out += serving_text(*p.serving);
   if (!p.fits && p.step_time_s == 0) {
     // A training run that does not fit has no speed (perf.h): the note says what fits.
     out += "fits         no: no throughput for a run that does not fit in memory\n";

@@ -1367,6 +1367,10 @@ TEST(InferencePerf, ARequestRateBeyondCapacityIsSaturated) {
   const Prediction light = run("llama-3.1-8b", "h100-sxm5-80gb", c);
   EXPECT_FALSE(light.serving->saturated);
   EXPECT_NEAR(light.serving->requests_per_s, capacity / 4, capacity * 1e-3);
+  // At ρ = 1/4 of the capacity an M/D/1 queue's mean wait is ρ/(2(1 − ρ)) = 1/6 of a service
+  // time (1 / capacity); no request is counted as queued, as the queue's length varies.
+  EXPECT_NEAR(light.serving->queue_wait_ms, 1e3 / 6 / capacity, 1e-9 / capacity);
+  EXPECT_EQ(light.serving->queued, 0);
   c.request_rate = capacity * 2;
   EXPECT_TRUE(run("llama-3.1-8b", "h100-sxm5-80gb", c).serving->saturated);
 }
