@@ -1751,9 +1751,29 @@ void partial_recompute_suggestion(const Run& r, TryChange& try_change) {
   }
 }
 
+// Host memory last, as it is the slowest (each step crosses PCIe, docs/memory.md): the optimizer
+// state (ZeRO-Offload, which DeepSpeed runs from ZeRO stage 1 on), then the weights too, which
+// DeepSpeed and FSDP offload only when they shard them (ZeRO-3, ZeRO-Infinity's offload_param).
+template <class TryChange>
+void offload_suggestions(const Run& r, TryChange& try_change) {
+  if (r.c.offload == "none") {
+    const bool sharded = r.c.zero >= 1;
+    if (try_change(sharded ? "--offload optimizer" : "--zero 2 --offload optimizer", [&](Run& a) {
+          a.c.zero = sharded ? r.c.zero : 2;
+          a.c.offload = "optimizer";
+        }))
+      return;
+  }
+  if (r.c.offload == "cpu" && r.c.zero >= 3) return;
+  try_change(r.c.zero >= 3 ? "--offload cpu" : "--zero 3 --offload cpu", [](Run& a) {
+    a.c.zero = 3;
+    a.c.offload = "cpu";
+  });
+}
+
 // Training: sequence parallelism (no slower, docs/scaleout.md), partial then full recompute,
-// adapters, a smaller optimizer state, a chunked loss, offloaded activations, in the order a
-// user would try them.
+// adapters, a smaller optimizer state, a chunked loss, offloaded activations, then offloaded
+// state, in the order a user would try them.
 template <class TryChange>
 void training_suggestions(const Run& r, TryChange& try_change) {
   auto checkpoint = [](Run& a) {
@@ -1788,12 +1808,15 @@ void training_suggestions(const Run& r, TryChange& try_change) {
     try_change("--loss-chunks 8", [](Run& a) { a.c.loss_chunks = 8; });
   if (r.c.checkpointing && !r.c.activation_offload)
     try_change("--activation-offload", [](Run& a) { a.c.activation_offload = true; });
+  offload_suggestions(r, try_change);
 }
 
 // What would make a run that does not fit fit, each with the total it needs: changes to the
 // run (training_suggestions, inference_suggestions), then a smaller batch, then more GPUs.
 std::vector<std::string> fitting_changes(const Run& run, int max_batch, int min_gpus) {
   std::vector<std::string> out;
+  // A change that moves state to host memory says how much a GPU's process keeps there.
+  const double own_host_gb = evaluate(run, run.capacity_gb).host_gb;
   auto try_change = [&](std::string label, auto change) {
     Run alt = run;
     change(alt);
@@ -1802,8 +1825,12 @@ std::vector<std::string> fitting_changes(const Run& run, int max_batch, int min_
     changed->capacity_gb = run.capacity_gb;
     changed->explain = false;
     const MemoryEstimate m = evaluate(*changed, run.capacity_gb);
-    if (m.fits) out.push_back(fmt::format("{} ({:.1f} GB)", label, m.total_gb));
-    return m.fits;
+    if (!m.fits) return false;
+    out.push_back(m.host_gb > own_host_gb + 0.05
+                      ? fmt::format("{} ({:.1f} GB; {:.1f} GB in host memory per GPU)", label,
+                                    m.total_gb, m.host_gb)
+                      : fmt::format("{} ({:.1f} GB)", label, m.total_gb));
+    return true;
   };
   if (run.train) {
     training_suggestions(run, try_change);

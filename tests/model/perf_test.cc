@@ -344,8 +344,9 @@ TEST(PerfModel, ARunThatDoesNotFitAtBatchOneSaysWhatWouldMakeItFit) {
   EXPECT_EQ(p.note,
             "does not fit: needs 131.1 GB of the 25.8 GB of rtx-4090; not even batch 1 fits; it "
             "would with --method lora (18.4 GB), or --method qlora (9.2 GB), or --method qlora "
-            "--checkpointing (5.6 GB), or 8 GPUs with --zero 3 (21.0 GB each); --offload cpu "
-            "streams what does not fit from host memory over PCIe, slower");
+            "--checkpointing (5.6 GB), or --zero 3 --offload cpu (20.3 GB; 94.3 GB in host "
+            "memory per GPU), or 8 GPUs with --zero 3 (21.0 GB each); --offload cpu streams what "
+            "does not fit from host memory over PCIe, slower");
 }
 
 TEST(PerfModel, OffloadCpuStreamsWhatDoesNotFitAndSaysSo) {
