@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "report/predict_flags.h"
 #include "rigplan/report.h"
 #include "util/figures.h"
 
@@ -20,27 +21,18 @@ std::string layout_name(const RunConfig& c) {
 }
 
 // The layout as predict's flags (memory takes them all but the network's), so that a user can
-// ask about it: every degree and choice the search made, including sequence parallelism, which
-// it runs with every tensor-parallel layout and the table does not show.
+// ask about it: every setting of the resolved layout that predict's defaults do not give,
+// including sequence parallelism, which the search runs with every tensor-parallel layout and
+// the table does not show. What predict resolves alike from these flags is left out: a layout
+// trains in full under PyTorch, so its weights (its precision's), engine and KV cache are
+// predict's too, and its batch per replica is the global batch over its replicas.
 std::string layout_flags(const RunConfig& c) {
-  std::string out =
-      fmt::format("--gpus {} --tp {} --pp {}", c.gpus, c.tensor_parallel, c.pipeline_parallel);
-  if (c.virtual_stages > 1) out += fmt::format(" --vp {}", c.virtual_stages);
-  if (c.context_parallel > 1) out += fmt::format(" --cp {}", c.context_parallel);
-  if (c.expert_parallel > 1) out += fmt::format(" --ep {}", c.expert_parallel);
-  out += fmt::format(" --micro-batch {} --global-batch {} --seq {}", c.micro_batch.value_or(1),
-                     c.global_batch.value_or(0), c.seq_len.value_or(0));
-  if (!c.precision.empty()) out += " --precision " + c.precision;
-  if (c.recompute != "none") out += " --recompute " + c.recompute;
-  if (c.zero > 0) out += fmt::format(" --zero {}", c.zero);
-  if (c.sequence_parallel) out += " --sequence-parallel";
-  if (!c.framework.empty()) out += " --framework " + c.framework;
-  if (!c.fabric.empty()) out += " --fabric " + c.fabric;
-  if (c.gpus_per_nic != 1) out += fmt::format(" --gpus-per-nic {}", c.gpus_per_nic);
-  if (c.gpus_per_node) out += fmt::format(" --gpus-per-node {}", *c.gpus_per_node);
-  if (c.compile) out += " --compile";
-  if (c.cuda_graphs) out += " --cuda-graphs";
-  return out;
+  RunConfig resolved_alike;
+  resolved_alike.weights = c.weights;
+  resolved_alike.engine = c.engine;
+  resolved_alike.kv_cache = c.kv_cache;
+  resolved_alike.batch = c.batch;
+  return predict_flags(c, resolved_alike);
 }
 
 Json layout_json(const Workload& workload, const Gpu& gpu, const LayoutOption& o) {

@@ -489,8 +489,8 @@ TEST(Reproducers, TrainPlansFirstLayoutAsPredictFlagsGivesTheSameAnswer) {
       {"train-plan", "llama-3-70b", "--gpu", "h100-sxm5-80gb", "--gpus", "64", "--top", "1"});
   ASSERT_EQ(plan.code, 0) << plan.err;
   const std::string flags =
-      "--gpus 64 --tp 4 --pp 8 --vp 2 --cp 2 --micro-batch 1 --global-batch 512 --seq 8192 "
-      "--precision bf16 --zero 1 --sequence-parallel";
+      "--gpus 64 --tp 4 --pp 8 --vp 2 --cp 2 --zero 1 --micro-batch 1 --global-batch 512 "
+      "--seq 8192 --precision bf16 --sequence-parallel";
   EXPECT_NE(plan.out.find("#1 as predict flags: " + flags + "\n"), std::string::npos) << plan.out;
   EXPECT_NE(plan.out.find("75.8    69.5     60320"), std::string::npos) << plan.out;
   std::vector<std::string> args = {"predict", "llama-3-70b", "--gpu", "h100-sxm5-80gb"};
