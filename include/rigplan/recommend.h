@@ -146,10 +146,14 @@ struct Option {
   int instances = 1;           // rent: instances of the offer
   std::string_view fabric;     // rent: the network that joins them, "" for one instance
   bool fits = false;
-  // The strategy is a parallel layout of train-plan's search ("tp-2 pp-2 dp-8, micro-batch 2"):
-  // a training job larger than one machine (docs/recommend.md, "Jobs larger than a machine").
-  bool layout = false;
-  std::string strategy;   // how the work is spread over the GPUs: ddp, zero-3, ...
+  // How the work is spread over the GPUs: ddp, zero-3, ..., or a parallel layout of
+  // train-plan's search ("tp-2 pp-2 dp-8, micro-batch 2") for a training job larger than one
+  // machine (docs/recommend.md, "Jobs larger than a machine").
+  std::string strategy;
+  // The first task's run as the search evaluated it, as predict takes it: the task's run with
+  // the strategy's sharding or layout, and the links, machine size and network of the option
+  // where predict would not assume them for its GPUs (recommend's "as predict flags").
+  RunConfig run;
   double memory_gb = 0;   // per GPU, the largest task's
   double throughput = 0;  // of the first task, in `unit`, all GPUs
   std::string unit;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 #include <tuple>
@@ -161,6 +162,35 @@ Status cost_rented(const Candidate& c, const Request& r, double hours, Option& o
   return {};
 }
 
+// The run predict takes for a candidate's option (Option::run) from its task run's: the link
+// and machine size left to predict where it assumes the same of the GPUs (links.h: a link of
+// the kind of the GPU's own; a machine that holds the run, or of the size predict takes), and a
+// rented cluster's network as the catalog fabric it names and the GPUs that share one of its
+// ports to give the offer's bandwidth per GPU (none when it names no such fabric).
+RunConfig predict_run(const Candidate& c, const Request& r, const RunConfig& config) {
+  const Gpu& gpu = *c.gpu;
+  RunConfig run = config;
+  if (link_kind(gpu, run.link) == link_kind(gpu, "")) run.link.clear();
+  RunConfig assumed = run;
+  assumed.gpus_per_node.reset();
+  const int assumed_node = node_gpus(gpu, assumed);
+  const int node = run.gpus_per_node.value_or(assumed_node);
+  if (node == assumed_node || (run.gpus <= node && run.gpus <= assumed_node))
+    run.gpus_per_node.reset();
+  const std::optional<double> network = run.network_gbps_per_gpu;
+  run.network_gbps_per_gpu.reset();
+  if (!network || *network <= 0 || run.gpus <= node || !c.offer) return run;
+  for (const Interconnect& ic : r.catalog->interconnects) {
+    if (ic.id != c.offer->fabric) continue;
+    const double ports = ic.bw_per_direction_gbps / *network;
+    if (ports >= 1 && ports == std::round(ports)) {
+      run.fabric = ic.id;
+      run.gpus_per_nic = static_cast<int>(ports);
+    }
+  }
+  return run;
+}
+
 }  // namespace
 
 Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& demand_runs,
@@ -181,16 +211,16 @@ Result<double> run_demand(const Candidate& c, const Request& r, DemandRuns& dema
     }
     if (!run.fits) {
       o.fits = false;
-      o.layout = run.layout;
       o.strategy = run.strategy;
+      o.run = predict_run(c, r, run.config);
       breaks(o, "fit", run.why_not);
       continue;
     }
     if (i == 0) {
       o.throughput = run.throughput * speed;
       o.unit = run.unit;
-      o.layout = run.layout;
       o.strategy = run.strategy;
+      o.run = predict_run(c, r, run.config);
       o.serving = run.serving;
     }
     hours += r.work[i] / (run.throughput * speed) / 3600;
@@ -274,11 +304,19 @@ Result<const GpuRuns*> DemandRuns::runs(const Gpu& gpu, int count, const Topolog
   return &it->second;
 }
 
-void set_run(TaskRun& run, bool fits, const std::string& strategy, double memory_gb,
-             double throughput) {
+RunConfig run_on(const RunConfig& config, const Topology& topology) {
+  RunConfig c = config;
+  if (c.link.empty()) c.link = topology.link;
+  c.gpus_per_node = topology.gpus_per_node;
+  c.network_gbps_per_gpu = topology.network_gbps_per_gpu;
+  return c;
+}
+
+void set_run(TaskRun& run, bool fits, const std::string& strategy, const RunConfig& config,
+             double memory_gb, double throughput) {
   run.fits = fits;
-  run.layout = false;
   run.strategy = strategy;
+  run.config = config;
   run.memory_gb = memory_gb;
   run.throughput = throughput;
   run.unit.clear();
@@ -296,11 +334,12 @@ Status DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count, const 
   const StackCheck* stack = nullptr;
   for (Strategy& strategy : strategies_for(task_index, gpu, count)) {
     const std::string& name = strategy.name;
+    const RunConfig config = run_on(strategy.config, topology);
     auto shared = facts_of(task_index, gpu, count, strategy, topology);
     if (!shared) return shared.status();
     if (!stack) stack = &stack_of(task_index, gpu, **shared);
     if (!stack->refusal.empty()) {
-      set_run(best, false, name, (*shared)->memory.total_gb);
+      set_run(best, false, name, config, (*shared)->memory.total_gb);
       best.stack_refusal = stack->refusal;
       return {};
     }
@@ -310,7 +349,7 @@ Status DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count, const 
         resolved.tensor_parallel * resolved.pipeline_parallel > topology.gpus_per_node) {
       // A replica split over instances that share no cluster fabric does not run.
       if (!best.fits) {
-        set_run(best, false, name, facts->memory.total_gb);
+        set_run(best, false, name, config, facts->memory.total_gb);
         best.why_not = fmt::format(
             "{} needs {} GPUs per replica, more than one instance's {}, and the instances have no "
             "cluster fabric",
@@ -320,13 +359,13 @@ Status DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count, const 
       continue;
     }
     if (facts->memory.total_gb > capacity_gb(gpu)) {
-      if (!best.fits) set_run(best, false, name, facts->memory.total_gb);
+      if (!best.fits) set_run(best, false, name, config, facts->memory.total_gb);
       continue;
     }
     auto p = speed(task.workload, gpu, *facts);
     if (!p) return p.status();
     if (!p->fits && best.fits) continue;
-    set_run(best, p->fits, name, facts->memory.total_gb, p->throughput);
+    set_run(best, p->fits, name, config, facts->memory.total_gb, p->throughput);
     best.unit = std::move(p->unit);
     best.serving = std::move(p->serving);
     if (best.fits && (!job || (best.serving && meets(*best.serving, *job)))) break;

@@ -95,7 +95,9 @@ Result<std::vector<DemandRuns::Layout>*> DemandRuns::layouts_for(size_t task_ind
     auto facts = run_facts(w, gpu, c, shared_facts_);
     if (!facts) continue;  // a layout the memory model refuses, as train-plan skips it
     const bool first = made.empty() || siblings(made.back().facts.memory.config) != siblings(c);
-    made.push_back({std::move(facts).value(), first});
+    RunConfig config = c;
+    config.seq_len = demand_.tasks[task_index].run.seq_len;
+    made.push_back({std::move(facts).value(), std::move(config), first});
   }
   return &layouts_.emplace(key, std::move(made)).first->second;
 }
@@ -149,8 +151,8 @@ Status DemandRuns::run_layouts(size_t task_index, const Gpu& gpu, int count,
   }
   if (!fastest || (best.fits && speed_of.throughput <= best.throughput)) return {};
   const RunFacts& f = fastest->facts;
-  set_run(best, true, layout_label(f.memory.config), f.memory.total_gb, speed_of.throughput);
-  best.layout = true;
+  set_run(best, true, layout_label(f.memory.config), run_on(fastest->config, topology),
+          f.memory.total_gb, speed_of.throughput);
   best.unit = std::move(speed_of.unit);
   return {};
 }

@@ -91,8 +91,11 @@ Result<Request> check_request(const Demand& demand, const Constraints& constrain
 // How one task runs on `count` GPUs of a kind.
 struct TaskRun {
   bool fits = false;
-  bool layout = false;  // the strategy is a layout of train-plan's search (run_layouts)
   std::string strategy;
+  // The run of the strategy, or of a layout of train-plan's search (run_layouts), unresolved as
+  // predict takes it: the task's run with the strategy's settings, and the topology's link,
+  // machine size and network (Option::run, made from it by run_demand).
+  RunConfig config;
   double memory_gb = 0;
   double throughput = 0;
   std::string unit;
@@ -133,9 +136,14 @@ struct NameViewLess {
   }
 };
 
-// Sets `run` to how a strategy runs, clearing what an earlier strategy left there.
-void set_run(TaskRun& run, bool fits, const std::string& strategy, double memory_gb,
-             double throughput = 0);
+// Sets `run` to how a strategy runs (`config`: its run, TaskRun::config), clearing what an
+// earlier strategy left there.
+void set_run(TaskRun& run, bool fits, const std::string& strategy, const RunConfig& config,
+             double memory_gb, double throughput = 0);
+
+// `config` on a topology's GPUs: its link (its own, else the topology's), machine size and
+// network, as predict runs it on a candidate (TaskRun::config).
+RunConfig run_on(const RunConfig& config, const Topology& topology);
 
 // A parallel layout as an option names it (its strategy): "tp-2 pp-2 dp-8 zero-1, micro-batch
 // 2, selective recompute": the degrees above 1 (data parallel always; expert parallel after it,
@@ -174,7 +182,8 @@ class DemandRuns {
   // Jobs larger than one machine (layouts.cc): whether a task on `count` GPUs of the topology
   // searches train-plan's layouts, the layouts with their facts, and the fastest that fits.
   struct Layout {
-    RunFacts facts;  // its configuration carries the links of the candidate last predicted
+    RunFacts facts;    // its configuration carries the links of the candidate last predicted
+    RunConfig config;  // the layout unresolved, with the task's own sequence (TaskRun::config)
     bool first_of_group = false;  // the first of the layout's recompute variants
   };
   bool searches_layouts(size_t task_index, int count, const Topology& topology) const;

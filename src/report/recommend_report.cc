@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "report/json_writer.h"
+#include "report/predict_flags.h"
 #include "rigplan/chart.h"
 #include "rigplan/engine.h"
 #include "rigplan/report.h"
@@ -75,11 +76,12 @@ void write_upgrade(JsonWriter& w, const Option& o) {
   optional("net_cost_per_speedup_usd", o.net_cost_per_speedup_usd, round2);
 }
 
-void write_option(JsonWriter& w, const Option& o, size_t rank) {
+void write_option(JsonWriter& w, const Option& o, size_t rank, const std::string& flags) {
   w.begin_object();
   write_identity(w, o, rank);
   w.key("fits").value(o.fits);
   w.key("strategy").value(o.strategy);
+  w.key("predict_flags").value(flags);
   w.key("memory_gb").value(round2(o.memory_gb));
   w.key("throughput").value(sig(o.throughput));
   w.key("unit").value(o.unit);
@@ -222,59 +224,15 @@ std::string time_cell(const Option& o, bool usage) {
                                  : fmt::format("{:.1f} d", o.time_to_result_h / 24);
 }
 
-// The flags of predict for one word of a strategy as the search names it ("zero-3", "tp-4",
-// "cpu" of "zero-3 + cpu offload"; "dp-8" and "ddp" are --gpus alone); false for a word it
-// does not know.
-bool add_strategy_word(const std::vector<std::string>& words, size_t& i, std::string& flags) {
-  constexpr std::string_view kGpusAlone[] = {"single", "ddp", "+", "offload"};
-  const std::string& word = words[i];
-  const bool has_next = i + 1 < words.size();
-  if (std::find(std::begin(kGpusAlone), std::end(kGpusAlone), word) != std::end(kGpusAlone) ||
-      word.starts_with("dp-"))
-    return true;
-  if (word == "cpu") {
-    flags += " --offload cpu";
-  } else if (word == "micro-batch" && has_next) {
-    flags += " --micro-batch " + words[++i];
-  } else if (has_next && words[i + 1] == "recompute") {
-    flags += " --recompute " + words[i++];
-  } else {
-    const size_t dash = word.rfind('-');
-    if (dash == std::string::npos || dash + 1 == word.size() ||
-        !std::all_of(word.begin() + dash + 1, word.end(),
-                     [](char c) { return c >= '0' && c <= '9'; }))
-      return false;
-    flags += fmt::format(" --{} {}", word.substr(0, dash), word.substr(dash + 1));
-  }
-  return true;
-}
-
-// How an option runs, as the flags that give predict its run of the first task with that task's
-// own: "--gpus 8 --zero 3", "--gpus 4 --tp 4". A layout of train-plan's search also names the
-// global batch it steps (the task's batch on each GPU: in place of --batch), its recompute (in
-// place of --checkpointing) and the sequence parallelism that goes with tensor parallelism; an
-// option of several machines names their size and a rented cluster its fabric. A strategy this
-// does not know is shown as the search names it.
-std::string strategy_flags(const Recommendation& r, const Option& o) {
-  std::string text = o.strategy;
-  std::replace(text.begin(), text.end(), ',', ' ');
-  std::vector<std::string> words = split(text, ' ');
-  std::erase(words, "");
-  std::string flags = fmt::format("--gpus {}", o.count);
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (!add_strategy_word(words, i, flags)) return o.strategy;
-  }
-  if (o.layout) {
-    const Task& task = r.demand.tasks.front();
-    flags += fmt::format(" --global-batch {}",
-                         task.run.batch.value_or(task.workload.default_batch) * o.count);
-    if (flags.find(" --recompute ") == std::string::npos) flags += " --recompute none";
-    if (flags.find(" --tp ") != std::string::npos) flags += " --sequence-parallel";
-  }
-  const int nodes = o.kind == "rent" ? o.instances : o.machines;
-  if (nodes > 1) flags += fmt::format(" --gpus-per-node {}", o.count / nodes);
-  if (!o.fabric.empty()) flags += fmt::format(" --fabric {}", o.fabric);
-  return flags;
+// How an option runs, as the flags that give predict its run of the first task beside that
+// task's own (a service's request rate being the job's): "--gpus 8 --zero 3", "--gpus 16 --tp 2
+// --link pcie", a layout's degrees, batches and recompute, machines of another size and a
+// rented cluster's fabric; "" for the task's run alone, or an option that never ran (its stack).
+std::string option_flags(const Recommendation& r, const Option& o) {
+  if (o.strategy.empty()) return "";
+  RunConfig given = r.demand.tasks.front().run;
+  if (r.demand.serving) given.request_rate = r.demand.serving->request_rate;
+  return predict_flags(o.run, given);
 }
 
 // One row of the options table.
@@ -301,7 +259,10 @@ std::vector<std::string> option_row(const Recommendation& r, const Option& o, bo
                            fmt::format("{:.0f}", o.energy_kwh), fmt::format("{:.0f}", o.co2_kg),
                            priced(o), std::string(o.pareto ? "*" : "")})
     row.push_back(std::move(cell));
-  if (with_strategy) row.push_back(strategy_flags(r, o));
+  if (with_strategy) {
+    std::string flags = option_flags(r, o);
+    row.push_back(flags.empty() ? "-" : std::move(flags));
+  }
   return row;
 }
 
@@ -382,7 +343,7 @@ std::vector<std::string> option_html_row(const Recommendation& r, const Option& 
   const size_t rank = static_cast<size_t>(&o - r.options.data()) + 1;
   std::vector<std::string> row = {
       std::to_string(rank),
-      o.count > 1 ? fmt::format("{} ({})", what(o), strategy_flags(r, o)) : what(o),
+      o.count > 1 ? fmt::format("{} ({})", what(o), option_flags(r, o)) : what(o),
       o.kind == "own" ? system_label(o) : std::string(o.provider),
       fmt::format("{} {}", significant(o.throughput), o.unit),
       o.serving ? time_cell(o, usage) : fmt::format("{:.1f}", o.time_to_result_h),
@@ -513,13 +474,14 @@ std::string recommend_json(const Recommendation& r, size_t top) {
   w.key("feasible_count").value(uint64_t{r.options.size()});
   w.key("options").begin_array();
   for (const Option* o : shown(r, top))
-    write_option(w, *o, static_cast<size_t>(o - r.options.data()) + 1);
+    write_option(w, *o, static_cast<size_t>(o - r.options.data()) + 1, option_flags(r, *o));
   w.end_array();
   w.key("rejected_by").begin_object();
   for (const auto& [name, n] : rejected_by(r)) w.key(name).value(n);
   w.end_object();
   w.key("rejected").begin_array();
-  for (size_t i = 0; i < r.rejected.size() && i < top; ++i) write_option(w, r.rejected[i], 0);
+  for (size_t i = 0; i < r.rejected.size() && i < top; ++i)
+    write_option(w, r.rejected[i], 0, option_flags(r, r.rejected[i]));
   w.end_array();
   w.key("relaxations").value(Json(r.relaxations));
   w.key("assumptions").value(Json(r.assumptions));

@@ -381,6 +381,10 @@ nlohmann::json predicted(std::vector<std::string> args) {
 // eight H200s training Llama 3.1 8B by ZeRO-3, or two H100s serving Llama 3.1 70B by tensor
 // parallelism, read as if one GPU ran the job. The table now names every option's strategy as
 // predict's flags, and those flags, with the task's own, give predict the option's throughput.
+// They are written from the run the search evaluated, so they also name what predict would not
+// assume: two A100 PCIe cards of an instance joined by PCIe, not the NVLink bridge of the GPU's
+// own link, and a rented cluster's network (AWS EFA on p4de instances, 400 Gbit/s for 8 GPUs)
+// as a catalog fabric shared by the GPUs of an instance; JSON's predict_flags are the same.
 TEST(Reproducers, RecommendsStrategyAsPredictFlagsGivesTheOptionsThroughput) {
   struct Example {
     std::vector<std::string> recommend;
@@ -396,18 +400,30 @@ TEST(Reproducers, RecommendsStrategyAsPredictFlagsGivesTheOptionsThroughput) {
        {"llama-3.1-8b", "--seq", "4096", "--batch", "4"}},
       {{"recommend", "--preset", "cluster", "--allow-stale-prices", "--top", "2"},
        2,
-       "--gpus 32 --zero 1 --micro-batch 4 --global-batch 128 --recompute none --gpus-per-node 8",
+       "--gpus 32 --zero 1 --micro-batch 4 --global-batch 128 --recompute none",
        {"llama-3.2-3b", "--precision", "bf16", "--seq", "2048"}},
       {{"recommend", "--preset", "cluster", "--allow-stale-prices", "--top", "2"},
        1,
-       "--gpus 64 --pp 4 --vp 7 --zero 1 --micro-batch 8 --global-batch 256 --recompute none "
-       "--gpus-per-node 8",
+       "--gpus 64 --pp 4 --vp 7 --zero 1 --micro-batch 8 --global-batch 256 --recompute none",
        {"llama-3.2-3b", "--precision", "bf16", "--seq", "2048"}},
       {{"recommend", "--preset", "chatbot-70b", "--allow-stale-prices", "--top", "7"},
        7,
        "--gpus 2 --tp 2",
        {"llama-3.1-70b", "--mode", "serve", "--engine", "vllm", "--precision", "bf16", "--weights",
         "fp8", "--input-len", "1024", "--output-len", "256", "--request-rate", "2"}},
+      {{"recommend", "llama-3.1-70b", "--serve-rate", "1", "--input-len", "1024", "--output-len",
+        "256", "--weights", "fp8", "--gpus-allowed", "a100-pcie-80gb", "--acquire", "rent",
+        "--allow-stale-prices", "--top", "1"},
+       1,
+       "--gpus 2 --tp 2 --link pcie",
+       {"llama-3.1-70b", "--mode", "serve", "--weights", "fp8", "--input-len", "1024",
+        "--output-len", "256", "--request-rate", "1"}},
+      {{"recommend", "--preset", "cluster", "--acquire", "rent", "--allow-stale-prices", "--top",
+        "3"},
+       3,
+       "--gpus 64 --zero 1 --micro-batch 4 --global-batch 256 --recompute none --fabric "
+       "aws-efa-p4d.24xlarge --gpus-per-nic 8",
+       {"llama-3.2-3b", "--precision", "bf16", "--seq", "2048"}},
   };
   for (const Example& e : examples) {
     const Outcome text = rigplan(e.recommend);
@@ -418,6 +434,7 @@ TEST(Reproducers, RecommendsStrategyAsPredictFlagsGivesTheOptionsThroughput) {
     const Outcome json = rigplan(json_args);
     ASSERT_EQ(json.code, 0) << json.err;
     const nlohmann::json option = nlohmann::json::parse(json.out)["options"][e.rank - 1];
+    EXPECT_EQ(option["predict_flags"], e.flags);
     std::vector<std::string> predict = e.task;
     predict.insert(predict.end(), {"--gpu", option["gpu"].get<std::string>()});
     for (const std::string& flag : split(e.flags, ' ')) predict.push_back(flag);

@@ -55,8 +55,11 @@ TEST(RecommendLayouts, FourInstancesTrainInTrainPlansFastestLayoutNotZero3) {
   const Option* o = azure(*rec, 4);
   ASSERT_NE(o, nullptr);
   ASSERT_TRUE(o->fits);
-  EXPECT_TRUE(o->layout);
   EXPECT_EQ(o->strategy, "dp-32 zero-1, micro-batch 4");
+  // The run it keeps is that layout: 32 GPUs, ZeRO-1, micro-batches of 4.
+  EXPECT_EQ(o->run.gpus, 32);
+  EXPECT_EQ(o->run.zero, 1);
+  EXPECT_EQ(o->run.micro_batch, 4);
 
   // train-plan's search on the same GPUs, machines, network and global batch (4 x 32 = 128
   // sequences) finds the same layout first, at the same speed.
@@ -102,8 +105,8 @@ TEST(RecommendLayouts, OneMachineKeepsDataParallel) {
   ASSERT_TRUE(rec.ok()) << rec.status().message();
   const Option* o = azure(*rec, 1);
   ASSERT_NE(o, nullptr);
-  EXPECT_FALSE(o->layout);
   EXPECT_EQ(o->strategy, "ddp");
+  EXPECT_FALSE(o->run.micro_batch.has_value());
   RunConfig ddp = demand.tasks[0].run;
   ddp.gpus = 8;
   auto p = predict(demand.tasks[0].workload, *default_catalog().gpu("h100-sxm5-80gb"), ddp,
@@ -120,8 +123,8 @@ TEST(RecommendLayouts, AFineTuneOnFourInstancesKeepsItsStrategy) {
   ASSERT_TRUE(rec.ok()) << rec.status().message();
   const Option* o = azure(*rec, 4);
   ASSERT_NE(o, nullptr);
-  EXPECT_FALSE(o->layout);
   EXPECT_EQ(o->strategy, "ddp");
+  EXPECT_FALSE(o->run.micro_batch.has_value());
 }
 
 TEST(RecommendLayouts, LabelNamesEveryDegreeAboveOne) {

@@ -138,7 +138,8 @@ TEST(RecommendCompile, AJobLargerThanAMachineTakesTrainPlansCompiledLayout) {
   const Option* o = azure(rec, 4);
   ASSERT_NE(o, nullptr);
   ASSERT_TRUE(o->fits);
-  EXPECT_TRUE(o->layout);
+  EXPECT_TRUE(o->run.compile);
+  EXPECT_TRUE(o->run.micro_batch.has_value());  // a layout of train-plan's search
   const Catalog& catalog = default_catalog();
   const auto offer = std::find_if(catalog.offers.begin(), catalog.offers.end(), [](const Offer& x) {
     return x.id == "azure-standard-nd96isr-h100-v5";
