@@ -333,13 +333,15 @@ Status DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count, const 
   const std::optional<ServingJob>& job = demand_.serving;
   const StackCheck* stack = nullptr;
   for (Strategy& strategy : strategies_for(task_index, gpu, count)) {
-    const std::string& name = strategy.name;
-    const RunConfig config = run_on(strategy.config, topology);
+    // The run as recommend's option keeps it, made only for the strategy that is kept.
+    const auto keep = [&](bool fits, double memory_gb, double throughput = 0.0) {
+      set_run(best, fits, strategy.name, run_on(strategy.config, topology), memory_gb, throughput);
+    };
     auto shared = facts_of(task_index, gpu, count, strategy, topology);
     if (!shared) return shared.status();
     if (!stack) stack = &stack_of(task_index, gpu, **shared);
     if (!stack->refusal.empty()) {
-      set_run(best, false, name, config, (*shared)->memory.total_gb);
+      keep(false, (*shared)->memory.total_gb);
       best.stack_refusal = stack->refusal;
       return {};
     }
@@ -349,7 +351,7 @@ Status DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count, const 
         resolved.tensor_parallel * resolved.pipeline_parallel > topology.gpus_per_node) {
       // A replica split over instances that share no cluster fabric does not run.
       if (!best.fits) {
-        set_run(best, false, name, config, facts->memory.total_gb);
+        keep(false, facts->memory.total_gb);
         best.why_not = fmt::format(
             "{} needs {} GPUs per replica, more than one instance's {}, and the instances have no "
             "cluster fabric",
@@ -359,13 +361,13 @@ Status DemandRuns::run_task(size_t task_index, const Gpu& gpu, int count, const 
       continue;
     }
     if (facts->memory.total_gb > capacity_gb(gpu)) {
-      if (!best.fits) set_run(best, false, name, config, facts->memory.total_gb);
+      if (!best.fits) keep(false, facts->memory.total_gb);
       continue;
     }
     auto p = speed(task.workload, gpu, *facts);
     if (!p) return p.status();
     if (!p->fits && best.fits) continue;
-    set_run(best, p->fits, name, config, facts->memory.total_gb, p->throughput);
+    keep(p->fits, facts->memory.total_gb, p->throughput);
     best.unit = std::move(p->unit);
     best.serving = std::move(p->serving);
     if (best.fits && (!job || (best.serving && meets(*best.serving, *job)))) break;

@@ -26,8 +26,7 @@ std::string_view engine_of(const RunConfig& c) {
 class Flags {
  public:
   void add(std::string_view name, std::string_view value) {
-    if (!out_.empty()) out_ += ' ';
-    out_ += fmt::format("--{} {}", name, value);
+    append(fmt::format("--{} {}", name, value));
   }
   template <class T>
   void number(std::string_view name, T run, T given) {
@@ -42,13 +41,16 @@ class Flags {
   }
   // A flag that takes no value: "--name" on, "--name=false" off.
   void flag(std::string_view name, bool run, bool given) {
-    if (run == given) return;
-    if (!out_.empty()) out_ += ' ';
-    out_ += fmt::format("--{}{}", name, run ? "" : "=false");
+    if (run != given) append(fmt::format("--{}{}", name, run ? "" : "=false"));
   }
   std::string take() { return std::move(out_); }
 
  private:
+  void append(std::string_view flag) {
+    if (!out_.empty()) out_ += ' ';
+    out_ += flag;
+  }
+
   std::string out_;
 };
 
