@@ -1257,15 +1257,19 @@ Status resolve_engine(Run& r) {
 }
 
 // The sequences of one data-parallel replica per step: the batch, or the global batch over the
-// replicas; either splits into whole micro-batches.
+// replicas; either splits into whole micro-batches. --batch beside --global-batch may give the
+// batch of a replica or of each GPU (recommend's layouts keep a task's batch per GPU); the two
+// differ whenever a replica spans several GPUs, so either reading is unambiguous.
 Status resolve_batches(Run& r) {
   RunConfig& c = r.c;
   if (c.global_batch) {
     const int per_replica = *c.global_batch / r.dp;
-    if (*c.global_batch % r.dp != 0 || (c.batch && *c.batch != per_replica)) {
-      return Status::invalid_input(
-          fmt::format("--global-batch {} must be --batch × data parallel {}{}", *c.global_batch,
-                      r.dp, c.batch ? fmt::format(" (--batch {})", *c.batch) : std::string()));
+    const bool per_gpu = c.batch && static_cast<std::int64_t>(*c.batch) * c.gpus == *c.global_batch;
+    if (*c.global_batch % r.dp != 0 || (c.batch && *c.batch != per_replica && !per_gpu)) {
+      return Status::invalid_input(fmt::format(
+          "--global-batch {} must be --batch × data parallel {}{}", *c.global_batch, r.dp,
+          c.batch ? fmt::format(" or --batch × GPUs {} (--batch {})", c.gpus, *c.batch)
+                  : std::string()));
     }
     c.batch = per_replica;
   }

@@ -384,7 +384,8 @@ nlohmann::json predicted(std::vector<std::string> args) {
 // They are written from the run the search evaluated, so they also name what predict would not
 // assume: two A100 PCIe cards of an instance joined by PCIe, not the NVLink bridge of the GPU's
 // own link, and a rented cluster's network (AWS EFA on p4de instances, 400 Gbit/s for 8 GPUs)
-// as a catalog fabric shared by the GPUs of an instance; JSON's predict_flags are the same.
+// as a catalog fabric shared by the GPUs of an instance; JSON's predict_flags are the same. A
+// layout's global batch stands beside the task's --batch, which predict reads per GPU.
 TEST(Reproducers, RecommendsStrategyAsPredictFlagsGivesTheOptionsThroughput) {
   struct Example {
     std::vector<std::string> recommend;
@@ -424,6 +425,13 @@ TEST(Reproducers, RecommendsStrategyAsPredictFlagsGivesTheOptionsThroughput) {
        "--gpus 64 --zero 1 --micro-batch 4 --global-batch 256 --recompute none --fabric "
        "aws-efa-p4d.24xlarge --gpus-per-nic 8",
        {"llama-3.2-3b", "--precision", "bf16", "--seq", "2048"}},
+      // The task's --batch 2 is each GPU's: 2 × 64 GPUs = the layout's global batch of 128.
+      {{"recommend", "llama-3.1-70b", "--tokens", "2e10", "--batch", "2", "--seq", "4096",
+        "--max-gpus", "128", "--top", "1"},
+       1,
+       "--gpus 64 --tp 4 --pp 8 --vp 5 --zero 1 --micro-batch 1 --global-batch 128 "
+       "--sequence-parallel --fabric ib-ndr",
+       {"llama-3.1-70b", "--seq", "4096", "--batch", "2"}},
   };
   for (const Example& e : examples) {
     const Outcome text = rigplan(e.recommend);

@@ -49,6 +49,21 @@ TEST(Layout, TheGlobalBatchIsSharedByTheDataParallelReplicas) {
   EXPECT_EQ(*e->config.global_batch, 1536);
 }
 
+// recommend keeps a task's --batch per GPU when it lays a job out (2 × 1,024 GPUs = 2,048
+// sequences), so predict reads --batch beside --global-batch per GPU as well as per replica.
+TEST(Layout, ABatchBesideTheGlobalBatchMayBeEachGpus) {
+  RunConfig c = gpt3_on_1024();
+  c.global_batch = 2048;
+  c.batch = 2;
+  auto e = estimate_memory(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), c, false);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_EQ(*e->config.batch, 256);  // 2048 / 8 replicas
+  c.batch = 256;
+  e = estimate_memory(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), c, false);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_EQ(*e->config.batch, 256);
+}
+
 TEST(Layout, RefusesLayoutsThatDoNotSplitWhole) {
   const auto with = [](auto change) {
     RunConfig c = gpt3_on_1024();
@@ -59,7 +74,8 @@ TEST(Layout, RefusesLayoutsThatDoNotSplitWhole) {
       {with([](RunConfig& c) { c.global_batch = 1001; }),
        "--global-batch 1001 must be --batch × data parallel 8"},
       {with([](RunConfig& c) { c.batch = 100; }),
-       "--global-batch 1536 must be --batch × data parallel 8 (--batch 100)"},
+       "--global-batch 1536 must be --batch × data parallel 8 or --batch × GPUs 1024 (--batch "
+       "100)"},
       {with([](RunConfig& c) { c.micro_batch = 5; }),
        "--micro-batch 5 must divide the batch of a data-parallel replica, 192"},
       {with([](RunConfig& c) { c.context_parallel = 3; }),
