@@ -305,12 +305,13 @@ void add_parallel_options(CLI::App* cmd, RunOptions& o) {
 }
 
 void add_framework_option(CLI::App* cmd, RunConfig& run) {
-  cmd->add_option("--framework", run.framework,
-                  "Training framework: megatron (Megatron-LM, NeMo) or eager-fsdp (torchtitan, "
-                  "llm-foundry, composer, PyTorch FSDP): its level sets the speed of a workload "
-                  "with no measured speed of its own (default: eager-fsdp with --zero 3, else "
-                  "megatron; a measured workload runs under its rows' framework; "
-                  "docs/performance.md)");
+  cmd->add_option(
+      "--framework", run.framework,
+      "Training framework: megatron (Megatron-LM, NeMo), torchtitan (FSDP2) or "
+      "eager-fsdp (llm-foundry, composer, PyTorch FSDP): its level sets the speed of a "
+      "workload with no measured speed of its own (default: eager-fsdp with --zero 3, else "
+      "megatron; a measured workload runs under its rows' framework; "
+      "docs/performance.md)");
 }
 
 void add_compile_options(CLI::App* cmd, RunConfig& run) {

@@ -230,9 +230,10 @@ std::vector<WorkloadCalibration> workload_speeds(const std::vector<ThroughputSam
   return out;
 }
 
-// Each framework's level against the fitted model: the median ratio over the rows that name it;
-// a framework no row in use names keeps its level in `start` (the reference level, 1, where
-// `start` has none).
+// Each framework's level against the fitted model: the median ratio over the rows that name it,
+// its fitted_on cleared (framework_toml says what it was fitted to); a framework no row in use
+// names keeps its level, rows and fitted_on in `start` (the reference level, 1, where `start` has
+// none; torchtitan's, fitted on validation/cluster.csv, which no throughput row names).
 std::vector<FrameworkCalibration> framework_levels(const std::vector<ThroughputSample>& samples,
                                                    const std::vector<bool>& use,
                                                    const std::vector<double>& predicted,
@@ -249,6 +250,7 @@ std::vector<FrameworkCalibration> framework_levels(const std::vector<ThroughputS
     if (it == log_ratios.end()) continue;
     f.level = std::exp(median(it->second));
     f.rows = static_cast<int>(it->second.size());
+    f.fitted_on.clear();
   }
   return out;
 }
@@ -454,15 +456,17 @@ std::string error_bands_toml(const CalibrationFit& fit) {
   return out;
 }
 
-// A [[framework]] section: a fitted level says what it was fitted to; the reference level (no
-// rows) keeps its reason.
+// A [[framework]] section: a level fitted here (framework_levels cleared its fitted_on) says
+// what it was fitted to; one kept from the start (the reference, a level fitted on other
+// measurements) keeps its reason.
 std::string framework_toml(const FrameworkCalibration& f, std::string_view path,
                            const std::string& day) {
   std::vector<std::string> covers;
   for (const auto& stack : f.covers) covers.push_back(fmt::format("\"{}\"", stack));
   const std::string fitted_on =
-      f.rows > 0 ? fmt::format("{}, {}: the median measured / predicted of its rows", path, day)
-                 : f.fitted_on;
+      f.fitted_on.empty()
+          ? fmt::format("{}, {}: the median measured / predicted of its rows", path, day)
+          : f.fitted_on;
   return fmt::format(
       "\n[[framework]]\nframework = \"{}\"\ncovers = [{}]\nlevel = {:.3f}\nrows = {}\n"
       "fitted_on = \"{}\"\npointwise = \"{}\"\n",

@@ -11,15 +11,22 @@
 
 namespace rigplan {
 
+// A framework's own id names it before any family that covers it: torchtitan, one of the
+// stacks eager-fsdp covers, takes its own [[framework]] where the calibration has one.
 Result<const FrameworkCalibration*> Calibration::framework(std::string_view name) const {
   const std::string wanted = to_lower(name.empty() ? kDefaultFramework : name);
-  std::vector<std::string> accepted;
   for (const auto& f : frameworks) {
     if (f.framework == wanted) return &f;
-    accepted.push_back(f.framework);
+  }
+  std::vector<std::string> accepted;
+  const auto accept = [&accepted](const std::string& id) {
+    if (std::ranges::find(accepted, id) == accepted.end()) accepted.push_back(id);
+  };
+  for (const auto& f : frameworks) {
+    accept(f.framework);
     for (const auto& stack : f.covers) {
       if (stack == wanted) return &f;
-      accepted.push_back(stack);
+      accept(stack);
     }
   }
   // A calibration without frameworks (one made in code) runs the default at the operator
@@ -58,8 +65,9 @@ std::string_view reported_framework(std::string_view named, const WorkloadCalibr
 }
 
 bool offers_op_recompute(const FrameworkCalibration& framework) {
-  return std::ranges::find(framework.covers, recompute_policy::kSelectiveOpStack) !=
-         framework.covers.end();
+  return framework.framework == recompute_policy::kSelectiveOpStack ||
+         std::ranges::find(framework.covers, recompute_policy::kSelectiveOpStack) !=
+             framework.covers.end();
 }
 
 const WorkloadCalibration* measured_speed(const Calibration& calibration,

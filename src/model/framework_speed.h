@@ -54,7 +54,7 @@ std::string_view reported_framework(std::string_view named, const WorkloadCalibr
                                     const FrameworkCalibration& framework);
 
 // Whether `framework` runs torchtitan's per-op selective recompute (recompute_policy.h,
-// kSelectiveOp): it covers recompute_policy::kSelectiveOpStack.
+// kSelectiveOp): it is recompute_policy::kSelectiveOpStack or covers it.
 bool offers_op_recompute(const FrameworkCalibration& framework);
 
 // The [[workload]] row of `workload`, or nullptr for one never measured.

@@ -139,7 +139,7 @@ TEST(TorchCompile, ADecomposedFrameworksEagerNormsRopeAndSwigluFuse) {
   EXPECT_DOUBLE_EQ(e.eager_kernels - e.kernels, 192 + 16 * 19 * 3);
   c.compile = false;
   const Prediction eager = on_h100("llama-3.2-1b", c);
-  EXPECT_NE(eager.note.find("framework eager-fsdp runs RMSNorm, the rotary embedding and the "
+  EXPECT_NE(eager.note.find("framework torchtitan runs RMSNorm, the rotary embedding and the "
                             "gated activation as PyTorch ops: 205 kB more a token and layer in "
                             "the forward and 19 more kernels a layer"),
             std::string::npos)
@@ -151,8 +151,9 @@ TEST(TorchCompile, ADecomposedFrameworksEagerNormsRopeAndSwigluFuse) {
 
 // torchtitan measured Llama 3.1 8B on 8 H100 at 5,762 tokens/s a GPU eager and 6,667 under
 // torch.compile, 1.157x (shared/data/cluster_training_throughput.csv rows 64 and 65, on its
-// 96 GB H100s; the 80 GB SXM5 here): the decomposed eager step predicts 1.20x, where counting
-// each pointwise operator as one kernel predicted 1.008x.
+// 96 GB H100s at 500 W; the 700 W 80 GB SXM5 here): the decomposed eager step predicts 1.20x,
+// where counting each pointwise operator as one kernel predicted 1.008x. At torchtitan's level
+// (0.872) the SXM5 runs 10% and 6% above the 96 GB part, compiled and eager.
 TEST(TorchCompile, TorchtitansCompileGainOnLlama31_8B) {
   RunConfig c;
   c.gpus = 8;
@@ -165,8 +166,8 @@ TEST(TorchCompile, TorchtitansCompileGainOnLlama31_8B) {
   const Prediction p = on_h100("llama-3.1-8b", c);
   ASSERT_TRUE(p.compile.has_value());
   EXPECT_NEAR(p.compile->eager_step_time_s / p.step_time_s, 1.197, 0.005);
-  EXPECT_NEAR(p.throughput / 8 / 6'667, 1.03, 0.01);
-  EXPECT_NEAR(p.throughput / p.compile->eager_step_time_s * p.step_time_s / 8 / 5'762, 0.995, 0.01);
+  EXPECT_NEAR(p.throughput / 8 / 6'667, 1.10, 0.01);
+  EXPECT_NEAR(p.throughput / p.compile->eager_step_time_s * p.step_time_s / 8 / 5'762, 1.06, 0.01);
 }
 
 TEST(TorchCompile, AnInferenceRunIsRefused) {

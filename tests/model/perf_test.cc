@@ -683,6 +683,41 @@ TEST(Calibrate, AWorkloadMeasuredAtHalfTheModelsSpeedGetsEfficiencyOneHalf) {
   EXPECT_NEAR(fitted.workloads[0].efficiency, 0.5, 1e-9);
 }
 
+TEST(Calibrate, AFrameworkNoRowNamesKeepsTheLevelItWasFittedToElsewhere) {
+  // ResNet-50 measured at half the model's speed, its rows naming eager-fsdp: that level is
+  // fitted here (0.5, 3 rows, fitted_on cleared for the file's own words); torchtitan's, named by
+  // no row, keeps its level, rows and reason, as the shipped one fitted on validation/cluster.csv
+  // does; the reference keeps its own.
+  const Calibration truth = flat(0.8, 0.8);
+  RunConfig config;
+  config.precision = "fp16";
+  config.batch = 64;
+  std::vector<ThroughputSample> samples;
+  for (const char* gpu : {"a100-sxm4-80gb", "rtx-a6000", "h100-sxm5-80gb"}) {
+    ThroughputSample s{*zoo().find("resnet50"), catalog().gpu(gpu), config, 0, 0};
+    s.measured = run("resnet50", gpu, config, truth).throughput / 2;
+    s.run.framework = "eager-fsdp";
+    samples.push_back(s);
+  }
+  Calibration start = truth;
+  start.frameworks = {{"megatron", {}, 1, 0, "reference"},
+                      {"eager-fsdp", {"fsdp"}, 0.8, 100, "earlier fit"},
+                      {"torchtitan", {}, 0.872, 8, "cluster runs"}};
+  const Calibration fitted = fit_calibration(samples, {true, true, true}, start, catalog());
+  ASSERT_EQ(fitted.frameworks.size(), 3u);
+  const FrameworkCalibration& megatron = fitted.frameworks[0];
+  const FrameworkCalibration& eager = fitted.frameworks[1];
+  const FrameworkCalibration& torchtitan = fitted.frameworks[2];
+  EXPECT_EQ(megatron.level, 1);
+  EXPECT_EQ(megatron.fitted_on, "reference");
+  EXPECT_NEAR(eager.level, 0.5, 1e-9);
+  EXPECT_EQ(eager.rows, 3);
+  EXPECT_EQ(eager.fitted_on, "");
+  EXPECT_DOUBLE_EQ(torchtitan.level, 0.872);
+  EXPECT_EQ(torchtitan.rows, 8);
+  EXPECT_EQ(torchtitan.fitted_on, "cluster runs");
+}
+
 TEST(PerfModel, AWorkloadEfficiencyScalesThatWorkloadsOperatorTimes) {
   Calibration c = flat(0.8, 0.8);
   RunConfig one;
