@@ -63,6 +63,7 @@ const std::vector<FieldSpec<Engine>>& engine_fields() {
       {"moe_kernel", &E::moe_kernel, true, "", {"grouped", "per-expert"}},
       {"moe_expert_overhead_us", &E::moe_expert_overhead_us, false, "us", {}, kNonNegative},
       {"moe_tile", &E::moe_tile, true, "", {"expert", "step"}},
+      {"dense_tile", &E::dense_tile, false, "", {"choose", "fixed"}},
       {"moe_layer_overhead_us", &E::moe_layer_overhead_us, false, "us", {}, kNonNegative},
       {"moe_pick_overhead_us", &E::moe_pick_overhead_us, false, "us", {}, kNonNegative},
       {"moe_copy_bytes", &E::moe_copy_bytes, false, "B", {}, kNonNegative},

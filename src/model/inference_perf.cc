@@ -94,6 +94,7 @@ struct Model {
   double experts = 1, top_k = 1;
   bool per_expert = false;    // a mixture of experts whose engine launches each expert on its own
   bool step_tiles = false;    // ... whose kernel pads every expert's rows to the step's tile
+  bool choose_tiles = true;   // dense GEMMs in 64- or 128-row tiles (Engine::dense_tile)
   double moe_overhead_s = 0;  // launches a MoE layer adds to a dense MLP's, per layer
   // Bytes per token and layer that the engine's MoE routing kernels move outside the GEMMs
   // (model/moe_gemm.h moe_routing_bytes; Engine::moe_copy_bytes and moe_pick_bytes).
@@ -167,9 +168,16 @@ double roofline(double flops, double bytes, double rate, const Model& m, Times& 
 }
 
 // Wave quantization of a GEMM's output tiles over the SMs, the padding of its partly filled
-// tiles, and a short inner dimension (gemm_waves.h).
-double shape_efficiency(double rows, double n, double k, double sms) {
-  return gemm_shape_efficiency(gemm_shape(rows, n), gemm_k_efficiency(k), sms);
+// tiles, and a short inner dimension (gemm_waves.h). An engine whose libraries choose a tile per
+// GEMM (Engine::dense_tile "choose") runs more rows than half a tile in tiles of 128 rows (one
+// fitted to at most 128) or of 64, whichever is faster: each tiling alone never gets faster with
+// one more row, so neither does the faster of the two.
+double shape_efficiency(const Model& m, double rows, double n, double k) {
+  const double k_efficiency = gemm_k_efficiency(k);
+  const double whole = gemm_shape_efficiency(gemm_shape(rows, n), k_efficiency, m.sms);
+  const double half = pc::kTile / 2;
+  if (!m.choose_tiles || rows <= half) return whole;
+  return std::max(whole, gemm_shape_efficiency(gemm_shape(rows, n, 1, half), k_efficiency, m.sms));
 }
 
 // The linear layers of one layer for a step of `tokens` rows, per GPU: each a roofline of its
@@ -202,7 +210,7 @@ double linear_time(const Model& m, double tokens, Times& t) {
     const double per_weight = m.dense_weight_bytes + (tokens > 1 ? m.dequant_bytes : 0);
     const double bytes = l.n * l.k * per_weight + tokens * (l.n + l.k) * m.beta;
     linear += roofline(2 * tokens * l.n * l.k, bytes,
-                       m.dense_gemm_rate * shape_efficiency(tokens, l.n, l.k, m.sms), m, t);
+                       m.dense_gemm_rate * shape_efficiency(m, tokens, l.n, l.k), m, t);
   }
   return linear;
 }
@@ -273,7 +281,7 @@ Times stage_time(const Model& m, const Work& w, double layers, bool head) {
   if (head && tc.vocab_size > 0 && w.sequences > 0) {
     const double v = static_cast<double>(tc.vocab_size) / m.tp, d = tc.hidden_size;
     t.head = roofline(2 * w.sequences * v * d, v * d * m.head_bytes + w.sequences * v * 4,
-                      m.head_rate * shape_efficiency(w.sequences, v, d, m.sms), m, t);
+                      m.head_rate * shape_efficiency(m, w.sequences, v, d), m, t);
   }
   // An engine that loops over the experts pays host and launch time for each touched one.
   const ExpertShare e = expert_share(w.tokens, m.experts, m.top_k, m.ep);
@@ -517,6 +525,7 @@ Model make_model(const Workload& w, const Gpu& gpu, const RunConfig& c, const En
   m.top_k = t.top_k();
   set_gemm_rates(m, gpu, c, format, rest, eff);
   set_moe_kernel(m, engine);
+  m.choose_tiles = engine.dense_tile == "choose";
   m.bias_adds = engine.bias_add_us > 0 ? layer_biases(t) : 0;
   m.bias_add_s = m.bias_adds * engine.bias_add_us * 1e-6;
   m.ffn_local = static_cast<double>(t.ffn_size) * t.top_k() / m.tp;

@@ -104,6 +104,7 @@ Json to_json(const Engine& e, const Engines& engines) {
               {"moe_kernel", e.moe_kernel},
               {"moe_expert_overhead_us", e.moe_expert_overhead_us},
               {"moe_tile", e.moe_tile},
+              {"dense_tile", e.dense_tile},
               {"moe_layer_overhead_us", e.moe_layer_overhead_us},
               {"moe_pick_overhead_us", e.moe_pick_overhead_us},
               {"moe_copy_bytes", e.moe_copy_bytes},

@@ -94,8 +94,8 @@ TEST(RecommendServing, RateAndLatencyTargetsBind) {
                                       [](const Option& o) { return o.gpu == "h100-sxm5-80gb"; });
   ASSERT_NE(saturated, rec->rejected.end());
   EXPECT_EQ(saturated->binding.front(), "rate");
-  // At the most sequences its KV cache holds (349), one H100 serves 20.1 requests/s.
-  EXPECT_EQ(saturated->violations.front(), "serves at most 20.1 requests/s, below the 1000 asked");
+  // At the most sequences its KV cache holds (349), one H100 serves 20.5 requests/s.
+  EXPECT_EQ(saturated->violations.front(), "serves at most 20.5 requests/s, below the 1000 asked");
 
   rec = recommend(service(1, 0.5), rented(8), default_catalog(), embedded_calibration());
   ASSERT_TRUE(rec.ok()) << rec.status().message();
