@@ -55,7 +55,7 @@ struct WorkloadCalibration {
 // included). Fitted by `rigplan calibrate` on the rows of its stacks; the reference level,
 // with no rows, is the one the operator model reaches (docs/performance.md, "Frameworks").
 struct FrameworkCalibration {
-  std::string framework;            // id: megatron, eager-fsdp
+  std::string framework;            // id: megatron, torchtitan, eager-fsdp
   std::vector<std::string> covers;  // the stacks it stands for, accepted as names of it
   double level = 1;                 // of the operator model's speed
   int rows = 0;                     // measurements behind it; 0: not fitted

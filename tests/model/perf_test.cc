@@ -662,19 +662,28 @@ TEST(Calibrate, TheGemmCeilingsOfALoadedFileBoundTheFitThatStartsFromIt) {
   EXPECT_DOUBLE_EQ(fit_prior(*loaded).gemm_ceiling("hopper-hbm"), 0.7);
 }
 
-TEST(Calibrate, AWorkloadMeasuredAtHalfTheModelsSpeedGetsEfficiencyOneHalf) {
-  // The measurements are the model's own throughput at the fitted calibration, halved: the
-  // efficiency of the workload is the median measured / predicted ratio, 0.5.
-  const Calibration c = flat(0.8, 0.8);
+// ResNet-50 at fp16 and batch 64 on three GPUs, each measured at half the throughput `truth`
+// predicts, its rows naming `framework`.
+std::vector<ThroughputSample> resnet50_at_half_speed(const Calibration& truth,
+                                                     const std::string& framework = "") {
   RunConfig config;
   config.precision = "fp16";
   config.batch = 64;
   std::vector<ThroughputSample> samples;
   for (const char* gpu : {"a100-sxm4-80gb", "rtx-a6000", "h100-sxm5-80gb"}) {
     ThroughputSample s{*zoo().find("resnet50"), catalog().gpu(gpu), config, 0, 0};
-    s.measured = run("resnet50", gpu, config, c).throughput / 2;
+    s.measured = run("resnet50", gpu, config, truth).throughput / 2;
+    s.run.framework = framework;
     samples.push_back(s);
   }
+  return samples;
+}
+
+TEST(Calibrate, AWorkloadMeasuredAtHalfTheModelsSpeedGetsEfficiencyOneHalf) {
+  // The measurements are the model's own throughput at the fitted calibration, halved: the
+  // efficiency of the workload is the median measured / predicted ratio, 0.5.
+  const Calibration c = flat(0.8, 0.8);
+  const std::vector<ThroughputSample> samples = resnet50_at_half_speed(c);
   const Calibration fitted = fit_calibration(samples, {true, true, true}, c, catalog());
   ASSERT_EQ(fitted.workloads.size(), 1u);
   EXPECT_EQ(fitted.workloads[0].workload, "resnet50");
@@ -689,16 +698,7 @@ TEST(Calibrate, AFrameworkNoRowNamesKeepsTheLevelItWasFittedToElsewhere) {
   // no row, keeps its level, rows and reason, as the shipped one fitted on validation/cluster.csv
   // does; the reference keeps its own.
   const Calibration truth = flat(0.8, 0.8);
-  RunConfig config;
-  config.precision = "fp16";
-  config.batch = 64;
-  std::vector<ThroughputSample> samples;
-  for (const char* gpu : {"a100-sxm4-80gb", "rtx-a6000", "h100-sxm5-80gb"}) {
-    ThroughputSample s{*zoo().find("resnet50"), catalog().gpu(gpu), config, 0, 0};
-    s.measured = run("resnet50", gpu, config, truth).throughput / 2;
-    s.run.framework = "eager-fsdp";
-    samples.push_back(s);
-  }
+  const std::vector<ThroughputSample> samples = resnet50_at_half_speed(truth, "eager-fsdp");
   Calibration start = truth;
   start.frameworks = {{"megatron", {}, 1, 0, "reference"},
                       {"eager-fsdp", {"fsdp"}, 0.8, 100, "earlier fit"},
