@@ -111,9 +111,9 @@ struct Engine {
   // How the grouped kernel tiles each expert's rows: "expert" (tiles fitted to its rows) or
   // "step" (one tile width for the step, from its token count; each expert's rows padded to it).
   std::string moe_tile;
-  // How its dense GEMMs tile more rows than one tile holds: "choose" (the library's heuristics
-  // pick 64- or 128-row tiles, whichever pads less for the GEMM) or "fixed" (128-row tiles, the
-  // last one padded).
+  // How its dense GEMMs tile more than 64 rows: "choose" (the library's heuristics pick 64- or
+  // 128-row tiles, whichever runs faster in its waves over the SMs) or "fixed" (128-row tiles,
+  // the last one padded).
   std::string dense_tile = "choose";
   double moe_layer_overhead_us = 0;  // launches a MoE layer adds to a dense MLP's (routing)
   double moe_pick_overhead_us = 0;   // more per expert a token picks beyond its first
