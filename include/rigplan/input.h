@@ -81,6 +81,9 @@ inline constexpr NumberField kResolution{"resolution", 16, 16384, true, false, "
 inline constexpr NumberField kMaxSeqs{"max-seqs", 1, 1'000'000, true};
 inline constexpr NumberField kMemoryUtilization{"gpu-memory-utilization", 0, 1, false, true};
 inline constexpr NumberField kRequestRate{"request-rate", 0, 1e9, false, true, "requests/s"};
+// A finite serving run's requests: a million is beyond any published serving benchmark (vLLM's
+// and TensorRT-LLM's send hundreds to tens of thousands), and keeps its simulation in milliseconds.
+inline constexpr NumberField kRequests{"requests", 1, 1'000'000, true};
 
 // --- The job and its constraints (recommend, cost; presets) ---
 inline constexpr NumberField kTokens{"tokens", 0, 1e18, false, true};

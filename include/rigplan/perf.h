@@ -136,6 +136,13 @@ struct ServingPrediction {
   // queue's mean wait. `queued`: the requests waiting per replica (0 at a request rate).
   int queued = 0;
   double queue_wait_ms = 0;
+  // A finite run (RunConfig::requests; 0: an unending stream): its requests, and the seconds
+  // from the first send to the last send and to the last completion. Its throughput is the
+  // output tokens over `drained_s`; TTFT, TPOT and the wait are means over its requests, and
+  // `queued` the most that waited for a slot at once, per replica.
+  int requests = 0;
+  double last_sent_s = 0;
+  double drained_s = 0;
 };
 
 // Time of one class of operators in a step.

@@ -3,9 +3,10 @@
 // optimizer,lora_rank,batch_per_gpu,seq_len,grad_checkpointing,metric,value,unit,source in any
 // order; the optional columns lora_targets, zero, offload, pure_bf16, flash_attention,
 // full_state_load, compile, cuda_graphs and memory_metric refine the run, and engine, input_len,
-// output_len, concurrency, request_rate, tp, pp and kv_cache describe inference runs (metrics
-// throughput, ttft_ms and tpot_ms). Speed rows of a group without a ref row are absolute rows. Rows
-// rigplan cannot predict are counted and listed with the reason.
+// output_len, concurrency, request_rate, requests, tp, pp and kv_cache describe inference runs
+// (metrics throughput, ttft_ms and tpot_ms; `requests`: a finite run of that many). Speed rows
+// of a group without a ref row are absolute rows. Rows rigplan cannot predict are counted and
+// listed with the reason.
 #pragma once
 
 #include <functional>

@@ -201,6 +201,7 @@ constexpr std::string_view kRunOptions[] = {"--recipe",
                                             "--kv-cache",
                                             "--max-seqs",
                                             "--request-rate",
+                                            "--requests",
                                             "--gpu-memory-utilization"};
 
 // The inference options of a run: engine, lengths, KV cache, serving load.
@@ -216,6 +217,9 @@ void add_inference_options(CLI::App* cmd, RunConfig& run) {
                   "Inference: the most sequences decoded together (default: the engine's)");
   cmd->add_option("--request-rate", run.request_rate,
                   "--mode serve: requests per second (default: as many sequences as fit)");
+  cmd->add_option("--requests", run.requests,
+                  "--mode serve: a finite run of this many requests, timed until the last "
+                  "finishes, as a benchmark sends them (default: an unending stream)");
   cmd->add_option("--gpu-memory-utilization", run.memory_utilization,
                   "Share of each GPU the engine claims (default: the engine's, vLLM 0.9)");
 }
@@ -367,8 +371,15 @@ Status check_typed_aliases(const RunOptions& o, std::span<const CLI::Option* con
 }
 
 // --request-rate is the load of --mode serve, and --concurrency another one: a rate given with
-// another mode, or with a concurrency, would be ignored without a word.
+// another mode, or with a concurrency, would be ignored without a word; so would --requests in
+// another mode.
 Status check_serving_load(const RunConfig& run, bool concurrency_given) {
+  if (run.requests && run.mode != "serve") {
+    return Status::invalid_input(fmt::format(
+        "--requests {} is a finite run of --mode serve; this run's mode is {} (give --mode serve, "
+        "or leave --requests out)",
+        *run.requests, run.mode));
+  }
   if (!run.request_rate) return {};
   const std::string rate = format_number(*run.request_rate);
   if (run.mode != "serve") {

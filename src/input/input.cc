@@ -33,6 +33,7 @@ constexpr const NumberField* kAll[] = {
     &kMaxSeqs,
     &kMemoryUtilization,
     &kRequestRate,
+    &kRequests,
     &kTokens,
     &kSamples,
     &kImages,

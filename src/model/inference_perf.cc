@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "model/finite_run.h"
 #include "model/gemm_waves.h"
 #include "model/inference_constants.h"
 #include "model/inference_memory.h"
@@ -651,9 +652,50 @@ double request_rate_at(const Model& m, double n, double in, double out) {
   return n / serve_at(m, n, in, out).cycle_s;
 }
 
+// The answer of a finite run (RunConfig::requests, finite_run.h): each replica serves an equal
+// share of the requests, rounded up, at its share of the rate, or `batch` outstanding at a time,
+// or all sent at once; the replica with the most sets the run's time. The step's terms are those
+// of the run's mean in-flight count.
+ServingPrediction serve_finite(const Model& m, const RunConfig& c, int limit, Times& step) {
+  const double in = *c.seq_len, out = std::max(1, c.gen_tokens);
+  ServingPrediction sp;
+  sp.replicas = m.replicas;
+  sp.max_concurrency = limit;
+  FiniteLoad load;
+  load.requests = (*c.requests + m.replicas - 1) / m.replicas;
+  load.slots = limit;
+  if (c.request_rate) {
+    sp.load = "request-rate";
+    load.rate = *c.request_rate / m.replicas;
+  } else if (c.batch && *c.batch > 0) {
+    sp.load = "concurrency";
+    load.senders = *c.batch;
+  } else {
+    sp.load = "max-load";
+  }
+  const FiniteRun r = simulate_finite_run(load, [&](int n) {
+    const ServeState s = serve_at(m, n, in, out);
+    return ServePoint{s.cycle_s, s.step_s, s.ttft_s};
+  });
+  step = serve_at(m, std::max(1.0, std::round(r.mean_in_flight)), in, out).step;
+  sp.requests = *c.requests;
+  sp.last_sent_s = r.last_sent_s;
+  sp.drained_s = r.drained_s;
+  sp.concurrency = r.mean_in_flight;
+  sp.queued = r.most_waiting;
+  sp.tpot_ms = r.tpot_s * 1e3;
+  sp.queue_wait_ms = r.wait_s * 1e3;
+  sp.ttft_ms = r.ttft_s * 1e3 + m.engine->request_overhead_ms;
+  sp.requests_per_s = *c.requests / r.drained_s;
+  sp.output_tokens_per_s = sp.requests_per_s * out;
+  return sp;
+}
+
 // The serving answer for the load the run asks: a request rate, a concurrency, or as many
-// sequences as fit (max load). `limit`: the most sequences a replica holds.
+// sequences as fit (max load), sent without end or, with RunConfig::requests, a finite run.
+// `limit`: the most sequences a replica holds.
 ServingPrediction serve(const Model& m, const RunConfig& c, int limit, Times& step) {
+  if (c.requests) return serve_finite(m, c, limit, step);
   const double in = *c.seq_len, out = std::max(1, c.gen_tokens);
   ServingPrediction sp;
   sp.replicas = m.replicas;

@@ -1216,6 +1216,7 @@ Status resolve_engine(Run& r) {
   if (Status s = input::check(input::kMemoryUtilization, c.memory_utilization); !s.ok()) return s;
   if (Status s = input::check(input::kMaxSeqs, c.max_seqs); !s.ok()) return s;
   if (Status s = input::check(input::kRequestRate, c.request_rate); !s.ok()) return s;
+  if (Status s = input::check(input::kRequests, c.requests); !s.ok()) return s;
   if (c.engine.empty()) c.engine = default_engine(c.mode);
   auto engine = engines.find_engine(c.engine);
   if (!engine) return Status::invalid_input("--engine: " + engine.status().message());

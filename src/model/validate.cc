@@ -227,8 +227,12 @@ Result<RunConfig> run_of(const Row& row) {
   if (Status s = read_run_counts(row, c); !s.ok()) return s;
   auto rate = read_request_rate(row);
   if (!rate) return rate.status();
+  // A finite run's requests (a benchmark's count); empty: an unending stream.
+  auto requests = row.count("requests", input::kRequests, /*zero_is_empty=*/true);
+  if (!requests.ok()) return requests.status();
   if (Status s = read_run_flags(row, c); !s.ok()) return s;
   if (*rate > 0) c.request_rate = *rate;
+  c.requests = *requests;
   return c;
 }
 

@@ -78,6 +78,7 @@ std::string predict_flags(const RunConfig& run, const RunConfig& given) {
   f.flag("sequence-parallel", run.sequence_parallel, given.sequence_parallel);
   f.text("engine", engine_of(run), engine_of(given));
   f.number("request-rate", run.request_rate, given.request_rate);
+  f.number("requests", run.requests, given.requests);
   f.text("framework", run.framework, given.framework);
   f.flag("compile", run.compile, given.compile);
   f.flag("cuda-graphs", run.cuda_graphs, given.cuda_graphs);

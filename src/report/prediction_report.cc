@@ -14,17 +14,23 @@ double round4(double x) { return std::round(x * 1e4) / 1e4; }
 double sig(double x) { return std::stod(fmt::format("{:.5g}", x)); }
 
 Json serving_json(const ServingPrediction& s) {
-  return {{"ttft_ms", sig(s.ttft_ms)},
-          {"tpot_ms", sig(s.tpot_ms)},
-          {"output_tokens_per_s", sig(s.output_tokens_per_s)},
-          {"requests_per_s", sig(s.requests_per_s)},
-          {"concurrency", sig(s.concurrency)},
-          {"max_concurrency", s.max_concurrency},
-          {"replicas", s.replicas},
-          {"saturated", s.saturated},
-          {"load", s.load},
-          {"queued", s.queued},
-          {"queue_wait_ms", sig(s.queue_wait_ms)}};
+  Json out = {{"ttft_ms", sig(s.ttft_ms)},
+              {"tpot_ms", sig(s.tpot_ms)},
+              {"output_tokens_per_s", sig(s.output_tokens_per_s)},
+              {"requests_per_s", sig(s.requests_per_s)},
+              {"concurrency", sig(s.concurrency)},
+              {"max_concurrency", s.max_concurrency},
+              {"replicas", s.replicas},
+              {"saturated", s.saturated},
+              {"load", s.load},
+              {"queued", s.queued},
+              {"queue_wait_ms", sig(s.queue_wait_ms)}};
+  if (s.requests > 0) {
+    out["requests"] = s.requests;
+    out["last_sent_s"] = sig(s.last_sent_s);
+    out["drained_s"] = sig(s.drained_s);
+  }
+  return out;
 }
 
 // A training run's parallel layout beyond data parallelism, as Megatron-LM names it.
@@ -74,7 +80,18 @@ std::string serving_text(const ServingPrediction& s) {
                      significant(s.requests_per_s), significant(s.output_tokens_per_s));
   out += fmt::format("in flight    {:.4g} sequences per replica ({} replica{}); at most {}\n",
                      s.concurrency, s.replicas, s.replicas == 1 ? "" : "s", s.max_concurrency);
-  if (s.queued > 0) {
+  if (s.requests > 0) {
+    const std::string last = s.last_sent_s > 0 ? fmt::format(": the last arrives at {}, the run",
+                                                             latency_text(s.last_sent_s * 1e3))
+                                               : ", all sent at once: the run";
+    out += fmt::format("run          {} requests{} drains by {}\n", s.requests, last,
+                       latency_text(s.drained_s * 1e3));
+    if (s.queued > 0) {
+      out += fmt::format(
+          "queue        at most {} wait for a slot at once{}; a request waits {} on average\n",
+          s.queued, s.replicas == 1 ? "" : " per replica", latency_text(s.queue_wait_ms));
+    }
+  } else if (s.queued > 0) {
     out += fmt::format(
         "queue        {} of the {} asked{} wait for a slot: each request waits {} on average for "
         "the {} ahead of it to finish at {:.4g} requests/s\n",
