@@ -8,7 +8,8 @@ The inputs are serving_throughput.csv and memory_measurements.csv of the shared 
 row per published measurement, each with its source, repository, path and commit); the second
 gives LitGPT's single-GPU generation speeds (PyTorch eager). The output follows the
 validation contract of `rigplan validate`, with the optional inference columns (engine, input_len,
-output_len, concurrency, request_rate, tp, pp, ep, kv_cache). Every output row names where it came
+output_len, concurrency, request_rate, requests, tp, pp, ep, kv_cache; `requests` only where the
+source states a run's request count: a finite run). Every output row names where it came
 from in `source` and how it was read in `note`. Rows are kept only when the GPU is in the catalog,
 the model in the zoo, the engine modelled and the run described fully enough to predict (fixed
 input and output lengths); validation/README.md lists what is left out and why.
@@ -87,8 +88,8 @@ HOPPER_GPUS = {"h100-sxm5-80gb", "h200-sxm-141gb"}
 HEADER = [
     "group", "ref", "gpu", "num_gpus", "workload", "mode", "precision", "weights", "method",
     "optimizer", "lora_rank", "batch_per_gpu", "seq_len", "grad_checkpointing", "metric", "value",
-    "unit", "source", "engine", "input_len", "output_len", "concurrency", "request_rate", "tp",
-    "pp", "ep", "kv_cache", "split", "note",
+    "unit", "source", "engine", "input_len", "output_len", "concurrency", "request_rate",
+    "requests", "tp", "pp", "ep", "kv_cache", "split", "note",
 ]
 
 # Models added after data/calibration/inference.toml was fitted (issue 14's mixtures of experts):
@@ -210,18 +211,22 @@ def trt_online(r, out):
     if not metric:
         return
     infinite = rate.group(1) == "INF"
-    # A burst of 500 requests at once: its mean TTFT is mostly the queue of a finite burst,
-    # which no steady-state model predicts; its throughput and TPOT are those of 500 in flight.
+    # A burst of 500 requests at once: its mean TTFT is mostly the queue of the prompts' prefill,
+    # which the serving model does not time prompt by prompt; its throughput and TPOT are those
+    # of a finite run of 500 sent at once.
     if infinite and metric[0] == "ttft_ms":
         return
+    # The table's runs: "generated using version 0.14.0, with 500 requests" (the date column).
     burst = re.search(r"(\d+) requests", r["concurrency_or_batch"]).group(1)
     row = base_row(r, gpu, model)
     row.update(mode="serve", precision="bf16", weights="bf16", metric=metric[0],
                value=r["value"], unit=metric[1], engine="tensorrt-llm", input_len=r["input_len"],
                output_len=r["output_len"], tp=r["tp"], pp=r["pp"] or 1,
-               request_rate="" if infinite else rate.group(1), concurrency=burst if infinite else "")
+               request_rate="" if infinite else rate.group(1), concurrency=burst if infinite else "",
+               requests=burst)
+    row["note"] += f"; a finite run of {burst} requests"
     if infinite:
-        row["note"] += f"; QPS=INF: all {burst} requests at once, read as {burst} in flight"
+        row["note"] += f"; QPS=INF: all {burst} sent at once"
     if r["metric"] == "itl_ms":
         row["note"] += "; mean ITL read as TPOT (one token per step)"
     row["group"] = f"trtllm-online/{model}-tp{r['tp']}-{r['input_len']}-{r['output_len']}"
@@ -284,8 +289,10 @@ def vllm_blog(r, out):
                   "itl_ms": ("tpot_ms", "ms")}.get(r["metric"])
         if not metric:
             return
-        row.update(mode="serve", input_len=20000, output_len=2000, concurrency=8,
-                   metric=metric[0], value=r["value"], unit=metric[1])
+        # "concurrency 8, 150 requests": a finite run, at most 8 outstanding.
+        load = re.fullmatch(r"concurrency (\d+), (\d+) requests", r["concurrency_or_batch"])
+        row.update(mode="serve", input_len=20000, output_len=2000, concurrency=load.group(1),
+                   requests=load.group(2), metric=metric[0], value=r["value"], unit=metric[1])
         row["note"] += "; lengths ~20000 and ~2000 (+-15%) taken at their centre; median ITL as TPOT"
         row["group"] = f"vllm-blog-long/{model}-kv{kv or 'bf16'}"
     out.append(row)
