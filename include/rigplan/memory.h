@@ -118,7 +118,7 @@ struct RunConfig {
   std::optional<double> request_rate;        // serve: requests per second, per setup
   std::optional<double> memory_utilization;  // vLLM --gpu-memory-utilization and the like
   // serve: a benchmark's finite run of this many requests, sent at the request rate, or `batch`
-  // outstanding at a time, or else all at once to wait for the KV cache's slots, and timed until
+  // outstanding at a time, or else as many outstanding as the KV cache holds, and timed until
   // the last finishes; empty: an unending stream (docs/inference.md, "Finite runs").
   std::optional<int> requests;
 
