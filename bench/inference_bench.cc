@@ -1,5 +1,6 @@
 // Inference answers must take well under 1 ms in process: a decode prediction, an inference
-// memory estimate with its searches, and a serving answer at a request rate (its bisection).
+// memory estimate with its searches, a serving answer at a request rate (its bisection), and a
+// finite run of 500 requests (its simulation, model/finite_run.h).
 #include <benchmark/benchmark.h>
 
 #include "rigplan/memory.h"
@@ -64,5 +65,25 @@ void BM_ServeAtARequestRate8bOnH100(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ServeAtARequestRate8bOnH100)->Unit(benchmark::kMicrosecond);
+
+// TensorRT-LLM's online table: 500 requests of Llama 3 70B on 4 H100s at 202 + 214 tokens, sent
+// at 16 requests/s (a run near saturation, hundreds of in-flight counts asked for).
+void BM_ServeAFiniteRunOf500Requests70bOn4H100(benchmark::State& state) {
+  const Inputs& in = inputs();
+  rigplan::RunConfig run;
+  run.mode = "serve";
+  run.engine = "tensorrt-llm";
+  run.gpus = 4;
+  run.tensor_parallel = 4;
+  run.seq_len = 202;
+  run.gen_tokens = 214;
+  run.request_rate = 16;
+  run.requests = 500;
+  for (auto _ : state) {
+    auto p = rigplan::predict(in.w70b, in.h100, run, rigplan::embedded_calibration(), in.catalog);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK(BM_ServeAFiniteRunOf500Requests70bOn4H100)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
