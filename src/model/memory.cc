@@ -727,8 +727,9 @@ struct ActivationShape {
 };
 
 // Pipelines (Korthikanti et al. 2022 §4.2.3): the first stage holds min(pp, m) micro-batches of
-// its L/pp layers in flight under 1F1B, × (1 + (pp − 1)/(pp·vp)) interleaved. Without
-// --micro-batch the batch is one micro-batch, held pp times.
+// its L/pp layers in flight under 1F1B, × (1 + (pp − 1)/(pp·vp)) under the interleaved schedule
+// (vp > 1), whose warm-up runs 2(pp − 1) + (vp − 1)·pp chunks ahead. Without --micro-batch the
+// batch is one micro-batch, held pp times.
 ActivationShape activation_shape(const Run& r) {
   const TransformerConfig& tc = *r.w.transformer;
   const RunConfig& c = r.c;
@@ -744,7 +745,7 @@ ActivationShape activation_shape(const Run& r) {
   if (c.pipeline_parallel > 1 && c.micro_batch) {
     const double pp = c.pipeline_parallel, vp = c.virtual_stages;
     const double in_flight = std::min(pp, r.batch / micro);
-    const double interleave = in_flight == pp ? 1 + (pp - 1) / (pp * vp) : 1;
+    const double interleave = in_flight == pp && vp > 1 ? 1 + (pp - 1) / (pp * vp) : 1;
     a.layers = tc.total_layers() / pp * in_flight * interleave;
     if (r.explain) {
       a.how =

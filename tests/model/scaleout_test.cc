@@ -251,6 +251,13 @@ TEST(Activations, ThePipelinesFirstStageHoldsItsStagesMicroBatchesInFlight) {
   ASSERT_TRUE(e.ok()) << e.status().message();
   EXPECT_NEAR(term(*e, "activations"), 124 * (34.0 * 2048 * 12288 + 4.0 * 96 * 2048) / 8 / 1e9,
               1e-6);
+  // Without interleaving (1F1B's warm-up of pp − 1 micro-batches), the 8 micro-batches of 12
+  // layers: 96 layers, not the interleaved factor at vp 1.
+  c.virtual_stages = 1;
+  auto plain = estimate_memory(workload("gpt3-175b"), gpu("a100-sxm4-80gb"), c, false);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_NEAR(term(*plain, "activations"), 96 * (34.0 * 2048 * 12288 + 4.0 * 96 * 2048) / 8 / 1e9,
+              1e-6);
 }
 
 TEST(Topology, TensorParallelStaysInANodeAndDataParallelCrossesTheFabric) {
