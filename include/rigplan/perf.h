@@ -69,6 +69,25 @@ struct FrameworkCalibration {
 // The framework of a training run that names none.
 inline constexpr std::string_view kDefaultFramework = "megatron";
 
+// How far a software stack lags the silicon on one calibration key ([[maturity]] of
+// data/calibration/perf.toml; docs/performance.md, "Software maturity"): a training run of the
+// stack on a GPU of the key runs at `factor` of the speed the model gives it. The model's
+// efficiencies describe a mature stack; a new architecture's kernels, libraries and scripts reach
+// that later, and where measurements show a stack still behind, its factor says by how much.
+struct StackMaturity {
+  std::string architecture;  // a calibration key (calibration_key): blackwell-hbm
+  // What runs the step: a [[framework]] id, or kReferenceStack, the reference implementations
+  // whose measured rows named no framework (ResNet-50, BERT, GNMT, ... in their scripts).
+  std::string stack;
+  double factor = 1;       // of the model's speed, in (0, 1]
+  std::string confidence;  // low, medium, high
+  Date date;               // when it was set
+  std::string fitted_on;   // how the factor was derived from the source
+  std::string source;      // the measurement behind it
+};
+// The stack of a measured workload's reference implementation (its rows named no framework).
+inline constexpr std::string_view kReferenceStack = "reference";
+
 // Fitted efficiencies of an inference engine on one calibration key
 // (data/calibration/inference.toml): fractions of the weight format's tensor rate and of the
 // memory bandwidth its kernels reach.
@@ -86,6 +105,7 @@ struct Calibration {
   std::vector<EngineCalibration> engines;
   std::vector<WorkloadCalibration> workloads;
   std::vector<FrameworkCalibration> frameworks;
+  std::vector<StackMaturity> maturities;  // a key and stack at most once each
   // Error band of the absolute throughput per workload class (cnn, transformer, rnn, recsys): what
   // 68% of the leave-one-GPU-out single-GPU predictions stayed within.
   std::map<std::string, double, std::less<>> error_band;
@@ -114,6 +134,8 @@ struct Calibration {
   // kDefaultFramework. Another name is a kInvalidInput Status with the accepted names and a
   // "did you mean".
   Result<const FrameworkCalibration*> framework(std::string_view name) const;
+  // The maturity of `stack` on calibration key `key`; nullptr where none is known to lag.
+  const StackMaturity* maturity(std::string_view key, std::string_view stack) const;
 };
 
 const Calibration& embedded_calibration();
@@ -183,6 +205,9 @@ struct Prediction {
   // for a workload with no measured speed).
   double implementation_speed = 1;
   std::string speed_source;
+  // Training: the software maturity of the run's stack on the GPU's calibration key, which
+  // implementation_speed includes; none where the stack is not known to lag the silicon.
+  std::optional<StackMaturity> maturity;
   std::vector<PerfTerm> terms;
   bool fits = true;
   // Training: the memory the run needs per GPU and what the GPU holds, in GB (1e9 bytes). A run

@@ -338,6 +338,7 @@ void fit_archs(ArchFit& f) {
 Calibration fit_prior(const Calibration& loaded) {
   Calibration prior;
   prior.frameworks = loaded.frameworks;
+  prior.maturities = loaded.maturities;
   prior.gemm_ceilings = loaded.gemm_ceilings;
   return prior;
 }
@@ -473,6 +474,14 @@ std::string framework_toml(const FrameworkCalibration& f, std::string_view path,
       f.framework, join(covers, ", "), f.level, f.rows, fitted_on, f.pointwise);
 }
 
+// A [[maturity]] section, as it was read: no row of a fit measures a stack's lag.
+std::string maturity_toml(const StackMaturity& m) {
+  return fmt::format(
+      "\n[[maturity]]\narchitecture = \"{}\"\nstack = \"{}\"\nfactor = {}\nconfidence = "
+      "\"{}\"\ndate = {}\nfitted_on = \"{}\"\nsource = \"{}\"\n",
+      m.architecture, m.stack, m.factor, m.confidence, m.date.to_string(), m.fitted_on, m.source);
+}
+
 }  // namespace
 
 std::string calibration_toml(const CalibrationFit& fit, std::string_view path, const Date& date) {
@@ -494,6 +503,7 @@ std::string calibration_toml(const CalibrationFit& fit, std::string_view path, c
   // The frameworks' levels are the operator model's; an engines' calibration has none.
   if (!fitted.archs.empty()) {
     for (const auto& f : fitted.frameworks) out += framework_toml(f, path, day);
+    for (const auto& m : fitted.maturities) out += maturity_toml(m);
   }
   for (const auto& w : fitted.workloads) {
     out += fmt::format(

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "catalog/toml_decode.h"
+#include "model/calibration_key.h"
 #include "rigplan/perf.h"
 #include "util/embedded_file.h"
 #include "util/strings.h"
@@ -55,6 +56,20 @@ const std::vector<FieldSpec<FrameworkCalibration>>& framework_fields() {
       {"rows", &F::rows, true, "", {}, {0, 1e6, true}},
       {"fitted_on", &F::fitted_on, true},
       {"pointwise", &F::pointwise, false, "", {"fused", "decomposed"}},
+  };
+  return kFields;
+}
+
+const std::vector<FieldSpec<StackMaturity>>& maturity_fields() {
+  using M = StackMaturity;
+  static const std::vector<FieldSpec<M>> kFields = {
+      {"architecture", &M::architecture, true},
+      {"stack", &M::stack, true},
+      {"factor", &M::factor, true, "", {}, {0, 1, false}},
+      {"confidence", &M::confidence, true, "", {"low", "medium", "high"}},
+      {"date", &M::date, true},
+      {"fitted_on", &M::fitted_on, true},
+      {"source", &M::source, true},
   };
   return kFields;
 }
@@ -121,15 +136,31 @@ void decode_ceilings(toml::array& rows, Problems& problems,
   }
 }
 
-// Where a [[workload]] names the framework its rows ran under, to check against the
-// [[framework]] sections once every file is read.
+// Where a [[workload]] names the framework its rows ran under, or a [[maturity]] the stack it
+// lags on, to check against the [[framework]] sections once every file is read.
 struct FrameworkRef {
   std::string framework;
   toml::source_region where;
+  std::string_view section = "workload";  // and field: framework; maturity: stack
 };
 
-// Decodes the rows of one [[arch]], [[engine]], [[framework]], [[workload]] or [[band]] section
-// into `out`.
+// Decodes a [[maturity]] row into `out`, its architecture a calibration key, and remembers its
+// stack for check_framework_refs.
+void decode_maturity(const EntryContext& ctx, const toml::source_region& where, Calibration& out,
+                     std::vector<FrameworkRef>& refs) {
+  StackMaturity m = decode_row(ctx, maturity_fields());
+  if (ctx.read_well({"architecture"})) check_calibration_key(ctx, m.architecture);
+  if (!ctx.read_well({"stack"})) return;
+  if (m.stack != kReferenceStack) refs.push_back({m.stack, where, "maturity"});
+  if (out.maturity(m.architecture, m.stack)) {
+    ctx.field_failed(
+        "stack", fmt::format("'{}' on '{}' has a [[maturity]] already", m.stack, m.architecture));
+  }
+  out.maturities.push_back(std::move(m));
+}
+
+// Decodes the rows of one [[arch]], [[engine]], [[framework]], [[maturity]], [[workload]] or
+// [[band]] section into `out`.
 void decode_section(std::string_view key, toml::array& rows, Problems& problems, Calibration& out,
                     std::vector<FrameworkRef>& refs) {
   for (auto& item : rows) {
@@ -142,6 +173,8 @@ void decode_section(std::string_view key, toml::array& rows, Problems& problems,
       out.engines.push_back(decode_row(ctx, engine_fields()));
     } else if (key == "framework") {
       out.frameworks.push_back(decode_row(ctx, framework_fields()));
+    } else if (key == "maturity") {
+      decode_maturity(ctx, raw.table.source(), out, refs);
     } else if (key == "workload") {
       out.workloads.push_back(decode_row(ctx, workload_fields()));
       if (!out.workloads.back().framework.empty())
@@ -155,17 +188,22 @@ void decode_section(std::string_view key, toml::array& rows, Problems& problems,
 }
 
 // A [[workload]]'s framework is the id of a [[framework]] (calibrate writes the id); a misspelt
-// one would silently keep the workload's speed under every framework.
+// one would silently keep the workload's speed under every framework. A [[maturity]]'s stack is
+// such an id or kReferenceStack; a misspelt one would silently apply to no run.
 void check_framework_refs(const Calibration& c, const std::vector<FrameworkRef>& refs,
                           Problems& problems) {
   std::vector<std::string> ids;
   for (const auto& f : c.frameworks) ids.push_back(f.framework);
   for (const auto& ref : refs) {
     if (std::find(ids.begin(), ids.end(), ref.framework) != ids.end()) continue;
+    const bool maturity = ref.section == "maturity";
+    std::vector<std::string> accepted = ids;
+    if (maturity) accepted.emplace_back(kReferenceStack);
     problems.add(ref.where,
-                 fmt::format("workload: framework '{}' is not a [[framework]]; "
-                             "expected {}{}",
-                             ref.framework, quoted_list(ids), did_you_mean(ref.framework, ids)));
+                 fmt::format("{}: {} '{}' is not a [[framework]]{}; expected {}{}", ref.section,
+                             maturity ? "stack" : "framework", ref.framework,
+                             maturity ? " or the reference stack" : "", quoted_list(accepted),
+                             did_you_mean(ref.framework, accepted)));
   }
 }
 
@@ -182,14 +220,15 @@ Result<Calibration> load_calibration(const std::vector<CatalogFile>& files) {
     toml::table& root = *parsed;
     for (auto&& [key, node] : root) {
       auto* array = node.as_array();
-      static constexpr std::string_view kSections[] = {"arch",   "workload", "framework",
-                                                       "engine", "band",     "gemm_ceiling"};
+      static constexpr std::string_view kSections[] = {
+          "arch", "workload", "framework", "maturity", "engine", "band", "gemm_ceiling"};
       const bool known =
           std::find(std::begin(kSections), std::end(kSections), key.str()) != std::end(kSections);
       if (!known || !array || !array->is_array_of_tables()) {
         problems.add(node.source(),
                      fmt::format("unknown section '{}'; expected [[arch]], [[workload]], "
-                                 "[[framework]], [[engine]], [[band]] or [[gemm_ceiling]]",
+                                 "[[framework]], [[maturity]], [[engine]], [[band]] or "
+                                 "[[gemm_ceiling]]",
                                  key.str()));
         continue;
       }

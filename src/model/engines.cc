@@ -8,6 +8,7 @@
 #include "catalog/entry_files.h"
 #include "catalog/name_index.h"
 #include "catalog/toml_decode.h"
+#include "model/calibration_key.h"
 #include "rigplan/engine.h"
 #include "rigplan/schema.h"
 #include "util/embedded_file.h"
@@ -263,7 +264,8 @@ void check_rest(const EntryContext& ctx, const WeightFormat& f,
   }
 }
 
-// A calibration key, "hopper-hbm": an architecture and a memory class.
+}  // namespace
+
 void check_calibration_key(const EntryContext& ctx, const std::string& key) {
   std::vector<std::string> keys;
   for (auto a : gpu_architectures())
@@ -275,6 +277,8 @@ void check_calibration_key(const EntryContext& ctx, const std::string& key) {
                                shown(key), quoted_list(to_strings(gpu_architectures())),
                                quoted_list(to_strings(kMemoryClasses)), did_you_mean(key, keys)));
 }
+
+namespace {
 
 // An engine's [[engine.expert_gemm]] tables, each naming a format the engine runs, once per
 // architecture.

@@ -78,9 +78,25 @@ const WorkloadCalibration* measured_speed(const Calibration& calibration,
   return nullptr;
 }
 
-ImplementationSpeed implementation_speed(const Calibration& calibration,
-                                         const WorkloadCalibration* measured,
-                                         const FrameworkCalibration& framework) {
+const StackMaturity* Calibration::maturity(std::string_view key, std::string_view stack) const {
+  for (const auto& m : maturities) {
+    if (m.architecture == key && m.stack == stack) return &m;
+  }
+  return nullptr;
+}
+
+std::string_view run_stack(const WorkloadCalibration* measured,
+                           const FrameworkCalibration& framework) {
+  if (measured && measured->framework.empty()) return kReferenceStack;
+  return framework.framework;
+}
+
+namespace {
+
+// The speed before any maturity: the framework's level, or the measured workload's own.
+ImplementationSpeed mature_speed(const Calibration& calibration,
+                                 const WorkloadCalibration* measured,
+                                 const FrameworkCalibration& framework) {
   if (!measured) return {framework.level, kSpeedOfFramework, 0, ""};
   ImplementationSpeed out{measured->efficiency, kSpeedOfWorkload, measured->efficiency,
                           measured->framework};
@@ -88,6 +104,34 @@ ImplementationSpeed implementation_speed(const Calibration& calibration,
   auto own = calibration.framework(measured->framework);
   if (own && (*own)->level > 0) out.speed *= framework.level / (*own)->level;
   return out;
+}
+
+}  // namespace
+
+ImplementationSpeed implementation_speed(const Calibration& calibration,
+                                         const WorkloadCalibration* measured,
+                                         const FrameworkCalibration& framework,
+                                         std::string_view key) {
+  ImplementationSpeed out = mature_speed(calibration, measured, framework);
+  if (key.empty()) return out;
+  out.maturity = calibration.maturity(key, run_stack(measured, framework));
+  if (out.maturity) out.speed *= out.maturity->factor;
+  return out;
+}
+
+std::string maturity_note(const StackMaturity& maturity, std::string_view gpu_id) {
+  const std::string stack =
+      maturity.stack == kReferenceStack
+          ? std::string(
+                "the reference scripts of a workload whose measured rows named no "
+                "framework")
+          : fmt::format("framework {}", maturity.stack);
+  return fmt::format(
+      "speed times {}, the software maturity of {} on {}'s architecture ({}): that stack is "
+      "measured to lag the silicon (confidence {}, {}; docs/performance.md, \"Software "
+      "maturity\")",
+      format_number(maturity.factor), stack, gpu_id, maturity.architecture, maturity.confidence,
+      maturity.date.to_string());
 }
 
 }  // namespace rigplan

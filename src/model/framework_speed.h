@@ -14,6 +14,9 @@ struct ImplementationSpeed {
   std::string_view source;       // kSpeedOfWorkload or kSpeedOfFramework
   double measured_speed = 0;     // the workload's fitted speed; 0 for one never measured
   std::string_view measured_on;  // the framework its rows named; empty when none
+  // The maturity of the run's stack on its GPU (run_stack), which `speed` includes; nullptr
+  // when none applies.
+  const StackMaturity* maturity = nullptr;
 };
 inline constexpr std::string_view kSpeedOfWorkload = "workload";
 inline constexpr std::string_view kSpeedOfFramework = "framework";
@@ -23,9 +26,22 @@ inline constexpr std::string_view kSpeedOfFramework = "framework";
 // measured one at its own speed, which includes the framework of its rows, times the ratio of
 // `framework`'s level to theirs when its rows named a framework (none named: its own speed,
 // whatever the run's framework).
+// On a GPU of calibration key `key` (empty: none), the speed is then multiplied by the
+// maturity of the run's stack there (Calibration::maturity of run_stack), where one is known.
 ImplementationSpeed implementation_speed(const Calibration& calibration,
                                          const WorkloadCalibration* measured,
-                                         const FrameworkCalibration& framework);
+                                         const FrameworkCalibration& framework,
+                                         std::string_view key = {});
+
+// The software that runs a training step, as [[maturity]] names it: kReferenceStack for a
+// measured workload whose rows named no framework (its reference implementation sets the speed,
+// whatever framework the run names), else `framework`'s id.
+std::string_view run_stack(const WorkloadCalibration* measured,
+                           const FrameworkCalibration& framework);
+
+// What a prediction says of a maturity it took on `gpu_id`: the factor, the stack, the key and
+// the confidence.
+std::string maturity_note(const StackMaturity& maturity, std::string_view gpu_id);
 
 // The stack that runs a training run naming no framework whose weights are sharded (ZeRO-3):
 // PyTorch FSDP, torchtitan, DeepSpeed ZeRO-3, all eager PyTorch. Megatron-LM shards only the

@@ -1797,15 +1797,16 @@ std::string speed_note(const StepContext& s, const ImplementationSpeed& speed,
                        const FrameworkCalibration& framework) {
   const std::string named = fmt::format("framework {}{}", framework.framework,
                                         default_framework_note(!s.c.framework.empty(), s.c.zero));
+  // The speed a mature stack reaches; a maturity's factor is a note of its own (add_notes).
+  const double mature = speed.maturity ? speed.speed / speed.maturity->factor : speed.speed;
   if (speed.source == kSpeedOfFramework) {
     return fmt::format(
         "operator times divided by {:.3g}, the level of {}: {} has no measured speed of its own",
-        speed.speed, named, s.w.id);
+        mature, named, s.w.id);
   }
   if (speed.measured_on.empty()) {  // a framework the run names does not move it
     return fmt::format(
-        "operator times divided by {:.3g}, {}'s measured speed against the model{}", speed.speed,
-        s.w.id,
+        "operator times divided by {:.3g}, {}'s measured speed against the model{}", mature, s.w.id,
         s.c.framework.empty()
             ? ""
             : fmt::format(" (its rows name no framework, so the level of {} does not apply)",
@@ -1815,13 +1816,13 @@ std::string speed_note(const StepContext& s, const ImplementationSpeed& speed,
     return fmt::format(
         "operator times divided by {:.3g}, {}'s measured speed against the model, under "
         "framework {}{}",
-        speed.speed, s.w.id, framework.framework,
+        mature, s.w.id, framework.framework,
         s.c.framework.empty() ? " (its rows', the default for a measured workload)" : "");
   }
   return fmt::format(
       "operator times divided by {:.3g}: {}'s measured speed {:.3g} under {}, times the level "
       "of {} over {}'s",
-      speed.speed, s.w.id, speed.measured_speed, speed.measured_on, named, speed.measured_on);
+      mature, s.w.id, speed.measured_speed, speed.measured_on, named, speed.measured_on);
 }
 
 // What a run in MXFP8 or NVFP4 assumed: Transformer Engine's recipe, the rate of its linear GEMMs,
@@ -1865,6 +1866,7 @@ void add_notes(const StepContext& s, const ImplementationSpeed& speed,
                const FrameworkCalibration& framework, const Communication& comm, Prediction& p) {
   if (s.train) {
     p.add_note(speed_note(s, speed, framework));
+    if (speed.maturity) p.add_note(maturity_note(*speed.maturity, s.gpu.id));
   } else if (speed.speed != 1) {
     p.add_note(fmt::format(
         "operator times divided by {:.3g}, this workload's measured speed against the model",
@@ -1943,11 +1945,12 @@ Status take(Result<Prediction> r, Prediction& p) {
 }
 
 // The speed of the run's implementation against the operator model: a measured workload's
-// fitted fraction of it, a training run of a workload never measured its framework's level.
+// fitted fraction of it, a training run of a workload never measured its framework's level;
+// training, times the maturity of its stack on the GPU's calibration key where one is known.
 ImplementationSpeed run_speed(const StepContext& s, const Calibration& calibration,
                               const WorkloadCalibration* measured,
                               const FrameworkCalibration& framework) {
-  if (s.train) return implementation_speed(calibration, measured, framework);
+  if (s.train) return implementation_speed(calibration, measured, framework, s.model->key);
   return {measured ? measured->efficiency : 1, measured ? kSpeedOfWorkload : ""};
 }
 
@@ -2033,6 +2036,7 @@ Status predict_step(const Workload& w, const Gpu& gpu, const RunConfig& config,
   if (detail) {
     p.implementation_speed = speed.speed;
     p.speed_source = std::string(speed.source);
+    if (speed.maturity) p.maturity = *speed.maturity;
   }
   const Communication comm = time_step(s, *ops, speed.speed, capacity, p);
   if (detail) add_notes(s, speed, **framework, comm, p);

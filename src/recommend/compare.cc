@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "model/framework_speed.h"
 #include "rigplan/input.h"
 #include "util/strings.h"
 
@@ -167,6 +168,12 @@ Result<Comparison> compare_gpus(const Workload& workload, const CompareRequest& 
   }
   const double ref_throughput = reference_throughput(out);
   if (r.run.compile || r.run.cuda_graphs) out.notes.push_back(compiled_note(r.run));
+  for (const ComparedGpu& c : out.gpus) {  // a stack that lags a GPU's silicon, once per GPU
+    const auto& m = c.prediction.maturity;
+    const std::string note = m ? maturity_note(*m, c.gpu->id) : "";
+    if (m && std::find(out.notes.begin(), out.notes.end(), note) == out.notes.end())
+      out.notes.push_back(note);
+  }
   out.precision = out.gpus.front().prediction.config.precision;
   for (ComparedGpu& c : out.gpus) {
     const Prediction& p = c.prediction;

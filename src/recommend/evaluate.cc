@@ -11,6 +11,7 @@
 
 #include "cost/cost_constants.h"
 #include "cost/rent_host.h"
+#include "model/framework_speed.h"
 #include "model/links.h"
 #include "model/run_speed.h"
 #include "recommend/steps.h"
@@ -265,10 +266,30 @@ void DemandRuns::note_runs(const Gpu& gpu, GpuRuns& runs) const {
     }
   }
   runs.family = catalog_.family_of(gpu);
-  if (!runs.family) return;
   std::string& note = runs.stack_note;  // the notes joined by "; "
-  if (!runs.family->common_stack) note = stack_summary(*runs.family);
-  if (!partly.empty()) (runs.family->common_stack ? note : note += "; ") += partly;
+  if (runs.family) {
+    if (!runs.family->common_stack) note = stack_summary(*runs.family);
+    if (!partly.empty()) (runs.family->common_stack ? note : note += "; ") += partly;
+  }
+  const std::string lag = maturity_of_tasks(gpu, runs);
+  if (!lag.empty()) note += (note.empty() ? "" : "; ") + lag;
+}
+
+// The maturity of the stack of the demand's first training task that runs on `gpu` and whose
+// stack lags its silicon (maturity_note); "" when none does.
+std::string DemandRuns::maturity_of_tasks(const Gpu& gpu, const GpuRuns& runs) const {
+  const std::string key = calibration_key(gpu);
+  for (size_t i = 0; i < runs.tasks.size(); ++i) {
+    const Task& task = demand_.tasks[i];
+    if (task.run.mode != "train" || !runs.tasks[i].fits) continue;
+    const WorkloadCalibration* measured = measured_speed(calibration_, task.workload.id);
+    const RunConfig& run = runs.tasks[i].config;
+    auto framework = run_framework(calibration_, run.framework, run.zero, measured);
+    if (!framework) continue;
+    if (const auto* m = calibration_.maturity(key, run_stack(measured, **framework)))
+      return maturity_note(*m, gpu.id);
+  }
+  return "";
 }
 
 size_t DemandRuns::RunsKeyHash::operator()(const RunsKey& k) const noexcept {

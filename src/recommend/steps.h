@@ -106,7 +106,8 @@ struct TaskRun {
 };
 
 // How the demand's tasks run on a GPU x count x topology, and the GPU's family (its stack) with
-// what to say of it for the demand: a less common stack, software that runs there only partly.
+// what to say of it for the demand: a less common stack, software that runs there only partly,
+// a training stack that lags the GPU's silicon (StackMaturity).
 struct GpuRuns {
   std::vector<TaskRun> tasks;  // by task
   const Family* family = nullptr;
@@ -178,6 +179,7 @@ class DemandRuns {
                          int topology_index);
   Result<RunSpeed> speed(const Workload& w, const Gpu& gpu, const RunFacts& facts);
   void note_runs(const Gpu& gpu, GpuRuns& runs) const;
+  std::string maturity_of_tasks(const Gpu& gpu, const GpuRuns& runs) const;
 
   // Jobs larger than one machine (layouts.cc): whether a task on `count` GPUs of the topology
   // searches train-plan's layouts, the layouts with their facts, and the fastest that fits.

@@ -311,6 +311,15 @@ Json to_json(const Workload& workload, const Gpu& gpu, const Prediction& p) {
               {"warnings", p.warnings}};
   // Only with a host CPU: without one the answer is what it was before the pipeline existed.
   if (p.pipeline) out["pipeline"] = pipeline_json(*p.pipeline);
+  // Only where the run's stack lags its GPU (Prediction::maturity), as the pipeline.
+  if (p.maturity) {
+    const StackMaturity& m = *p.maturity;
+    out["software_maturity"] = Json{{"factor", m.factor},
+                                    {"stack", m.stack},
+                                    {"architecture", m.architecture},
+                                    {"confidence", m.confidence},
+                                    {"date", m.date.to_string()}};
+  }
   // Only under --compile or --cuda-graphs, as the pipeline.
   if (p.compile) {
     out["compile"] = c.compile;
